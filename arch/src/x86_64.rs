@@ -1,0 +1,119 @@
+//! x86_64: `struct user_regs_struct` layout, trap bytes.
+
+use crate::regs::{RegisterFile, SyscallRegs};
+use crate::Arch;
+
+/// Word indices into `struct user_regs_struct` (arch/x86/include/asm/user_64.h).
+mod idx {
+    pub const RBP: usize = 4;
+    pub const RBX: usize = 5;
+    pub const R10: usize = 7;
+    pub const R9: usize = 8;
+    pub const R8: usize = 9;
+    pub const RAX: usize = 10;
+    pub const RCX: usize = 11;
+    pub const RDX: usize = 12;
+    pub const RSI: usize = 13;
+    pub const RDI: usize = 14;
+    pub const ORIG_RAX: usize = 15;
+    pub const RIP: usize = 16;
+    pub const CS: usize = 17;
+    pub const RSP: usize = 19;
+}
+
+/// The code segment selector of 32-bit user code on x86_64 Linux (`__USER32_CS`).
+const USER32_CS: u64 = 0x23;
+
+/// The breakpoint instruction (INT3).
+pub const TRAP_BYTES: &[u8] = &[0xcc];
+
+/// After an INT3 trap the pc points this many bytes past the breakpoint address.
+pub const TRAP_PC_ADJUST: u64 = 1;
+
+/// The x86_64 register file.
+pub struct Regs;
+
+impl RegisterFile for Regs {
+    const PRSTATUS_BYTES: usize = 27 * 8;
+
+    fn syscall_regs(w: &[u64]) -> SyscallRegs {
+        if w[idx::CS] == USER32_CS {
+            // A 32-bit task: the i386 syscall ABI (ebx, ecx, edx, esi, edi, ebp).
+            let lo = |i: usize| w[i] & 0xffff_ffff;
+            return SyscallRegs {
+                arch: Some(Arch::I386),
+                nr: lo(idx::ORIG_RAX),
+                args: [
+                    lo(idx::RBX),
+                    lo(idx::RCX),
+                    lo(idx::RDX),
+                    lo(idx::RSI),
+                    lo(idx::RDI),
+                    lo(idx::RBP),
+                ],
+                ret: w[idx::RAX] as u32 as i32 as i64,
+                pc: lo(idx::RIP),
+                sp: lo(idx::RSP),
+            };
+        }
+        SyscallRegs {
+            arch: Some(Arch::X86_64),
+            nr: w[idx::ORIG_RAX],
+            args: [
+                w[idx::RDI],
+                w[idx::RSI],
+                w[idx::RDX],
+                w[idx::R10],
+                w[idx::R8],
+                w[idx::R9],
+            ],
+            ret: w[idx::RAX] as i64,
+            pc: w[idx::RIP],
+            sp: w[idx::RSP],
+        }
+    }
+
+    fn set_syscall_nr(w: &mut [u64], nr: u64) {
+        w[idx::ORIG_RAX] = nr;
+    }
+
+    fn set_return(w: &mut [u64], ret: i64) {
+        w[idx::RAX] = ret as u64;
+    }
+
+    fn pc(w: &[u64]) -> u64 {
+        w[idx::RIP]
+    }
+
+    fn set_pc(w: &mut [u64], pc: u64) {
+        w[idx::RIP] = pc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syscall_view_64_and_32() {
+        let mut w = [0u64; 27];
+        w[idx::ORIG_RAX] = 257;
+        w[idx::RDI] = 1;
+        w[idx::RSI] = 2;
+        w[idx::RDX] = 3;
+        w[idx::R10] = 4;
+        w[idx::R8] = 5;
+        w[idx::R9] = 6;
+        w[idx::CS] = 0x33;
+        let r = Regs::syscall_regs(&w);
+        assert_eq!(r.arch, Some(Arch::X86_64));
+        assert_eq!((r.nr, r.args), (257, [1, 2, 3, 4, 5, 6]));
+        w[idx::CS] = USER32_CS;
+        w[idx::RBX] = 0xffff_ffff_0000_0007;
+        w[idx::RAX] = 0xffff_fffe;
+        let r = Regs::syscall_regs(&w);
+        assert_eq!(r.arch, Some(Arch::I386));
+        assert_eq!(r.args[0], 7);
+        assert_eq!(r.ret, -2);
+    }
+}
