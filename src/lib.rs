@@ -1,1 +1,9 @@
+//! rtrace: a Linux tracer and debugger.
+//!
+//! The library is the product; `rstrace`, `rltrace` and `rtrace` are thin
+//! binaries over it. Data flows one way: command line -> plan -> backend
+//! (the ptrace [`engine`]) -> events -> [`syscall`] decoders -> values ->
+//! [`output`] renderers.
 
+pub mod output;
+pub mod syscall;

@@ -1,0 +1,3 @@
+//! Renderers: strace-style text and JSON Lines from the same values.
+
+pub mod text;

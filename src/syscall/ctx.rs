@@ -1,0 +1,554 @@
+//! The decoding context: the printers every syscall decoder calls.
+//!
+//! A decoder is a plain function `fn(&mut Ctx) -> Step`. It is called at syscall
+//! entry; if it returns [`Step::Exit`] it is called once more at exit (with
+//! [`Ctx::exiting`] true) to decode what the kernel wrote back. Arguments
+//! pushed at entry print before `<unfinished ...>`; those pushed at exit print
+//! after `<... resumed>`, exactly as strace splits them.
+
+use super::memory::Memory;
+use super::value::{Field, Ret, StrVal, Value};
+use rtrace_arch::{Arch, Xlat};
+use std::borrow::Cow;
+
+/// Options that change what decoders read (not how text is rendered).
+#[derive(Clone, Debug)]
+pub struct DecodeOpts {
+    /// `-s N`: the longest string printed.
+    pub string_limit: usize,
+    /// `-v` / `-e verbose=`: print structures in full.
+    pub verbose: bool,
+    /// `-e raw=`: print arguments undecoded, in hex.
+    pub raw: bool,
+    /// `-y`: print paths of file descriptors.
+    pub fd_paths: bool,
+    /// `-X raw` (1), `-X abbrev` (0, default), `-X verbose` (2): how constants print.
+    pub xlat_style: u8,
+}
+
+impl Default for DecodeOpts {
+    fn default() -> Self {
+        DecodeOpts {
+            string_limit: 32,
+            verbose: false,
+            raw: false,
+            fd_paths: false,
+            xlat_style: 0,
+        }
+    }
+}
+
+/// What a decoder wants next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Call me again at syscall exit.
+    Exit,
+    /// All arguments are decoded; show the return value like this.
+    Done(RetFmt),
+}
+
+/// How to show a successful return value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RetFmt {
+    /// Signed decimal.
+    Int,
+    /// Hexadecimal (mmap, brk).
+    Hex,
+    /// Octal (umask).
+    Oct,
+    /// A new file descriptor (`-y` adds its path).
+    Fd,
+    /// `?`: the call does not return (exit).
+    Unknown,
+    /// A fully decoded return value.
+    Value(Ret),
+}
+
+/// Resolves a tracee file descriptor to what it refers to (for `-y`).
+pub trait FdResolver {
+    /// The path or description of `fd` in process `pid`.
+    fn fd_path(&mut self, pid: i32, fd: i64) -> Option<Vec<u8>>;
+}
+
+/// Reads `/proc/PID/fd/N`; used only under `-y`.
+#[derive(Debug, Default)]
+pub struct ProcFdResolver;
+
+impl FdResolver for ProcFdResolver {
+    fn fd_path(&mut self, pid: i32, fd: i64) -> Option<Vec<u8>> {
+        use std::os::unix::ffi::OsStringExt;
+        if fd < 0 {
+            return None;
+        }
+        std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+            .ok()
+            .map(|p| p.into_os_string().into_vec())
+    }
+}
+
+/// Everything a decoder can see and the printers it calls.
+pub struct Ctx<'a> {
+    /// Tracee memory.
+    pub mem: &'a mut dyn Memory,
+    /// `-y` resolver.
+    pub fds: &'a mut dyn FdResolver,
+    /// Options.
+    pub opts: &'a DecodeOpts,
+    /// Thread id of the tracee.
+    pub pid: i32,
+    /// The syscall ABI in use.
+    pub arch: Arch,
+    /// Raw argument registers.
+    pub args: [u64; 6],
+    /// The raw return value, at exit.
+    pub ret: Option<i64>,
+    /// Values decoded at entry.
+    pub entry_args: Vec<Value>,
+    /// Values decoded at exit.
+    pub exit_args: Vec<Value>,
+    /// Decoder scratch kept from entry to exit (e.g. an input length).
+    pub saved: u64,
+}
+
+/// `-4095..-1` are errors in every Linux ABI.
+pub fn is_error(ret: i64) -> bool {
+    (-4095..0).contains(&ret)
+}
+
+impl<'a> Ctx<'a> {
+    /// True at syscall exit.
+    pub fn exiting(&self) -> bool {
+        self.ret.is_some()
+    }
+
+    /// True at syscall entry.
+    pub fn entering(&self) -> bool {
+        self.ret.is_none()
+    }
+
+    /// True at exit when the call failed; false at entry.
+    pub fn failed(&self) -> bool {
+        self.ret.is_some_and(is_error)
+    }
+
+    /// The raw return value (0 at entry).
+    pub fn retval(&self) -> i64 {
+        self.ret.unwrap_or(0)
+    }
+
+    /// Raw argument `i`.
+    pub fn arg(&self, i: usize) -> u64 {
+        self.args[i]
+    }
+
+    /// Argument `i` as a C `int`.
+    pub fn arg_int(&self, i: usize) -> i32 {
+        self.args[i] as i32
+    }
+
+    /// Argument `i` as a C `long` of the tracee's word size.
+    pub fn arg_long(&self, i: usize) -> i64 {
+        if self.arch.word_size() == 4 {
+            self.args[i] as i32 as i64
+        } else {
+            self.args[i] as i64
+        }
+    }
+
+    /// Argument `i` as a C `unsigned long`.
+    pub fn arg_ulong(&self, i: usize) -> u64 {
+        if self.arch.word_size() == 4 {
+            self.args[i] as u32 as u64
+        } else {
+            self.args[i]
+        }
+    }
+
+    /// Appends a decoded value to the current phase's list.
+    pub fn push(&mut self, v: Value) {
+        if self.exiting() {
+            self.exit_args.push(v);
+        } else {
+            self.entry_args.push(v);
+        }
+    }
+
+    // ---- integer printers ----
+
+    /// `int` argument in decimal.
+    pub fn int(&mut self, i: usize) {
+        let v = self.arg_int(i) as i64;
+        self.push(Value::Int(v));
+    }
+
+    /// `unsigned int` argument in decimal.
+    pub fn uint(&mut self, i: usize) {
+        let v = self.args[i] as u32 as u64;
+        self.push(Value::UInt(v));
+    }
+
+    /// `long` argument in decimal.
+    pub fn long(&mut self, i: usize) {
+        let v = self.arg_long(i);
+        self.push(Value::Int(v));
+    }
+
+    /// `unsigned long` / `size_t` argument in decimal.
+    pub fn ulong(&mut self, i: usize) {
+        let v = self.arg_ulong(i);
+        self.push(Value::UInt(v));
+    }
+
+    /// Argument in hex.
+    pub fn hex(&mut self, i: usize) {
+        let v = self.arg_ulong(i);
+        self.push(Value::Hex(v));
+    }
+
+    /// `mode_t`-like argument in octal.
+    pub fn oct(&mut self, i: usize) {
+        let v = self.args[i] as u32 as u64;
+        self.push(Value::Oct(v));
+    }
+
+    /// Pointer argument: `NULL` or hex.
+    pub fn ptr(&mut self, i: usize) {
+        let v = self.arg_ulong(i);
+        self.push(Value::Ptr(v));
+    }
+
+    // ---- descriptors ----
+
+    /// The value of descriptor `fd`, with its path under `-y`.
+    pub fn fd_value(&mut self, fd: i64) -> Value {
+        let path = if self.opts.fd_paths && fd >= 0 {
+            self.fds.fd_path(self.pid, fd)
+        } else {
+            None
+        };
+        Value::Fd { fd, path }
+    }
+
+    /// File descriptor argument.
+    pub fn fd(&mut self, i: usize) {
+        let v = self.fd_value(self.arg_int(i) as i64);
+        self.push(v);
+    }
+
+    /// A `dirfd` argument: `AT_FDCWD` or a descriptor.
+    pub fn atfd(&mut self, i: usize) {
+        let fd = self.arg_int(i);
+        if fd == -100 {
+            self.push(Value::sym("AT_FDCWD"));
+        } else {
+            let v = self.fd_value(fd as i64);
+            self.push(v);
+        }
+    }
+
+    // ---- constants ----
+
+    /// The value of `v` looked up in an enum table, or `v` with a `/* X_??? */`
+    /// comment naming the table's prefix as strace does.
+    pub fn enum_value(&self, v: u64, table: &Xlat, unknown: &'static str) -> Value {
+        match table.lookup(v) {
+            Some(n) => self.styled(v, n),
+            None => {
+                let raw = if (v as i64) < 0 && (v as i64) > -4096 {
+                    Value::Int(v as i64)
+                } else {
+                    Value::Hex(v)
+                };
+                if unknown.is_empty() {
+                    raw
+                } else {
+                    Value::Commented(Box::new(raw), Cow::Borrowed(unknown))
+                }
+            }
+        }
+    }
+
+    fn styled(&self, v: u64, name: &'static str) -> Value {
+        match self.opts.xlat_style {
+            1 => Value::Hex(v),
+            2 => Value::Commented(Box::new(Value::Hex(v)), Cow::Borrowed(name)),
+            _ => Value::sym(name),
+        }
+    }
+
+    /// Enum argument.
+    pub fn xenum(&mut self, i: usize, table: &Xlat, unknown: &'static str) {
+        let v = self.enum_value(self.args[i] as u32 as u64, table, unknown);
+        self.push(v);
+    }
+
+    /// The value of flag bits `v` split by a flags table (`0` when `v` is zero).
+    pub fn flags_value(&self, v: u64, table: &Xlat) -> Value {
+        if self.opts.xlat_style == 1 {
+            return Value::Hex(v);
+        }
+        let (names, rest) = table.split_flags(v);
+        let f = Value::Flags {
+            names,
+            rest,
+            octal_rest: false,
+        };
+        if self.opts.xlat_style == 2 && v != 0 {
+            return Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(render_flags(&f)));
+        }
+        f
+    }
+
+    /// Flags argument (the low 32 bits).
+    pub fn flags(&mut self, i: usize, table: &Xlat) {
+        let v = self.flags_value(self.args[i] as u32 as u64, table);
+        self.push(v);
+    }
+
+    /// Flags argument using all bits of a long.
+    pub fn flags_long(&mut self, i: usize, table: &Xlat) {
+        let v = self.flags_value(self.arg_ulong(i), table);
+        self.push(v);
+    }
+
+    // ---- memory ----
+
+    /// Reads exactly `len` bytes at `addr`, or `None`.
+    pub fn read_bytes(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        if addr == 0 {
+            return None;
+        }
+        let mut buf = vec![0u8; len];
+        let n = self.mem.read(addr, &mut buf);
+        (n == len).then_some(buf)
+    }
+
+    /// Reads a plain-old-data value of type `T` at `addr`.
+    pub fn read_pod<T: Pod>(&mut self, addr: u64) -> Option<T> {
+        let b = self.read_bytes(addr, std::mem::size_of::<T>())?;
+        Some(T::from_bytes(&b))
+    }
+
+    /// Reads a tracee word (4 or 8 bytes by personality) at `addr`.
+    pub fn read_word(&mut self, addr: u64) -> Option<u64> {
+        if self.arch.word_size() == 4 {
+            self.read_pod::<u32>(addr).map(|v| v as u64)
+        } else {
+            self.read_pod::<u64>(addr)
+        }
+    }
+
+    /// Reads a NUL-terminated string of at most `limit` bytes. The result is
+    /// truncated (and flagged) when no NUL occurs within the limit.
+    pub fn read_cstr(&mut self, addr: u64, limit: usize) -> Option<StrVal> {
+        if addr == 0 {
+            return None;
+        }
+        // One process_vm_readv per page: a C string usually ends in the first.
+        let mut out = Vec::new();
+        let mut a = addr;
+        let want = limit + 1;
+        while out.len() < want {
+            let page_left = 4096 - (a % 4096) as usize;
+            let chunk = page_left.min(want - out.len());
+            let mut buf = vec![0u8; chunk];
+            let n = self.mem.read(a, &mut buf);
+            if n == 0 {
+                if out.is_empty() {
+                    return None;
+                }
+                break;
+            }
+            if let Some(z) = buf[..n].iter().position(|&b| b == 0) {
+                out.extend_from_slice(&buf[..z]);
+                return Some(StrVal {
+                    bytes: out,
+                    truncated: false,
+                    c_string: true,
+                });
+            }
+            out.extend_from_slice(&buf[..n]);
+            if n < chunk {
+                return None;
+            }
+            a += n as u64;
+        }
+        out.truncate(limit);
+        Some(StrVal {
+            bytes: out,
+            truncated: true,
+            c_string: true,
+        })
+    }
+
+    /// A path argument: printed in full up to PATH_MAX, like strace's `printpath`.
+    pub fn path(&mut self, i: usize) {
+        let addr = self.arg_ulong(i);
+        let v = self.path_value(addr);
+        self.push(v);
+    }
+
+    /// The value of a path at `addr`.
+    pub fn path_value(&mut self, addr: u64) -> Value {
+        if addr == 0 {
+            return Value::Ptr(0);
+        }
+        match self.read_cstr(addr, 4096) {
+            Some(s) => Value::Str(s),
+            None => Value::Unreadable(addr),
+        }
+    }
+
+    /// A NUL-terminated string limited by `-s`.
+    pub fn cstr_value(&mut self, addr: u64) -> Value {
+        if addr == 0 {
+            return Value::Ptr(0);
+        }
+        let limit = self.opts.string_limit;
+        match self.read_cstr(addr, limit) {
+            Some(s) => Value::Str(s),
+            None => Value::Unreadable(addr),
+        }
+    }
+
+    /// String argument (NUL-terminated, `-s` limited).
+    pub fn cstr(&mut self, i: usize) {
+        let addr = self.arg_ulong(i);
+        let v = self.cstr_value(addr);
+        self.push(v);
+    }
+
+    /// The value of a buffer of `len` bytes at `addr`, printed as a string
+    /// limited by `-s` (like strace's `printstrn`).
+    pub fn buf_value(&mut self, addr: u64, len: u64) -> Value {
+        if addr == 0 {
+            return Value::Ptr(0);
+        }
+        let limit = self.opts.string_limit as u64;
+        let n = len.min(limit) as usize;
+        let mut buf = vec![0u8; n];
+        if n > 0 && self.mem.read(addr, &mut buf) != n {
+            return Value::Unreadable(addr);
+        }
+        Value::Str(StrVal {
+            bytes: buf,
+            truncated: len > limit,
+            c_string: false,
+        })
+    }
+
+    /// A buffer argument of `len` bytes.
+    pub fn buf(&mut self, i: usize, len: u64) {
+        let addr = self.arg_ulong(i);
+        let v = self.buf_value(addr, len);
+        self.push(v);
+    }
+
+    /// An output buffer: at exit, the `ret` bytes the kernel filled; the address
+    /// when the call failed.
+    pub fn outbuf(&mut self, i: usize) {
+        let addr = self.arg_ulong(i);
+        if self.failed() {
+            self.push(Value::Ptr(addr));
+        } else {
+            let n = self.retval().max(0) as u64;
+            let v = self.buf_value(addr, n);
+            self.push(v);
+        }
+    }
+
+    /// Pushes `v` unless the call failed at exit, in which case the pointer `addr`.
+    pub fn out_or_addr(&mut self, addr: u64, v: impl FnOnce(&mut Self) -> Value) {
+        if self.failed() || addr == 0 {
+            self.push(Value::Ptr(addr));
+        } else {
+            let v = v(self);
+            self.push(v);
+        }
+    }
+
+    /// A signal number.
+    pub fn signal_value(&self, sig: u64) -> Value {
+        signal_value(sig)
+    }
+
+    /// A struct value from fields.
+    pub fn fields(&self, f: Vec<Field>) -> Value {
+        Value::Struct(f, false)
+    }
+}
+
+/// The value of a signal number: `SIGINT`, `SIGRTMIN+3`, or the number.
+pub fn signal_value(sig: u64) -> Value {
+    match signal_name(sig) {
+        Some(n) => Value::Sym(n),
+        None => Value::UInt(sig),
+    }
+}
+
+/// The name of a signal as strace prints it (`SIGRT_3` is printed `SIGRT_3` by
+/// strace for 35; strace uses `SIGRTMIN` for 32 and `SIGRT_n` above).
+pub fn signal_name(sig: u64) -> Option<Cow<'static, str>> {
+    if let Some(n) = rtrace_arch::xlat::SIGNALS.lookup(sig) {
+        return Some(Cow::Borrowed(n));
+    }
+    match sig {
+        32 => Some(Cow::Borrowed("SIGRTMIN")),
+        33..=64 => Some(Cow::Owned(format!("SIGRT_{}", sig - 32))),
+        _ => None,
+    }
+}
+
+/// Flags rendered as text (`O_RDONLY|O_CLOEXEC`), for comments.
+pub fn render_flags(v: &Value) -> String {
+    let mut s = String::new();
+    crate::output::text::render_value(&mut s, v, &Default::default());
+    s
+}
+
+/// Plain-old-data types that can be read from tracee bytes.
+pub trait Pod: Sized + Copy {
+    /// Builds the value from exactly `size_of::<Self>()` bytes.
+    fn from_bytes(b: &[u8]) -> Self;
+}
+
+macro_rules! pod_int {
+    ($($t:ty),*) => {$(
+        impl Pod for $t {
+            fn from_bytes(b: &[u8]) -> Self {
+                <$t>::from_ne_bytes(b.try_into().expect("size checked by caller"))
+            }
+        }
+    )*};
+}
+pod_int!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl<const N: usize> Pod for [u64; N] {
+    fn from_bytes(b: &[u8]) -> Self {
+        let mut out = [0u64; N];
+        for (i, c) in b.chunks_exact(8).enumerate() {
+            out[i] = u64::from_ne_bytes(c.try_into().expect("8 bytes"));
+        }
+        out
+    }
+}
+
+impl<const N: usize> Pod for [u32; N] {
+    fn from_bytes(b: &[u8]) -> Self {
+        let mut out = [0u32; N];
+        for (i, c) in b.chunks_exact(4).enumerate() {
+            out[i] = u32::from_ne_bytes(c.try_into().expect("4 bytes"));
+        }
+        out
+    }
+}
+
+impl<const N: usize> Pod for [i64; N] {
+    fn from_bytes(b: &[u8]) -> Self {
+        let mut out = [0i64; N];
+        for (i, c) in b.chunks_exact(8).enumerate() {
+            out[i] = i64::from_ne_bytes(c.try_into().expect("8 bytes"));
+        }
+        out
+    }
+}

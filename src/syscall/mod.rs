@@ -1,0 +1,176 @@
+//! Syscall decoding: table-driven, one family of decoders per file.
+//!
+//! Each family file exports `DECODERS: &[(&str, Decoder)]`, a list of syscall
+//! names and the function that decodes them. [`SyscallTable`] joins those with
+//! the arch crate's tables (numbers, argument counts, trace classes) once per
+//! personality. A syscall without a decoder is printed generically: its
+//! arguments in hex, as many as the kernel defines.
+
+pub mod ctx;
+pub mod memory;
+pub mod value;
+
+mod desc;
+mod file;
+mod generic;
+
+pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
+pub use value::{Field, Ret, StrVal, Value};
+
+use rtrace_arch::tables::Classes;
+use rtrace_arch::Arch;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// A syscall decoder: called at entry, and at exit when it returned [`Step::Exit`].
+pub type Decoder = fn(&mut Ctx) -> Step;
+
+/// Everything known about one syscall number of one personality.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// Name (`openat`), or `None` for an unknown number.
+    pub name: Option<&'static str>,
+    /// Arguments the kernel takes.
+    pub nargs: u8,
+    /// Trace classes (`%file`, `%desc`, …).
+    pub classes: Classes,
+    /// The decoder; `None` prints arguments in hex.
+    pub decoder: Option<Decoder>,
+}
+
+const UNKNOWN: Entry = Entry {
+    name: None,
+    nargs: 6,
+    classes: Classes(0),
+    decoder: None,
+};
+
+/// The decoders of every family, by syscall name.
+fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
+    static MAP: OnceLock<HashMap<&'static str, Decoder>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let families: &[&[(&str, Decoder)]] = &[file::DECODERS, desc::DECODERS];
+        let mut m = HashMap::new();
+        for fam in families {
+            for &(name, d) in *fam {
+                let prev = m.insert(name, d);
+                assert!(prev.is_none(), "two decoders for {name}");
+            }
+        }
+        m
+    })
+}
+
+/// The per-personality syscall table, indexed by number.
+pub struct SyscallTable {
+    entries: Vec<Entry>,
+}
+
+impl SyscallTable {
+    /// The table of `arch`, built once.
+    pub fn get(arch: Arch) -> &'static SyscallTable {
+        static TABLES: [OnceLock<SyscallTable>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let i = match arch {
+            Arch::X86_64 => 0,
+            Arch::I386 => 1,
+            Arch::Aarch64 => 2,
+        };
+        TABLES[i].get_or_init(|| SyscallTable::build(arch))
+    }
+
+    fn build(arch: Arch) -> SyscallTable {
+        let decoders = all_decoders();
+        let mut entries = vec![UNKNOWN; arch.table_len()];
+        for (nr, name) in arch.syscalls() {
+            let info = arch.info(nr as u64);
+            entries[nr as usize] = Entry {
+                name: Some(name),
+                nargs: info.map_or(6, |i| i.nargs),
+                classes: info.map_or(Classes(0), |i| i.classes),
+                decoder: decoders.get(name).copied(),
+            };
+        }
+        SyscallTable { entries }
+    }
+
+    /// The entry of syscall `nr` (an "unknown" entry when out of range).
+    pub fn entry(&self, nr: u64) -> &Entry {
+        self.entries.get(nr as usize).unwrap_or(&UNKNOWN)
+    }
+
+    /// All entries with their numbers.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
+        self.entries.iter().enumerate().map(|(i, e)| (i as u64, e))
+    }
+}
+
+/// Decodes syscall entry: fills `ctx.entry_args`; returns what to do at exit.
+pub fn decode_entry(entry: &Entry, ctx: &mut Ctx) -> Step {
+    match entry.decoder {
+        Some(d) if !ctx.opts.raw => d(ctx),
+        _ => generic::decode(entry, ctx),
+    }
+}
+
+/// Decodes syscall exit after [`decode_entry`] returned `step`; returns the
+/// rendered return value.
+pub fn decode_exit(entry: &Entry, ctx: &mut Ctx, step: Step) -> Ret {
+    let fmt = match step {
+        Step::Done(f) => f,
+        Step::Exit => match entry.decoder {
+            Some(d) if !ctx.opts.raw => match d(ctx) {
+                Step::Done(f) => f,
+                Step::Exit => RetFmt::Int,
+            },
+            _ => RetFmt::Int,
+        },
+    };
+    make_ret(ctx, fmt)
+}
+
+/// Turns a raw return value into a [`Ret`] by format.
+pub fn make_ret(ctx: &mut Ctx, fmt: RetFmt) -> Ret {
+    let r = ctx.retval();
+    if fmt == RetFmt::Unknown {
+        return Ret::Unknown;
+    }
+    if ctx::is_error(r) {
+        return Ret::Err {
+            errno: (-r) as u64,
+        };
+    }
+    if ctx.opts.raw {
+        return Ret::Hex(r as u64);
+    }
+    match fmt {
+        RetFmt::Int => Ret::Int(if ctx.arch.word_size() == 4 {
+            r as i32 as i64
+        } else {
+            r
+        }),
+        RetFmt::Hex => Ret::Hex(ctx.arg_ulong_value(r as u64)),
+        RetFmt::Oct => Ret::Oct(r as u64),
+        RetFmt::Fd => {
+            let path = if ctx.opts.fd_paths {
+                ctx.fds.fd_path(ctx.pid, r)
+            } else {
+                None
+            };
+            Ret::Fd(r, path)
+        }
+        RetFmt::Unknown => Ret::Unknown,
+        RetFmt::Value(v) => v,
+    }
+}
+
+impl Ctx<'_> {
+    /// A word-sized value of the tracee (truncated to 32 bits for i386).
+    pub fn arg_ulong_value(&self, v: u64) -> u64 {
+        if self.arch.word_size() == 4 {
+            v as u32 as u64
+        } else {
+            v
+        }
+    }
+}
