@@ -3,7 +3,10 @@
 //! The library is the product; `rstrace`, `rltrace` and `rtrace` are thin
 //! binaries over it. Data flows one way: command line -> plan -> backend
 //! (the ptrace [`engine`]) -> events -> [`syscall`] decoders -> values ->
-//! [`output`] renderers.
+//! [`output`] renderers. [`strace`] wires these into the strace-compatible
+//! tool.
 
+pub mod engine;
 pub mod output;
+pub mod strace;
 pub mod syscall;

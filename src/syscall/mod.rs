@@ -174,3 +174,17 @@ impl Ctx<'_> {
         }
     }
 }
+
+/// A raw `siginfo_t` as strace prints it after `--- SIGNAME `.
+pub fn siginfo_value(arch: Arch, info: &[u8; 128]) -> Value {
+    let _ = arch;
+    let signo = i32::from_ne_bytes(info[0..4].try_into().expect("4 bytes"));
+    let code = i32::from_ne_bytes(info[8..12].try_into().expect("4 bytes"));
+    Value::Struct(
+        vec![
+            Field::new("si_signo", ctx::signal_value(signo as u64)),
+            Field::new("si_code", Value::Int(code as i64)),
+        ],
+        true,
+    )
+}

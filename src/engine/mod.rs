@@ -1,0 +1,15 @@
+//! The ptrace engine: launch, attach, the wait loop, tracee memory.
+//!
+//! Scope: everything that touches a tracee through ptrace, in one place.
+//! Tools (rstrace, and later breakpoints and watchpoints) plug in as
+//! [`tracer::Handler`]s and never call ptrace themselves.
+
+pub mod memory;
+pub mod ptrace;
+pub mod seccomp;
+pub mod signals;
+pub mod spawn;
+pub mod status;
+pub mod tracer;
+
+pub use tracer::{Config, Event, Handler, Outcome, Stamp, Tracer};

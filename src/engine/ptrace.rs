@@ -1,0 +1,237 @@
+//! Thin wrappers over the raw `ptrace(2)` and `wait4(2)` calls the engine uses.
+//!
+//! Raw libc on purpose: nix's `Signal` cannot hold real-time signals, so a
+//! wait or restart through it loses them (glibc uses signals 32 and 33 in every
+//! threaded program).
+
+use std::io;
+
+/// A thread id.
+pub type Tid = i32;
+
+/// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
+const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;
+
+/// Ptrace option bits.
+pub mod opts {
+    /// Syscall stops are `SIGTRAP | 0x80`.
+    pub const TRACESYSGOOD: libc::c_int = 1;
+    /// Follow fork.
+    pub const TRACEFORK: libc::c_int = 1 << 1;
+    /// Follow vfork.
+    pub const TRACEVFORK: libc::c_int = 1 << 2;
+    /// Follow clone (threads and clone-created processes).
+    pub const TRACECLONE: libc::c_int = 1 << 3;
+    /// Stop at exec.
+    pub const TRACEEXEC: libc::c_int = 1 << 4;
+    /// Stop when the vfork child releases the parent.
+    pub const TRACEVFORKDONE: libc::c_int = 1 << 5;
+    /// Stop before exit.
+    pub const TRACEEXIT: libc::c_int = 1 << 6;
+    /// Stop on `SECCOMP_RET_TRACE`.
+    pub const TRACESECCOMP: libc::c_int = 1 << 7;
+    /// Kill tracees when the tracer exits.
+    pub const EXITKILL: libc::c_int = 1 << 20;
+}
+
+fn check(r: libc::c_long) -> io::Result<libc::c_long> {
+    if r == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn ptrace(req: libc::c_uint, tid: Tid, addr: usize, data: usize) -> io::Result<libc::c_long> {
+    // SAFETY: every request issued through this helper either takes plain integers
+    // or points `data`/`addr` at memory owned by the caller for the duration of the
+    // call (see each wrapper); the kernel validates the tracee.
+    let r = unsafe {
+        *libc::__errno_location() = 0;
+        libc::ptrace(req, tid, addr, data)
+    };
+    check(r)
+}
+
+/// `PTRACE_SEIZE` with `options`.
+pub fn seize(tid: Tid, options: libc::c_int) -> io::Result<()> {
+    ptrace(libc::PTRACE_SEIZE, tid, 0, options as usize).map(drop)
+}
+
+/// `PTRACE_INTERRUPT`: stop a seized tracee (it reports `PTRACE_EVENT_STOP`).
+pub fn interrupt(tid: Tid) -> io::Result<()> {
+    ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0).map(drop)
+}
+
+/// `PTRACE_SETOPTIONS`.
+pub fn set_options(tid: Tid, options: libc::c_int) -> io::Result<()> {
+    ptrace(libc::PTRACE_SETOPTIONS, tid, 0, options as usize).map(drop)
+}
+
+/// Restart with `PTRACE_SYSCALL`, delivering `sig` (0 for none).
+pub fn syscall(tid: Tid, sig: i32) -> io::Result<()> {
+    ptrace(libc::PTRACE_SYSCALL, tid, 0, sig as usize).map(drop)
+}
+
+/// Restart with `PTRACE_CONT`, delivering `sig` (0 for none).
+pub fn cont(tid: Tid, sig: i32) -> io::Result<()> {
+    ptrace(libc::PTRACE_CONT, tid, 0, sig as usize).map(drop)
+}
+
+/// `PTRACE_LISTEN`: leave a group-stopped tracee stopped but let it report
+/// SIGCONT and new events.
+pub fn listen(tid: Tid) -> io::Result<()> {
+    ptrace(libc::PTRACE_LISTEN, tid, 0, 0).map(drop)
+}
+
+/// `PTRACE_DETACH`, delivering `sig`.
+pub fn detach(tid: Tid, sig: i32) -> io::Result<()> {
+    ptrace(libc::PTRACE_DETACH, tid, 0, sig as usize).map(drop)
+}
+
+/// `PTRACE_GETEVENTMSG`: new child's tid, former tid at exec, exit status.
+pub fn event_msg(tid: Tid) -> io::Result<u64> {
+    let mut v: libc::c_ulong = 0;
+    ptrace(
+        libc::PTRACE_GETEVENTMSG,
+        tid,
+        0,
+        &mut v as *mut libc::c_ulong as usize,
+    )?;
+    Ok(v as u64)
+}
+
+/// `PTRACE_GETSIGINFO` into a raw 128-byte `siginfo_t`.
+pub fn siginfo(tid: Tid) -> io::Result<[u8; 128]> {
+    let mut buf = [0u8; 128];
+    ptrace(libc::PTRACE_GETSIGINFO, tid, 0, buf.as_mut_ptr() as usize)?;
+    Ok(buf)
+}
+
+/// `PTRACE_GETREGSET(NT_PRSTATUS)` into `words`; returns the bytes filled.
+pub fn get_regs(tid: Tid, words: &mut [u64]) -> io::Result<usize> {
+    let mut iov = libc::iovec {
+        iov_base: words.as_mut_ptr().cast(),
+        iov_len: std::mem::size_of_val(words),
+    };
+    ptrace(
+        libc::PTRACE_GETREGSET,
+        tid,
+        1, /* NT_PRSTATUS */
+        &mut iov as *mut libc::iovec as usize,
+    )?;
+    Ok(iov.iov_len)
+}
+
+/// `PTRACE_SETREGSET(NT_PRSTATUS)` from `words`.
+pub fn set_regs(tid: Tid, words: &[u64]) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: words.as_ptr() as *mut libc::c_void,
+        iov_len: std::mem::size_of_val(words),
+    };
+    ptrace(
+        libc::PTRACE_SETREGSET,
+        tid,
+        1, /* NT_PRSTATUS */
+        &mut iov as *mut libc::iovec as usize,
+    )
+    .map(drop)
+}
+
+/// What `PTRACE_GET_SYSCALL_INFO` reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyscallInfo {
+    /// `PTRACE_SYSCALL_INFO_*`: 0 none, 1 entry, 2 exit, 3 seccomp.
+    pub op: u8,
+    /// `AUDIT_ARCH_*` of the syscall.
+    pub arch: u32,
+    /// Program counter.
+    pub pc: u64,
+    /// Stack pointer.
+    pub sp: u64,
+    /// Syscall number (entry, seccomp).
+    pub nr: u64,
+    /// Arguments (entry, seccomp).
+    pub args: [u64; 6],
+    /// Return value (exit).
+    pub rval: i64,
+    /// The return value is an error (exit).
+    pub is_error: bool,
+}
+
+/// Operation codes of [`SyscallInfo::op`].
+pub mod info_op {
+    /// Not a syscall stop.
+    pub const NONE: u8 = 0;
+    /// Syscall-entry stop.
+    pub const ENTRY: u8 = 1;
+    /// Syscall-exit stop.
+    pub const EXIT: u8 = 2;
+    /// `PTRACE_EVENT_SECCOMP` stop.
+    pub const SECCOMP: u8 = 3;
+}
+
+/// `PTRACE_GET_SYSCALL_INFO`.
+pub fn get_syscall_info(tid: Tid) -> io::Result<SyscallInfo> {
+    // struct ptrace_syscall_info: u8 op, u8 pad[3], u32 arch, u64 ip, u64 sp,
+    // then a union: entry {u64 nr, u64 args[6]}, exit {s64 rval, u8 is_error},
+    // seccomp {u64 nr, u64 args[6], u32 ret_data}.
+    let mut raw = [0u64; 11];
+    let n = ptrace(
+        PTRACE_GET_SYSCALL_INFO,
+        tid,
+        std::mem::size_of_val(&raw),
+        raw.as_mut_ptr() as usize,
+    )?;
+    let _ = n;
+    let op = (raw[0] & 0xff) as u8;
+    let mut info = SyscallInfo {
+        op,
+        arch: (raw[0] >> 32) as u32,
+        pc: raw[1],
+        sp: raw[2],
+        ..Default::default()
+    };
+    match op {
+        info_op::ENTRY | info_op::SECCOMP => {
+            info.nr = raw[3];
+            info.args.copy_from_slice(&raw[4..10]);
+        }
+        info_op::EXIT => {
+            info.rval = raw[3] as i64;
+            info.is_error = raw[4] & 0xff != 0;
+        }
+        _ => {}
+    }
+    Ok(info)
+}
+
+/// Raw `wait4(-1, …, __WALL)`. Returns `(tid, status)`; `rusage` is filled
+/// when given (for `-c` system-time accounting).
+pub fn wait_any(rusage: Option<&mut libc::rusage>) -> io::Result<(Tid, i32)> {
+    let mut status = 0;
+    let ru = match rusage {
+        Some(r) => r as *mut libc::rusage,
+        None => std::ptr::null_mut(),
+    };
+    // SAFETY: `status` and `ru` (when non-null) point to live, writable memory.
+    let pid = unsafe { libc::wait4(-1, &mut status, libc::__WALL, ru) };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((pid, status))
+}
+
+/// `tgkill(tgid, tid, sig)`.
+pub fn tgkill(tgid: Tid, tid: Tid, sig: i32) -> io::Result<()> {
+    // SAFETY: a plain syscall with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig) };
+    check(r).map(drop)
+}
+
+/// `kill(pid, sig)`.
+pub fn kill(pid: Tid, sig: i32) -> io::Result<()> {
+    // SAFETY: a plain syscall with integer arguments.
+    let r = unsafe { libc::kill(pid, sig) };
+    check(r as libc::c_long).map(drop)
+}

@@ -1,0 +1,88 @@
+//! rtrace's own fatal signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE).
+//!
+//! The handler records the signal and wakes the wait loop. A blocking `wait4`
+//! does not return for a signal whose handler was installed without
+//! `SA_RESTART`... unless the signal arrives while it sleeps: one that arrives
+//! just before the call would be missed. So the handler also forks a child
+//! that exits at once: `wait4(-1, __WALL)` then returns for that child, and the
+//! loop sees the flag. fork is async-signal-safe; the raw syscall avoids
+//! glibc's atfork handlers.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+
+static PENDING: AtomicI32 = AtomicI32::new(0);
+
+/// How `-I` treats fatal signals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interruptible {
+    /// `-I1`: nothing blocked.
+    Anywhere,
+    /// `-I2`: the default; handled between events.
+    WaitOnly,
+    /// `-I3`: fatal signals ignored (default with `-o FILE PROG`).
+    NeverFatal,
+    /// `-I4`: also SIGTSTP ignored.
+    Never,
+}
+
+const FATAL: [i32; 5] = [
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGPIPE,
+    libc::SIGTERM,
+];
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    PENDING.store(sig, Ordering::SeqCst);
+    // SAFETY: raw fork/exit syscalls are async-signal-safe; the child only exits.
+    unsafe {
+        let pid = libc::syscall(libc::SYS_fork);
+        if pid == 0 {
+            libc::syscall(libc::SYS_exit, 0);
+        }
+    }
+}
+
+/// Installs the handlers per `mode`.
+pub fn install(mode: Interruptible) {
+    for sig in FATAL {
+        // SAFETY: a zeroed sigaction is valid; we fill handler and flags and
+        // install it for a signal number that exists.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = match mode {
+                Interruptible::NeverFatal | Interruptible::Never => libc::SIG_IGN,
+                _ => on_signal as extern "C" fn(libc::c_int) as usize,
+            };
+            // No SA_RESTART: let a blocking wait see EINTR.
+            sa.sa_flags = 0;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+    if mode == Interruptible::Never {
+        // SAFETY: setting a disposition to SIG_IGN.
+        unsafe {
+            libc::signal(libc::SIGTSTP, libc::SIG_IGN);
+        }
+    }
+}
+
+/// The fatal signal received since the last call, if any.
+pub fn take_pending() -> Option<i32> {
+    match PENDING.swap(0, Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Restores default dispositions (in a forked child before exec).
+pub fn reset_in_child() {
+    for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
+        // SAFETY: resetting a disposition.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+}

@@ -1,0 +1,595 @@
+//! The wait loop: one `wait4(-1, __WALL)` loop over every tracee, turning raw
+//! stops into [`Event`]s for a [`Handler`] and restarting each tracee the
+//! right way.
+//!
+//! Rules this loop keeps (each one is a ptrace quirk):
+//! - Statuses are decoded from the raw word ([`super::status`]) so real-time
+//!   signals are never lost, and restarts pass the signal number through as is.
+//! - Group-stops of seized tracees are reported as `PTRACE_EVENT_STOP` with a
+//!   stop signal; the tracee is parked with `PTRACE_LISTEN` so it stays
+//!   stopped until SIGCONT, as it would untraced.
+//! - A new child may report its first stop before its parent reports the
+//!   fork event; either order creates the task.
+//! - At exec by a non-leader thread the kernel reports the exec on the
+//!   leader's tid; the former tid (from `PTRACE_GETEVENTMSG`) vanishes.
+//! - With a seccomp filter installed, tracees run under `PTRACE_CONT` and stop
+//!   only at `PTRACE_EVENT_SECCOMP` for traced calls; the exit of such a call
+//!   is caught by restarting that one stop with `PTRACE_SYSCALL`.
+//! - ESRCH from a restart means the task died under us (SIGKILL): its exit
+//!   status arrives through wait later; it is not an error.
+
+use super::ptrace::{self, info_op, opts, Tid};
+use super::status::{classify, event, Status};
+use super::{seccomp, signals, spawn};
+use rtrace_arch::regs::RegisterFile;
+use rtrace_arch::Arch;
+use std::collections::HashMap;
+use std::io;
+use std::time::Duration;
+
+/// What the engine reports.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A syscall was entered.
+    SyscallEntry {
+        /// Thread.
+        tid: Tid,
+        /// Personality.
+        arch: Arch,
+        /// Number.
+        nr: u64,
+        /// Arguments.
+        args: [u64; 6],
+    },
+    /// A syscall returned.
+    SyscallExit {
+        /// Thread.
+        tid: Tid,
+        /// Raw return value.
+        ret: i64,
+    },
+    /// A signal is about to be delivered.
+    Signal {
+        /// Thread.
+        tid: Tid,
+        /// Signal number.
+        sig: i32,
+        /// Raw `siginfo_t` (zeroed if it could not be read).
+        info: &'a [u8; 128],
+    },
+    /// The thread entered a group-stop.
+    GroupStop {
+        /// Thread.
+        tid: Tid,
+        /// The stop signal.
+        sig: i32,
+    },
+    /// A new task is traced.
+    NewTask {
+        /// Its creator.
+        parent: Tid,
+        /// The new task.
+        child: Tid,
+        /// The child is a thread of the parent's process.
+        thread: bool,
+    },
+    /// A thread completed an exec; `old_tid` is the tid that called it.
+    Exec {
+        /// The thread (now the leader).
+        tid: Tid,
+        /// The tid that called execve.
+        old_tid: Tid,
+    },
+    /// The task exited.
+    Exited {
+        /// Thread.
+        tid: Tid,
+        /// Exit code.
+        code: i32,
+    },
+    /// The task was killed by a signal.
+    Killed {
+        /// Thread.
+        tid: Tid,
+        /// Signal.
+        sig: i32,
+        /// Core dumped.
+        core: bool,
+    },
+    /// The task was detached (rtrace interrupted or done).
+    Detached {
+        /// Thread.
+        tid: Tid,
+    },
+    /// A task was attached (`-p`).
+    Attached {
+        /// Thread.
+        tid: Tid,
+    },
+}
+
+/// A consumer of engine events.
+pub trait Handler {
+    /// Called for every event, in order.
+    fn event(&mut self, ev: Event<'_>, when: &Stamp);
+}
+
+/// Extra facts about the moment of an event.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stamp {
+    /// The tracee's system CPU time at this stop (only with `rusage`).
+    pub stime: Option<Duration>,
+}
+
+/// Engine configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Follow fork/vfork/clone.
+    pub follow_forks: bool,
+    /// Syscall numbers to trace per personality; `None` traces all calls
+    /// (no seccomp filter). Used only for launched commands.
+    pub seccomp_sets: Option<Vec<(Arch, Vec<u32>)>>,
+    /// Use `PTRACE_GET_SYSCALL_INFO` (else registers).
+    pub syscall_info: bool,
+    /// Collect rusage at every stop (for `-c` system time).
+    pub rusage: bool,
+    /// How fatal signals to rtrace are handled.
+    pub interruptible: signals::Interruptible,
+}
+
+#[derive(Debug)]
+struct Task {
+    /// Syscall entered, exit not seen yet.
+    in_syscall: bool,
+    /// Launched child before its first execve: its syscalls are rtrace's own.
+    hidden: bool,
+    /// Runs under PTRACE_CONT; stops only at seccomp events.
+    seccomp: bool,
+    /// Parked in a group-stop with PTRACE_LISTEN.
+    listening: bool,
+    /// Part of a process we attached to (detach, never kill).
+    attached: bool,
+    /// A stop arrived before its creator's fork event.
+    early: bool,
+}
+
+impl Task {
+    fn new(seccomp: bool, attached: bool) -> Task {
+        Task {
+            in_syscall: false,
+            hidden: false,
+            seccomp,
+            listening: false,
+            attached,
+            early: false,
+        }
+    }
+}
+
+/// How the traced command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exited with a code.
+    Exited(i32),
+    /// Killed by a signal.
+    Killed(i32, bool),
+    /// Nothing was launched (attach mode), or it could not be determined.
+    None,
+}
+
+/// The tracer: owns every tracee and the wait loop.
+pub struct Tracer {
+    cfg: Config,
+    tasks: HashMap<Tid, Task>,
+    main_pid: Option<Tid>,
+    outcome: Outcome,
+    options: libc::c_int,
+    filter: Option<Vec<seccomp::Insn>>,
+    /// Set when rtrace was told to stop (fatal signal).
+    pub interrupted: Option<i32>,
+    regs: Vec<u64>,
+}
+
+/// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
+fn arch_of(token: u32) -> Arch {
+    Arch::from_audit_arch(token).unwrap_or(Arch::native())
+}
+
+impl Tracer {
+    /// A tracer with this configuration.
+    pub fn new(cfg: Config) -> Tracer {
+        let mut options = opts::TRACESYSGOOD | opts::TRACEEXEC | opts::TRACESECCOMP;
+        if cfg.follow_forks {
+            options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
+        }
+        let filter = cfg.seccomp_sets.as_ref().map(|s| seccomp::build(s));
+        Tracer {
+            cfg,
+            tasks: HashMap::new(),
+            main_pid: None,
+            outcome: Outcome::None,
+            options,
+            filter,
+            interrupted: None,
+            regs: vec![0; 64],
+        }
+    }
+
+    /// Launches `cmd` under trace.
+    pub fn launch(&mut self, cmd: &spawn::Command) -> io::Result<Tid> {
+        signals::install(self.cfg.interruptible);
+        let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref())?;
+        let mut t = Task::new(false, false);
+        t.hidden = true;
+        self.tasks.insert(pid, t);
+        self.main_pid = Some(pid);
+        Ok(pid)
+    }
+
+    /// Attaches to every thread of process `pid` (`-p`).
+    pub fn attach(&mut self, pid: Tid, h: &mut dyn Handler) -> io::Result<()> {
+        signals::install(self.cfg.interruptible);
+        let mut tids = list_threads(pid);
+        if tids.is_empty() {
+            tids.push(pid);
+        }
+        let mut any = false;
+        let mut first_err = None;
+        for tid in tids {
+            if self.tasks.contains_key(&tid) {
+                continue;
+            }
+            match ptrace::seize(tid, self.options).and_then(|_| ptrace::interrupt(tid)) {
+                Ok(()) => {
+                    self.tasks.insert(tid, Task::new(false, true));
+                    h.event(Event::Attached { tid }, &Stamp::default());
+                    any = true;
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        match (any, first_err) {
+            (false, Some(e)) => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Number of live tracees.
+    pub fn live(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// How the launched command ended.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    fn restart(&mut self, tid: Tid, sig: i32) {
+        let Some(t) = self.tasks.get(&tid) else {
+            return;
+        };
+        let r = if t.seccomp && !t.in_syscall {
+            ptrace::cont(tid, sig)
+        } else {
+            ptrace::syscall(tid, sig)
+        };
+        // ESRCH: killed meanwhile; its death is reported by wait.
+        let _ = r;
+    }
+
+    /// Runs until every tracee is gone or rtrace is interrupted.
+    pub fn run(&mut self, h: &mut dyn Handler) -> io::Result<()> {
+        let mut ru: libc::rusage = unsafe_zeroed_rusage();
+        while !self.tasks.is_empty() {
+            if let Some(sig) = signals::take_pending() {
+                self.interrupted = Some(sig);
+                return Ok(());
+            }
+            let res = ptrace::wait_any(if self.cfg.rusage { Some(&mut ru) } else { None });
+            let (tid, status) = match res {
+                Ok(x) => x,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::ECHILD) => break,
+                Err(e) => return Err(e),
+            };
+            let stamp = Stamp {
+                stime: self.cfg.rusage.then(|| {
+                    Duration::from_secs(ru.ru_stime.tv_sec as u64)
+                        + Duration::from_micros(ru.ru_stime.tv_usec as u64)
+                }),
+            };
+            self.handle(tid, status, h, &stamp);
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, tid: Tid, status: i32, h: &mut dyn Handler, stamp: &Stamp) {
+        let st = classify(status);
+        if !self.tasks.contains_key(&tid) {
+            match st {
+                // A wake-up child of our signal handler, or an unknown child.
+                Status::Exited(_) | Status::Killed { .. } => return,
+                _ => {
+                    // A new child stopping before its creator's fork event.
+                    let mut t = Task::new(self.filter.is_some(), false);
+                    t.early = true;
+                    self.tasks.insert(tid, t);
+                }
+            }
+        }
+        match st {
+            Status::Exited(code) => {
+                self.tasks.remove(&tid);
+                if Some(tid) == self.main_pid {
+                    self.outcome = Outcome::Exited(code);
+                }
+                h.event(Event::Exited { tid, code }, stamp);
+            }
+            Status::Killed { sig, core } => {
+                self.tasks.remove(&tid);
+                if Some(tid) == self.main_pid {
+                    self.outcome = Outcome::Killed(sig, core);
+                }
+                h.event(Event::Killed { tid, sig, core }, stamp);
+            }
+            Status::Syscall => self.on_syscall(tid, h, stamp),
+            Status::Event(ev) => self.on_event(tid, ev, h, stamp),
+            Status::GroupStop(sig) => {
+                h.event(Event::GroupStop { tid, sig }, stamp);
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    t.listening = true;
+                }
+                let _ = ptrace::listen(tid);
+            }
+            Status::Interrupt => {
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    t.listening = false;
+                }
+                self.restart(tid, 0);
+            }
+            Status::Signal(sig) => {
+                let hidden = self.tasks.get(&tid).is_some_and(|t| t.hidden);
+                if !hidden {
+                    let info = ptrace::siginfo(tid).unwrap_or([0; 128]);
+                    h.event(Event::Signal { tid, sig, info: &info }, stamp);
+                }
+                self.restart(tid, sig);
+            }
+            Status::Other => {}
+        }
+    }
+
+    fn syscall_view(&mut self, tid: Tid) -> Option<ptrace::SyscallInfo> {
+        if self.cfg.syscall_info {
+            return ptrace::get_syscall_info(tid).ok();
+        }
+        // The register path: the tracer tracks entry/exit itself.
+        let n = ptrace::get_regs(tid, &mut self.regs).ok()?;
+        let words = &self.regs[..n / 8];
+        let r = rtrace_arch::native::Regs::syscall_regs(words);
+        let t = self.tasks.get(&tid)?;
+        let op = if t.in_syscall {
+            info_op::EXIT
+        } else {
+            info_op::ENTRY
+        };
+        Some(ptrace::SyscallInfo {
+            op,
+            arch: r.arch.unwrap_or(Arch::native()).audit_arch(),
+            pc: r.pc,
+            sp: r.sp,
+            nr: r.nr,
+            args: r.args,
+            rval: r.ret,
+            is_error: crate::syscall::ctx::is_error(r.ret),
+        })
+    }
+
+    fn on_syscall(&mut self, tid: Tid, h: &mut dyn Handler, stamp: &Stamp) {
+        let Some(info) = self.syscall_view(tid) else {
+            self.restart(tid, 0);
+            return;
+        };
+        let Some(t) = self.tasks.get_mut(&tid) else {
+            return;
+        };
+        match info.op {
+            info_op::ENTRY => {
+                t.in_syscall = true;
+                let arch = arch_of(info.arch);
+                if t.hidden && arch.syscall_name(info.nr).is_some_and(|n| n.starts_with("execve")) {
+                    t.hidden = false;
+                }
+                if !t.hidden {
+                    h.event(
+                        Event::SyscallEntry {
+                            tid,
+                            arch,
+                            nr: info.nr,
+                            args: info.args,
+                        },
+                        stamp,
+                    );
+                }
+            }
+            info_op::EXIT => {
+                t.in_syscall = false;
+                if !t.hidden {
+                    h.event(Event::SyscallExit { tid, ret: info.rval }, stamp);
+                }
+            }
+            _ => {}
+        }
+        self.restart(tid, 0);
+    }
+
+    fn on_event(&mut self, tid: Tid, ev: i32, h: &mut dyn Handler, stamp: &Stamp) {
+        match ev {
+            event::FORK | event::VFORK | event::CLONE => {
+                if let Ok(child) = ptrace::event_msg(tid) {
+                    let child = child as Tid;
+                    let parent_seccomp = self.tasks.get(&tid).is_some_and(|t| t.seccomp);
+                    let attached = self.tasks.get(&tid).is_some_and(|t| t.attached);
+                    match self.tasks.get_mut(&child) {
+                        Some(t) => {
+                            // Its first stop came first; it is already running.
+                            t.early = false;
+                            t.seccomp = parent_seccomp;
+                            t.attached = attached;
+                        }
+                        None => {
+                            self.tasks.insert(child, Task::new(parent_seccomp, attached));
+                        }
+                    }
+                    let thread = ev == event::CLONE && is_thread_of(child, tid);
+                    h.event(
+                        Event::NewTask {
+                            parent: tid,
+                            child,
+                            thread,
+                        },
+                        stamp,
+                    );
+                }
+            }
+            event::EXEC => {
+                let old = ptrace::event_msg(tid).map(|v| v as Tid).unwrap_or(tid);
+                if old != tid {
+                    // The execing thread took over the leader's tid.
+                    if let Some(mut t) = self.tasks.remove(&old) {
+                        t.in_syscall = true;
+                        self.tasks.insert(tid, t);
+                    }
+                    if Some(old) == self.main_pid {
+                        self.main_pid = Some(tid);
+                    }
+                }
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    t.hidden = false;
+                    if self.filter.is_some() && !t.attached {
+                        t.seccomp = true;
+                    }
+                }
+                h.event(Event::Exec { tid, old_tid: old }, stamp);
+            }
+            event::SECCOMP => {
+                // Entry of a traced syscall in seccomp mode.
+                let in_sys = self.tasks.get(&tid).is_some_and(|t| t.in_syscall);
+                if !in_sys {
+                    if let Ok(info) = ptrace::get_syscall_info(tid) {
+                        let t = self.tasks.get_mut(&tid).expect("checked");
+                        t.in_syscall = true;
+                        if !t.hidden {
+                            h.event(
+                                Event::SyscallEntry {
+                                    tid,
+                                    arch: arch_of(info.arch),
+                                    nr: info.nr,
+                                    args: info.args,
+                                },
+                                stamp,
+                            );
+                        }
+                    }
+                }
+                // Resumed with PTRACE_SYSCALL (in_syscall) to catch the exit.
+            }
+            _ => {}
+        }
+        self.restart(tid, 0);
+    }
+
+    /// Detaches from every tracee (attached ones run on). Tasks are
+    /// interrupted first: ptrace can only detach a stopped tracee. A signal
+    /// that was about to be delivered is passed on with the detach.
+    pub fn detach_all(&mut self, h: &mut dyn Handler) {
+        let tids: Vec<Tid> = self.tasks.keys().copied().collect();
+        for &tid in &tids {
+            let _ = ptrace::interrupt(tid);
+        }
+        while !self.tasks.is_empty() {
+            let (tid, status) = match ptrace::wait_any(None) {
+                Ok(x) => x,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(_) => break,
+            };
+            if !self.tasks.contains_key(&tid) {
+                continue;
+            }
+            match classify(status) {
+                Status::Exited(code) => {
+                    self.tasks.remove(&tid);
+                    h.event(Event::Exited { tid, code }, &Stamp::default());
+                }
+                Status::Killed { sig, core } => {
+                    self.tasks.remove(&tid);
+                    h.event(Event::Killed { tid, sig, core }, &Stamp::default());
+                }
+                Status::Signal(sig) => {
+                    let _ = ptrace::detach(tid, sig);
+                    self.tasks.remove(&tid);
+                    h.event(Event::Detached { tid }, &Stamp::default());
+                }
+                _ => {
+                    let _ = ptrace::detach(tid, 0);
+                    self.tasks.remove(&tid);
+                    h.event(Event::Detached { tid }, &Stamp::default());
+                }
+            }
+        }
+    }
+
+    /// Kills every launched tracee with `sig` (after SIGCONT, so a stopped one
+    /// gets it), then detaches from the attached ones.
+    pub fn kill_launched_and_detach(&mut self, sig: i32, h: &mut dyn Handler) {
+        let launched: Vec<Tid> = self
+            .tasks
+            .iter()
+            .filter(|(_, t)| !t.attached)
+            .map(|(k, _)| *k)
+            .collect();
+        for tid in launched {
+            let _ = ptrace::kill(tid, libc::SIGCONT);
+            let _ = ptrace::kill(tid, sig);
+        }
+        self.detach_all(h);
+    }
+
+    /// True when some tracee was attached with `-p`.
+    pub fn has_attached(&self) -> bool {
+        self.tasks.values().any(|t| t.attached)
+    }
+}
+
+fn unsafe_zeroed_rusage() -> libc::rusage {
+    // SAFETY: rusage is plain integers; all-zero is valid.
+    unsafe { std::mem::zeroed() }
+}
+
+/// The thread ids of process `pid` (from /proc, at attach time only).
+pub fn list_threads(pid: Tid) -> Vec<Tid> {
+    let mut v: Vec<Tid> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+fn is_thread_of(child: Tid, parent: Tid) -> bool {
+    // Only called at clone events; reads the child's Tgid once.
+    let tgid = |t: Tid| -> Option<Tid> {
+        let s = std::fs::read_to_string(format!("/proc/{t}/status")).ok()?;
+        s.lines()
+            .find_map(|l| l.strip_prefix("Tgid:"))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    match (tgid(child), tgid(parent)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}

@@ -1,0 +1,196 @@
+//! `rstrace`: the strace-compatible system-call tracer, end to end.
+//!
+//! [`main`] parses the command line ([`cli`]), builds the engine
+//! configuration (seccomp set, follow-forks, register fallback), launches or
+//! attaches, runs the wait loop with the [`trace::Strace`] handler, and turns
+//! the traced command's fate into rstrace's exit status as strace does.
+
+pub mod cli;
+pub mod filter;
+pub mod sink;
+pub mod summary;
+pub mod trace;
+
+use crate::engine::signals::Interruptible;
+use crate::engine::{spawn, Config, Outcome, Tracer};
+use rtrace_arch::Arch;
+use std::ffi::OsString;
+
+fn usage_exit(e: &cli::UsageError) -> i32 {
+    eprintln!("rstrace: {}", e.msg);
+    if e.hint {
+        eprintln!("Try 'rstrace -h' for more information.");
+    }
+    1
+}
+
+/// Resolves `-u USERNAME` to (uid, gid, groups).
+fn lookup_user(name: &str) -> Option<(u32, u32, Vec<u32>)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    for line in passwd.lines() {
+        let f: Vec<&str> = line.split(':').collect();
+        if f.len() > 3 && f[0] == name {
+            let uid = f[2].parse().ok()?;
+            let gid = f[3].parse().ok()?;
+            return Some((uid, gid, vec![gid]));
+        }
+    }
+    None
+}
+
+/// Runs rstrace with `args` (without argv[0]); returns the process exit code.
+/// A traced command killed by a signal makes rstrace kill itself the same way.
+pub fn main(args: &[OsString]) -> i32 {
+    let o = match cli::parse(args) {
+        Ok(o) => o,
+        Err(e) => return usage_exit(&e),
+    };
+    if o.help {
+        print!("{}", cli::HELP);
+        return 0;
+    }
+    if o.version {
+        println!("rstrace (rtrace) {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    if o.stack_traces {
+        eprintln!("rstrace: -k (stack traces) is not implemented yet");
+        return 1;
+    }
+    let launching = !o.command.is_empty();
+    // Seccomp: only for a launched command followed with -f (an unfollowed
+    // child would inherit the filter with no tracer and get ENOSYS), and only
+    // when the set excludes something.
+    let trace_all = o.trace.is_all();
+    let seccomp = match o.seccomp {
+        Some(false) => false,
+        Some(true) => launching && o.follow && !trace_all,
+        None => launching && o.follow && !trace_all,
+    };
+    if o.seccomp == Some(true) && !seccomp && launching && !o.follow {
+        eprintln!("rstrace: --seccomp-bpf cannot be enabled because it needs -f");
+    }
+    let seccomp_sets = seccomp.then(|| {
+        Arch::native_personalities()
+            .iter()
+            .map(|&a| {
+                let mut nrs = o.trace.numbers(a);
+                // execve must stop so exec is decoded in order with the rest.
+                for n in ["execve", "execveat"] {
+                    if let Some(nr) = a.syscall_nr(n) {
+                        if o.trace.contains(a, nr as u64) {
+                            nrs.push(nr);
+                        }
+                    }
+                }
+                (a, nrs)
+            })
+            .collect()
+    });
+    let interruptible = match o.interruptible {
+        Some(1) => Interruptible::Anywhere,
+        Some(3) => Interruptible::NeverFatal,
+        Some(4) => Interruptible::Never,
+        Some(_) => Interruptible::WaitOnly,
+        None if launching && o.output.is_some() => Interruptible::NeverFatal,
+        None => Interruptible::WaitOnly,
+    };
+    let cfg = Config {
+        follow_forks: o.follow,
+        seccomp_sets,
+        syscall_info: !o.regs_only,
+        rusage: (o.summary_only || o.summary) && !o.wall_clock,
+        interruptible,
+    };
+    let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "rstrace: can't fopen '{}': {}",
+                o.output.as_deref().unwrap_or(""),
+                crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
+            );
+            return 1;
+        }
+    };
+    let user = match &o.user {
+        Some(u) => match lookup_user(u) {
+            Some(x) => Some(x),
+            None => {
+                eprintln!("rstrace: Cannot find user '{u}'");
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let pids = o.pids.clone();
+    let command = o.command.clone();
+    let env = o.env.clone();
+    let mut h = trace::Strace::new(o, sink);
+    let mut tracer = Tracer::new(cfg);
+    for &pid in &pids {
+        let before = tracer.live();
+        if let Err(e) = tracer.attach(pid, &mut h) {
+            let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+            eprintln!("rstrace: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}");
+            if e.raw_os_error() == Some(libc::EPERM) {
+                eprintln!(
+                    "rstrace: hint: the process may already be traced, or ptrace is restricted \
+                     (see /proc/sys/kernel/yama/ptrace_scope; run as root or with CAP_SYS_PTRACE)"
+                );
+            }
+            if command.is_empty() && pids.len() == 1 {
+                return 1;
+            }
+        }
+        let _ = before;
+        h.attached.push(pid);
+    }
+    if launching {
+        let cmd = spawn::Command {
+            program: command[0].clone(),
+            args: command.clone(),
+            env,
+            user,
+        };
+        if let Err(e) = tracer.launch(&cmd) {
+            let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+            eprintln!("rstrace: Can't stat '{}': {msg}", command[0].to_string_lossy());
+            return 1;
+        }
+        h.set_nprocs(tracer.live());
+    }
+    if let Err(e) = tracer.run(&mut h) {
+        eprintln!("rstrace: wait: {e}");
+    }
+    if let Some(sig) = tracer.interrupted {
+        tracer.kill_launched_and_detach(sig, &mut h);
+        h.finish();
+        return 128 + sig;
+    }
+    h.finish();
+    match tracer.outcome() {
+        Outcome::Exited(c) => c,
+        Outcome::Killed(sig, _) => die_like(sig),
+        Outcome::None => 0,
+    }
+}
+
+/// Exits the way the traced command did: by the same signal, without a core.
+fn die_like(sig: i32) -> i32 {
+    // SAFETY: setrlimit/signal/raise with valid arguments; we are about to exit.
+    unsafe {
+        let rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &rl);
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    128 + sig
+}
