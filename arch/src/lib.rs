@@ -1,9 +1,10 @@
 //! Everything in rtrace that differs per CPU architecture.
 //!
-//! Scope: syscall tables (x86_64, the i386 personality, aarch64), constant
-//! ("xlat") tables, register views for syscall stops, trap bytes and seccomp
-//! audit-arch values. Every architecture module compiles on every host; only
-//! the choice of [`native`] depends on `cfg(target_arch)`.
+//! Scope: syscall tables (x86_64, the i386 personality, aarch64), per-syscall
+//! metadata (argument counts, strace trace classes), constant ("xlat") tables,
+//! register views for syscall stops, trap bytes and seccomp audit-arch values.
+//! Every architecture module compiles on every host; only the choice of
+//! [`native`] depends on `cfg(target_arch)`.
 //!
 //! Non-goals: anything that talks to the kernel. This crate is pure data and
 //! pure functions over bytes, so it can be tested on any host.
@@ -16,7 +17,7 @@ pub mod x86_64;
 pub mod xlat;
 
 pub use regs::SyscallRegs;
-pub use tables::Arch;
+pub use tables::{syscall_info, Arch, Classes, SyscallInfo};
 pub use xlat::{Xlat, XlatKind};
 
 /// The architecture this binary runs on.

@@ -1,0 +1,466 @@
+//! Cross-checks every constant in `xlat/*.in` against the C headers of this machine.
+//!
+//! For each group of headers below, the test preprocesses the headers once to learn
+//! which names exist as enumerators, then compiles and runs a C program that prints
+//! `NAME VALUE SIZE` for every table name the headers define (as a macro, or as an
+//! enumerator). Every printed value must equal the table's. Names the headers lack
+//! (newer than the installed kernel headers) are counted and listed, and most names
+//! must have been checked.
+//!
+//! Only on x86_64 (the aarch64 overrides cannot be checked against x86 headers);
+//! skipped with a message when no C compiler is installed.
+
+#![cfg(target_arch = "x86_64")]
+
+use rtrace_arch::xlat::{self, Xlat};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A set of headers compiled together, and the tables checked against them.
+struct Group {
+    /// Macros defined before the includes: `NAME` (defined as 1) or `NAME=VALUE`.
+    defines: &'static [&'static str],
+    headers: &'static [&'static str],
+    tables: &'static [&'static str],
+}
+
+/// Kernel UAPI headers first (they hold the values strace prints, e.g. O_LARGEFILE,
+/// which glibc defines as 0 on x86_64); glibc headers for names only glibc has
+/// (SCHED_OTHER, PTRACE_PEEKUSER, MNT_FORCE, AF_*). Headers that conflict with each
+/// other (linux/mount.h vs sys/mount.h, linux/fcntl.h vs fcntl.h) are in different
+/// groups.
+const GROUPS: &[Group] = &[
+    Group {
+        defines: &[],
+        headers: &["linux/fcntl.h"],
+        tables: &[
+            "open_access",
+            "open_flags",
+            "at_flags",
+            "faccessat_flags",
+            "unlinkat_flags",
+            "at_statx_sync_types",
+            "at_fdcwd",
+            "fd_flags",
+            "fcntl_cmds",
+            "fcntl64_cmds",
+            "seal_flags",
+            "f_owner_types",
+            "flock_ops",
+            "lockf_cmds",
+            "notify_flags",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/fs.h"],
+        tables: &[
+            "whence",
+            "renameat2_flags",
+            "mount_flags",
+            "rwf_flags",
+            "sync_file_range_flags",
+        ],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/mount.h"],
+        tables: &["umount_flags", "mount_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/mman.h"],
+        tables: &[
+            "mmap_prot",
+            "mmap_type",
+            "mmap_flags",
+            "mremap_flags",
+            "msync_flags",
+            "mlock_flags",
+            "mlockall_flags",
+            "madvise_advice",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/signal.h"],
+        tables: &[
+            "signals",
+            "sa_flags",
+            "sigprocmask_how",
+            "signal_codes",
+            "sigchld_codes",
+            "sigsegv_codes",
+            "sigill_codes",
+            "sigfpe_codes",
+            "sigbus_codes",
+            "sigtrap_codes",
+            "sigpoll_codes",
+            "sigsys_codes",
+            "sigev_notify",
+        ],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["signal.h"],
+        tables: &[
+            "signals",
+            "sa_flags",
+            "sigprocmask_how",
+            "signal_codes",
+            "sigchld_codes",
+            "sigsegv_codes",
+            "sigill_codes",
+            "sigfpe_codes",
+            "sigbus_codes",
+            "sigtrap_codes",
+            "sigpoll_codes",
+            "sigsys_codes",
+            "sigev_notify",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/wait.h"],
+        tables: &["wait4_options", "waitid_options", "waitid_types"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/wait.h"],
+        tables: &["wait4_options", "waitid_options", "waitid_types"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/resource.h"],
+        tables: &["resources", "priorities", "rusage_who"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/time.h"],
+        tables: &["clocks", "timer_flags", "itimer_which"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/stat.h"],
+        tables: &["statx_masks", "statx_attrs", "modes_type"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/prctl.h", "asm/prctl.h"],
+        tables: &["prctl_options", "arch_prctl_codes"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/futex.h"],
+        tables: &["futex_ops"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/random.h"],
+        tables: &["getrandom_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/personality.h"],
+        tables: &["personality_types", "personality_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/sched.h"],
+        tables: &[
+            "clone_flags",
+            "clone3_flags",
+            "sched_flags",
+            "sched_policies",
+        ],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sched.h"],
+        tables: &["sched_policies"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["dirent.h"],
+        tables: &["dirent_types"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/membarrier.h"],
+        tables: &["membarrier_cmds"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/close_range.h"],
+        tables: &["close_range_flags"],
+    },
+    Group {
+        // asm/poll.h casts to __poll_t without including the header that defines it.
+        defines: &[],
+        headers: &["linux/types.h", "linux/poll.h"],
+        tables: &["poll_events"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/eventpoll.h"],
+        tables: &["epoll_ctl_ops", "epoll_events", "epoll_flags"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/eventfd.h", "sys/timerfd.h"],
+        tables: &["eventfd_flags", "timerfd_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/inotify.h"],
+        tables: &["inotify_flags", "inotify_init_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/memfd.h"],
+        tables: &["memfd_create_flags"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/socket.h"],
+        tables: &[
+            "socket_families",
+            "socket_types",
+            "socket_type_flags",
+            "shutdown_modes",
+            "msg_flags",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/xattr.h"],
+        tables: &["xattr_flags"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["fcntl.h"],
+        tables: &["splice_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/falloc.h"],
+        tables: &["falloc_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/rseq.h"],
+        tables: &["rseq_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/kcmp.h"],
+        tables: &["kcmp_types"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/ptrace.h"],
+        tables: &["ptrace_requests", "ptrace_events", "ptrace_options"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/ptrace.h"],
+        tables: &["ptrace_requests", "ptrace_events", "ptrace_options"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/seccomp.h"],
+        tables: &["seccomp_ops", "seccomp_filter_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["unistd.h"],
+        tables: &["access_modes"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/fadvise.h"],
+        tables: &["fadvise_advice"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/openat2.h"],
+        tables: &["open_resolve_flags"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/statvfs.h"],
+        tables: &["statfs_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/ioctl.h"],
+        tables: &["ioctl_dirs"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/magic.h"],
+        tables: &["fsmagic"],
+    },
+    Group {
+        defines: &[],
+        headers: &["asm/ioctls.h", "linux/fs.h", "linux/btrfs.h"],
+        tables: &["ioctl_requests"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/termios.h"],
+        tables: &["tcflsh_queues", "tcxonc_actions"],
+    },
+];
+
+fn table(name: &str) -> &'static Xlat {
+    xlat::by_name(name).unwrap_or_else(|| panic!("no xlat table {name}"))
+}
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rtrace-arch-xlat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn prelude(g: &Group) -> String {
+    let mut c = String::new();
+    for d in g.defines {
+        let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+        c.push_str(&format!("#define {name} {value}\n"));
+    }
+    for h in g.headers {
+        c.push_str(&format!("#include <{h}>\n"));
+    }
+    c
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The identifiers of the preprocessed headers: a name found here but not defined
+/// as a macro is an enumerator.
+fn identifiers(dir: &Path, i: usize, g: &Group) -> HashSet<String> {
+    let src = dir.join(format!("ids{i}.c"));
+    std::fs::write(&src, prelude(g)).unwrap();
+    let text = run(Command::new("cc").arg("-E").arg(&src));
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `name -> (value, sizeof)` for every table name the group's headers define.
+fn header_values(dir: &Path, i: usize, g: &Group) -> BTreeMap<String, (i64, usize)> {
+    let ids = identifiers(dir, i, g);
+    let mut c = prelude(g);
+    c.push_str("#include <stdio.h>\n");
+    c.push_str(
+        "#define P(n) printf(\"%s %lld %zu\\n\", #n, (long long)(n), sizeof(n))\nint main(void) {\n",
+    );
+    let mut names = BTreeSet::new();
+    for t in g.tables {
+        for &(_, n) in table(t).entries {
+            names.insert(n);
+        }
+    }
+    for n in names {
+        c.push_str(&format!("#ifdef {n}\n  P({n});\n"));
+        if ids.contains(n) {
+            c.push_str(&format!("#else\n  P({n});\n"));
+        }
+        c.push_str("#endif\n");
+    }
+    c.push_str("  return 0;\n}\n");
+    let src = dir.join(format!("values{i}.c"));
+    let exe = dir.join(format!("values{i}"));
+    std::fs::write(&src, c).unwrap();
+    run(Command::new("cc").arg("-w").arg("-o").arg(&exe).arg(&src));
+    run(&mut Command::new(&exe))
+        .lines()
+        .map(|l| {
+            let mut it = l.split_whitespace();
+            let n = it.next().unwrap().to_string();
+            let v: i64 = it.next().unwrap().parse().unwrap();
+            let size: usize = it.next().unwrap().parse().unwrap();
+            (n, (v, size))
+        })
+        .collect()
+}
+
+#[test]
+fn xlat_values_match_system_headers() {
+    if Command::new("cc").arg("--version").output().is_err() {
+        eprintln!("skip: no C compiler (cc) to read the system headers with");
+        return;
+    }
+    // Every table is covered by some group, so a new table cannot go unchecked.
+    for t in xlat::ALL {
+        assert!(
+            GROUPS.iter().any(|g| g.tables.contains(&t.name)),
+            "xlat table {} is not cross-checked against any header: add it to GROUPS",
+            t.name
+        );
+    }
+
+    let dir = scratch_dir();
+    let mut checked: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut mismatches = Vec::new();
+    for (i, g) in GROUPS.iter().enumerate() {
+        let values = header_values(&dir, i, g);
+        for &t in g.tables {
+            for &(v, n) in table(t).entries {
+                let Some(&(hv, size)) = values.get(n) else {
+                    continue;
+                };
+                // A 32-bit C constant compares in 32 bits: (1<<31) is negative as an
+                // int, and SI_QUEUE's -1 is 0xffffffff.
+                let mask = if size < 8 {
+                    (1u64 << (size * 8)) - 1
+                } else {
+                    u64::MAX
+                };
+                if v & mask != (hv as u64) & mask {
+                    mismatches.push(format!(
+                        "{t}: {n} is {:#x} in xlat/{t}.in but {:#x} in <{}>",
+                        v & mask,
+                        hv as u64 & mask,
+                        g.headers.join(">, <")
+                    ));
+                }
+                checked.insert((t, n));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+
+    let mut total = 0;
+    let mut missing = Vec::new();
+    for t in xlat::ALL {
+        for &(_, n) in t.entries {
+            total += 1;
+            if !checked.contains(&(t.name, n)) {
+                missing.push(format!("{}:{n}", t.name));
+            }
+        }
+    }
+    eprintln!(
+        "checked {} of {total} names; not in this machine's headers: {}",
+        total - missing.len(),
+        missing.join(" ")
+    );
+    assert!(
+        (total - missing.len()) * 100 >= total * 85,
+        "only {} of {total} xlat names were found in the headers",
+        total - missing.len()
+    );
+}
