@@ -188,6 +188,8 @@ pub struct Tracer {
     /// Set when rtrace was told to stop (fatal signal).
     pub interrupted: Option<i32>,
     regs: Vec<u64>,
+    /// Number of wait statuses handled (every ptrace stop and exit).
+    pub stops: u64,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -212,6 +214,7 @@ impl Tracer {
             filter,
             interrupted: None,
             regs: vec![0; 64],
+            stops: 0,
         }
     }
 
@@ -294,6 +297,7 @@ impl Tracer {
                 Err(e) if e.raw_os_error() == Some(libc::ECHILD) => break,
                 Err(e) => return Err(e),
             };
+            self.stops += 1;
             let stamp = Stamp {
                 stime: self.cfg.rusage.then(|| {
                     Duration::from_secs(ru.ru_stime.tv_sec as u64)

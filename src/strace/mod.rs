@@ -163,6 +163,9 @@ pub fn main(args: &[OsString]) -> i32 {
     if let Err(e) = tracer.run(&mut h) {
         eprintln!("rstrace: wait: {e}");
     }
+    if std::env::var_os("RTRACE_STATS").is_some() {
+        eprintln!("rstrace: stats: stops={}", tracer.stops);
+    }
     if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, &mut h);
         h.finish();
