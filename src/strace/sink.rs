@@ -2,11 +2,11 @@
 //!
 //! Output is block-buffered (a tracer that flushes every line pays a write
 //! per syscall); it is flushed at exit, on rtrace's fatal signals, and after
-//! every line when it goes to a terminal.
+//! every line when it goes to stderr.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 
 /// One output stream and whether it has an unterminated line.
 pub struct Stream {
@@ -68,10 +68,9 @@ impl Sink {
     /// Opens the output per `-o`, `-A` and `-ff`.
     pub fn open(output: Option<&str>, append: bool, separate: bool) -> io::Result<Sink> {
         let (main, to_file): (Stream, bool) = match output {
-            None => {
-                let tty = io::stderr().is_terminal();
-                (Stream::new(Box::new(io::stderr()), tty), false)
-            }
+            // stderr is line-flushed, as strace's is: a reader of a pipe
+            // (`2>&1 | grep`) sees each line as it happens.
+            None => (Stream::new(Box::new(io::stderr()), true), false),
             Some(path) if separate => (Stream::new(Box::new(io::sink()), false), {
                 let _ = path;
                 true
