@@ -40,6 +40,8 @@ pub enum Event<'a> {
         nr: u64,
         /// Arguments.
         args: [u64; 6],
+        /// Stack pointer at entry.
+        sp: u64,
     },
     /// A syscall returned.
     SyscallExit {
@@ -413,6 +415,7 @@ impl Tracer {
                             arch,
                             nr: info.nr,
                             args: info.args,
+                            sp: info.sp,
                         },
                         stamp,
                     );
@@ -492,6 +495,7 @@ impl Tracer {
                                     arch: arch_of(info.arch),
                                     nr: info.nr,
                                     args: info.args,
+                                    sp: info.sp,
                                 },
                                 stamp,
                             );

@@ -199,10 +199,11 @@ impl Strace {
             entry_args: Vec::new(),
             exit_args: Vec::new(),
             saved: 0,
+            sp: 0,
         }
     }
 
-    fn on_entry(&mut self, tid: i32, arch: Arch, nr: u64, args: [u64; 6], stamp: &Stamp) {
+    fn on_entry(&mut self, tid: i32, arch: Arch, nr: u64, args: [u64; 6], sp: u64, stamp: &Stamp) {
         let now = Instant::now();
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
@@ -234,6 +235,7 @@ impl Strace {
             }
             let mut mem = ProcMem::new(tid);
             let mut ctx = Self::ctx(&mut mem, &mut self.fds, &opts, tid, arch, args);
+            ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
             p.saved = ctx.saved;
@@ -426,7 +428,7 @@ impl Strace {
         let now = Instant::now();
         let mut line = String::new();
         if self.o.json {
-            json::signal_line(&mut line, tid, sig, &crate::syscall::siginfo_value(Arch::native(), info));
+            json::signal_line(&mut line, tid, sig, &crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info));
             self.write_line(tid, &line);
             return;
         }
@@ -434,7 +436,7 @@ impl Strace {
         line.push_str("--- ");
         push_signame(&mut line, sig);
         line.push(' ');
-        let v = crate::syscall::siginfo_value(Arch::native(), info);
+        let v = crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info);
         text::render_value(&mut line, &v, &self.render);
         line.push_str(" ---\n");
         self.write_line(tid, &line);
@@ -542,7 +544,9 @@ fn push_signame(out: &mut String, sig: i32) {
 impl Handler for Strace {
     fn event(&mut self, ev: Event<'_>, stamp: &Stamp) {
         match ev {
-            Event::SyscallEntry { tid, arch, nr, args } => self.on_entry(tid, arch, nr, args, stamp),
+            Event::SyscallEntry { tid, arch, nr, args, sp } => {
+                self.on_entry(tid, arch, nr, args, sp, stamp)
+            }
             Event::SyscallExit { tid, ret } => self.on_exit(tid, ret, stamp),
             Event::Signal { tid, sig, info } => self.on_signal(tid, sig, info),
             Event::GroupStop { tid, sig } => self.on_group_stop(tid, sig),

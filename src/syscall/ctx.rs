@@ -108,6 +108,8 @@ pub struct Ctx<'a> {
     pub exit_args: Vec<Value>,
     /// Decoder scratch kept from entry to exit (e.g. an input length).
     pub saved: u64,
+    /// The stack pointer at syscall entry (rt_sigreturn reads the frame there).
+    pub sp: u64,
 }
 
 /// `-4095..-1` are errors in every Linux ABI.

@@ -11,8 +11,21 @@ pub mod memory;
 pub mod value;
 
 mod desc;
+mod dirent;
+mod fcntl;
 mod file;
+mod futex;
 mod generic;
+mod memory_calls;
+mod prctl;
+mod printers;
+mod process;
+mod resource;
+pub mod signal;
+mod stat;
+mod time;
+#[cfg(test)]
+mod testutil;
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -49,7 +62,20 @@ const UNKNOWN: Entry = Entry {
 fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
     static MAP: OnceLock<HashMap<&'static str, Decoder>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let families: &[&[(&str, Decoder)]] = &[file::DECODERS, desc::DECODERS];
+        let families: &[&[(&str, Decoder)]] = &[
+            file::DECODERS,
+            desc::DECODERS,
+            stat::DECODERS,
+            fcntl::DECODERS,
+            dirent::DECODERS,
+            process::DECODERS,
+            resource::DECODERS,
+            prctl::DECODERS,
+            signal::DECODERS,
+            memory_calls::DECODERS,
+            time::DECODERS,
+            futex::DECODERS,
+        ];
         let mut m = HashMap::new();
         for fam in families {
             for &(name, d) in *fam {
@@ -176,15 +202,6 @@ impl Ctx<'_> {
 }
 
 /// A raw `siginfo_t` as strace prints it after `--- SIGNAME `.
-pub fn siginfo_value(arch: Arch, info: &[u8; 128]) -> Value {
-    let _ = arch;
-    let signo = i32::from_ne_bytes(info[0..4].try_into().expect("4 bytes"));
-    let code = i32::from_ne_bytes(info[8..12].try_into().expect("4 bytes"));
-    Value::Struct(
-        vec![
-            Field::new("si_signo", ctx::signal_value(signo as u64)),
-            Field::new("si_code", Value::Int(code as i64)),
-        ],
-        true,
-    )
+pub fn siginfo_value(arch: Arch, style: u8, info: &[u8; 128]) -> Value {
+    signal::siginfo_value_styled(arch, style, info)
 }

@@ -1,0 +1,465 @@
+//! Descriptor control: fcntl (every common command, with annotated returns
+//! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`), flock, and ioctl's generic
+//! decoding: request names or `_IOC(dir, type, nr, size)`, the argument in
+//! hex, plus the few integer and `struct winsize` arguments of common
+//! terminal requests. Other ioctl argument structures (termios, …) print as
+//! pointers.
+
+use super::ctx::{render_flags, signal_name};
+use super::file::{open_flags_value, open_modes};
+use super::printers::{
+    enum_arg, flags_arg, layout64, le16, le32, le64, lld_arg, num_at, struct_at, xflags, xint,
+};
+use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use rtrace_arch::xlat;
+use std::borrow::Cow;
+
+pub(super) const DECODERS: &[(&str, Decoder)] =
+    &[("fcntl", fcntl), ("flock", flock), ("ioctl", ioctl)];
+
+// ---- fcntl ----
+
+/// A return value strace prints with `%#lx` and a comment (`RVAL_HEX|RVAL_STR`).
+fn hex_ret(v: i64, comment: Option<String>) -> RetFmt {
+    let r = if v == 0 {
+        Ret::Int(0)
+    } else {
+        Ret::Hex(v as u64)
+    };
+    RetFmt::Value(match comment {
+        Some(s) => Ret::Annotated(Box::new(r), Cow::Owned(s)),
+        None => r,
+    })
+}
+
+/// `struct flock` (64-bit layout) at `addr`; `getlk` adds `l_pid`.
+fn flock_struct(c: &mut Ctx, addr: u64, getlk: bool) -> Value {
+    let size = layout64(c, 32);
+    struct_at(c, addr, size, |c, b| {
+        let mut f = vec![
+            Field::new(
+                "l_type",
+                c.enum_value(le16(b, 0), &xlat::LOCKF_CMDS, "F_???"),
+            ),
+            Field::new(
+                "l_whence",
+                c.enum_value(le16(b, 2), &xlat::WHENCE, "SEEK_???"),
+            ),
+            Field::new("l_start", Value::Int(le64(b, 8) as i64)),
+            Field::new("l_len", Value::Int(le64(b, 16) as i64)),
+        ];
+        if getlk {
+            f.push(Field::new("l_pid", Value::Int(le32(b, 24) as i32 as i64)));
+        }
+        Value::structure(f)
+    })
+}
+
+/// `struct f_owner_ex` at `addr`.
+fn owner_struct(c: &mut Ctx, addr: u64) -> Value {
+    struct_at(c, addr, Some(8), |c, b| {
+        let t = c.enum_value(le32(b, 0), &xlat::F_OWNER_TYPES, "F_OWNER_???");
+        Value::structure(vec![
+            Field::new("type", t),
+            Field::new("pid", Value::Int(le32(b, 4) as i32 as i64)),
+        ])
+    })
+}
+
+/// `fcntl(fd, cmd, arg)`. Commands are matched by their name in the
+/// `fcntl_cmds` table, so the numbers stay the arch crate's.
+fn fcntl(c: &mut Ctx) -> Step {
+    if c.entering() {
+        c.fd(0);
+        enum_arg(c, 1, &xlat::FCNTL_CMDS, "F_???");
+    }
+    let arg = c.arg_ulong(2);
+    let cmd = xlat::FCNTL_CMDS
+        .lookup(c.arg(1) as u32 as u64)
+        .unwrap_or("");
+    match cmd {
+        "F_SETFD" => flags_arg(c, 2, &xlat::FD_FLAGS, "FD_???"),
+        "F_SETOWN" => c.int(2),
+        "F_SETPIPE_SZ" => lld_arg(c, 2),
+        "F_DUPFD" | "F_DUPFD_CLOEXEC" => {
+            lld_arg(c, 2);
+            return Step::Done(RetFmt::Fd);
+        }
+        "F_SETFL" => {
+            let v = open_flags_value(c, arg as u32 as u64);
+            c.push(v);
+        }
+        "F_SETLK" | "F_SETLKW" | "F_OFD_SETLK" | "F_OFD_SETLKW" => {
+            let v = flock_struct(c, arg, false);
+            c.push(v);
+        }
+        "F_SETOWN_EX" => {
+            let v = owner_struct(c, arg);
+            c.push(v);
+        }
+        "F_NOTIFY" => c.push(xflags(c, arg, &xlat::NOTIFY_FLAGS, "DN_???")),
+        "F_SETLEASE" => c.push(c.enum_value(arg, &xlat::LOCKF_CMDS, "F_???")),
+        "F_ADD_SEALS" => c.push(xflags(c, arg, &xlat::SEAL_FLAGS, "F_SEAL_???")),
+        "F_SETSIG" => c.push(c.signal_value(arg)),
+        "F_GETOWN" | "F_GETPIPE_SZ" => {}
+        "F_GETFD" | "F_GETFL" | "F_GETLK" | "F_OFD_GETLK" | "F_GETOWN_EX" | "F_GETLEASE"
+        | "F_GET_SEALS" | "F_GETSIG" => return fcntl_get(c, cmd, arg),
+        _ => c.push(xint(arg)),
+    }
+    Step::Done(RetFmt::Int)
+}
+
+/// The fcntl commands decoded at exit.
+fn fcntl_get(c: &mut Ctx, cmd: &str, arg: u64) -> Step {
+    if c.entering() {
+        return Step::Exit;
+    }
+    let r = c.retval();
+    match cmd {
+        "F_GETLK" | "F_OFD_GETLK" => {
+            let v = flock_struct(c, arg, true);
+            c.push(v);
+        }
+        "F_GETOWN_EX" => {
+            let v = owner_struct(c, arg);
+            c.push(v);
+        }
+        _ if c.failed() => {}
+        "F_GETFL" => {
+            let s = render_flags(&open_modes(r as u64));
+            return Step::Done(hex_ret(r, Some(format!("flags {s}"))));
+        }
+        "F_GETLEASE" => {
+            let name = xlat::LOCKF_CMDS.lookup(r as u64).map(String::from);
+            return Step::Done(hex_ret(r, name));
+        }
+        _ if r == 0 => {}
+        "F_GETFD" => {
+            let s = render_flags(&c.flags_value(r as u64, &xlat::FD_FLAGS));
+            return Step::Done(hex_ret(r, Some(format!("flags {s}"))));
+        }
+        "F_GET_SEALS" => {
+            let s = render_flags(&c.flags_value(r as u64, &xlat::SEAL_FLAGS));
+            return Step::Done(hex_ret(r, Some(format!("seals {s}"))));
+        }
+        "F_GETSIG" => {
+            let name = signal_name(r as u64).map_or_else(|| r.to_string(), |n| n.into_owned());
+            let ret = Ret::Annotated(Box::new(Ret::Int(r)), Cow::Owned(name));
+            return Step::Done(RetFmt::Value(ret));
+        }
+        _ => {}
+    }
+    Step::Done(RetFmt::Int)
+}
+
+/// `flock(fd, operation)`.
+fn flock(c: &mut Ctx) -> Step {
+    c.fd(0);
+    flags_arg(c, 1, &xlat::FLOCK_OPS, "LOCK_???");
+    Step::Done(RetFmt::Int)
+}
+
+// ---- ioctl ----
+
+/// asm-generic's request layout: nr, type, size, dir (x86 and arm64 use it).
+const IOC_TYPESHIFT: u32 = 8;
+const IOC_SIZESHIFT: u32 = 16;
+const IOC_DIRSHIFT: u32 = 30;
+
+/// `_IOC(_IOC_READ|_IOC_WRITE, 0xbe, 0xef, 0x1ead)` for an unnamed request.
+fn ioc_value(c: &Ctx, code: u32) -> Value {
+    let dir = xflags(
+        c,
+        (code >> IOC_DIRSHIFT) as u64,
+        &xlat::IOCTL_DIRS,
+        "_IOC_???",
+    );
+    Value::Call(
+        Cow::Borrowed("_IOC"),
+        vec![
+            dir,
+            xint(((code >> IOC_TYPESHIFT) & 0xff) as u64),
+            xint((code & 0xff) as u64),
+            xint(((code >> IOC_SIZESHIFT) & 0x3fff) as u64),
+        ],
+    )
+}
+
+/// How strace prints the argument of a named request.
+#[derive(Clone, Copy, PartialEq)]
+enum IoctlArg {
+    /// No argument at all.
+    None,
+    /// `[int]` read at entry.
+    IntIn,
+    /// `[int]` read at exit.
+    IntOut,
+    /// `struct winsize` at entry.
+    WinszIn,
+    /// `struct winsize` at exit.
+    WinszOut,
+    /// A decimal `int`.
+    Int,
+    /// A descriptor.
+    Fd,
+    /// `TCXONC`'s action.
+    Tcxonc,
+    /// `TCFLSH`'s queue.
+    Tcflsh,
+    /// A pointer to a structure not decoded here.
+    Ptr,
+    /// Undecoded: hex.
+    Hex,
+}
+
+/// The argument kind of the request named `name`.
+fn ioctl_arg(name: &str) -> IoctlArg {
+    use IoctlArg::*;
+    match name {
+        "TIOCEXCL" | "TIOCNXCL" | "TIOCCONS" | "TIOCSSERIAL" | "TIOCNOTTY" | "TIOCSBRK"
+        | "TIOCCBRK" | "FIONCLEX" | "FIOCLEX" | "FIFREEZE" | "FITHAW" | "BLKRRPART"
+        | "BLKFLSBUF" => None,
+        "FIONBIO" | "FIOASYNC" | "TIOCSPTLCK" | "TIOCSPGRP" | "TIOCSETD" => IntIn,
+        "FIONREAD" | "TIOCOUTQ" | "TIOCGPTN" | "TIOCGPGRP" | "TIOCGSID" | "TIOCGETD" => IntOut,
+        "TIOCSWINSZ" => WinszIn,
+        "TIOCGWINSZ" => WinszOut,
+        "TCSBRK" | "TCSBRKP" | "TIOCSCTTY" => Int,
+        "FICLONE" => Fd,
+        "TCXONC" => Tcxonc,
+        "TCFLSH" => Tcflsh,
+        "TCGETS" | "TCSETS" | "TCSETSW" | "TCSETSF" | "TCGETA" | "TCSETA" | "TCSETAW"
+        | "TCSETAF" | "TIOCSTI" | "TIOCMGET" | "TIOCMBIS" | "TIOCMBIC" | "TIOCMSET"
+        | "TIOCGSOFTCAR" | "TIOCSSOFTCAR" | "TIOCPKT" | "TIOCGDEV" | "TIOCGEXCL"
+        | "TIOCGLCKTRMIOS" | "TIOCSLCKTRMIOS" | "FITRIM" | "FICLONERANGE" | "FIDEDUPERANGE"
+        | "FS_IOC_GETFLAGS" | "FS_IOC_SETFLAGS" | "FS_IOC_FSGETXATTR" | "FS_IOC_FSSETXATTR"
+        | "BLKROSET" | "BLKROGET" | "BLKGETSIZE" | "BLKRAGET" | "BLKSSZGET" | "BLKBSZGET"
+        | "BLKBSZSET" | "BLKGETSIZE64" | "BLKDISCARD" | "BLKPBSZGET" => Ptr,
+        _ => Hex,
+    }
+}
+
+/// `struct winsize` at `addr`.
+fn winsize(c: &mut Ctx, addr: u64) -> Value {
+    struct_at(c, addr, Some(8), |_, b| {
+        let names = ["ws_row", "ws_col", "ws_xpixel", "ws_ypixel"];
+        let f = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Field::new(n, Value::UInt(le16(b, 2 * i))))
+            .collect();
+        Value::structure(f)
+    })
+}
+
+/// `ioctl(fd, request, arg)`.
+fn ioctl(c: &mut Ctx) -> Step {
+    let code = c.arg(1) as u32;
+    let arg = c.arg_ulong(2);
+    let names: Vec<&str> = xlat::IOCTL_REQUESTS
+        .entries
+        .iter()
+        .filter(|e| e.0 == code as u64)
+        .map(|e| e.1)
+        .collect();
+    let kind = names.last().map_or(IoctlArg::Hex, |n| ioctl_arg(n));
+    if c.exiting() {
+        let v = match kind {
+            IoctlArg::WinszOut => winsize(c, arg),
+            _ if c.failed() => Value::Ptr(arg),
+            _ => num_at(c, arg, 4, true),
+        };
+        c.push(v);
+        return Step::Done(RetFmt::Int);
+    }
+    c.fd(0);
+    let req = match (c.opts.xlat_style, names.is_empty()) {
+        (1, _) => Value::Hex(code as u64),
+        (0, false) => Value::sym_owned(names.join(" or ")),
+        (_, false) => Value::Commented(
+            Box::new(Value::Hex(code as u64)),
+            Cow::Owned(names.join(" or ")),
+        ),
+        (0, true) => ioc_value(c, code),
+        (_, true) => Value::Commented(
+            Box::new(Value::Hex(code as u64)),
+            Cow::Owned(render_flags(&ioc_value(c, code))),
+        ),
+    };
+    c.push(req);
+    let v = match kind {
+        IoctlArg::None => return Step::Done(RetFmt::Int),
+        IoctlArg::IntOut | IoctlArg::WinszOut => return Step::Exit,
+        IoctlArg::IntIn => num_at(c, arg, 4, true),
+        IoctlArg::WinszIn => winsize(c, arg),
+        IoctlArg::Int => Value::Int(arg as i32 as i64),
+        IoctlArg::Fd => c.fd_value(arg as i32 as i64),
+        IoctlArg::Tcxonc => c.enum_value(arg, &xlat::TCXONC_ACTIONS, "TC???"),
+        IoctlArg::Tcflsh => c.enum_value(arg, &xlat::TCFLSH_QUEUES, "TC???"),
+        IoctlArg::Ptr => Value::Ptr(arg),
+        IoctlArg::Hex => xint(arg),
+    };
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+
+    #[test]
+    fn fcntl_plain_commands() {
+        let mut m = FakeMemory::default();
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 1], 0, &mut m),
+            "fcntl(3, F_GETFD) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 1], 1, &mut m),
+            "fcntl(3, F_GETFD) = 0x1 (flags FD_CLOEXEC)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 2, 3], -9, &mut m),
+            "fcntl(3, F_SETFD, FD_CLOEXEC|0x2) = -1 EBADF (Bad file descriptor)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 3], 0x8002, &mut m),
+            "fcntl(3, F_GETFL) = 0x8002 (flags O_RDWR|O_LARGEFILE)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[0, 3], 0, &mut m),
+            "fcntl(0, F_GETFL) = 0 (flags O_RDONLY)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 4, 0o6000], 0, &mut m),
+            "fcntl(3, F_SETFL, O_RDONLY|O_APPEND|O_NONBLOCK) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 0, 10], 11, &mut m),
+            "fcntl(3, F_DUPFD, 10) = 11"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 1025], 2, &mut m),
+            "fcntl(3, F_GETLEASE) = 0x2 (F_UNLCK)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 1034], 6, &mut m),
+            "fcntl(3, F_GET_SEALS) = 0x6 (seals F_SEAL_SHRINK|F_SEAL_GROW)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[4, 11], 10, &mut m),
+            "fcntl(4, F_GETSIG) = 10 (SIGUSR1)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[4, 10, 10], 0, &mut m),
+            "fcntl(4, F_SETSIG, SIGUSR1) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[4, 10, 0], 0, &mut m),
+            "fcntl(4, F_SETSIG, 0) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[1000, 0x1234, 5], -9, &mut m),
+            "fcntl(1000, 0x1234 /* F_??? */, 0x5) = -1 EBADF (Bad file descriptor)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[1000, 0x1234, 0], -9, &mut m),
+            "fcntl(1000, 0x1234 /* F_??? */, 0) = -1 EBADF (Bad file descriptor)"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[1000, 1026, 0x8000_0003], -9, &mut m),
+            "fcntl(1000, F_NOTIFY, DN_ACCESS|DN_MODIFY|DN_MULTISHOT) = -1 EBADF (Bad file descriptor)"
+        );
+    }
+
+    #[test]
+    fn fcntl_structs() {
+        let mut m = FakeMemory::default();
+        let mut b = vec![0u8; 32];
+        b[2..4].copy_from_slice(&1u16.to_le_bytes());
+        b[8..16].copy_from_slice(&2u64.to_le_bytes());
+        let fl = m.put(&b);
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 7, fl], 0, &mut m),
+            "fcntl(3, F_SETLKW, {l_type=F_RDLCK, l_whence=SEEK_CUR, l_start=2, l_len=0}) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 5, fl], 0, &mut m),
+            "fcntl(3, F_GETLK, {l_type=F_RDLCK, l_whence=SEEK_CUR, l_start=2, l_len=0, l_pid=0}) = 0"
+        );
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 6, 8], -9, &mut m),
+            "fcntl(3, F_SETLK, 0x8) = -1 EBADF (Bad file descriptor)"
+        );
+        let o = m.put(&[0x53, 0xef, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            run(fcntl, "fcntl", &[3, 15, o], -9, &mut m),
+            "fcntl(3, F_SETOWN_EX, {type=0xef53 /* F_OWNER_??? */, pid=0}) = -1 EBADF (Bad file descriptor)"
+        );
+    }
+
+    #[test]
+    fn flock_ops() {
+        let mut m = FakeMemory::default();
+        assert_eq!(
+            run(flock, "flock", &[3, 6], 0, &mut m),
+            "flock(3, LOCK_EX|LOCK_NB) = 0"
+        );
+        assert_eq!(
+            run(flock, "flock", &[3, 0], -22, &mut m),
+            "flock(3, 0) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(flock, "flock", &[3, 0x100], -22, &mut m),
+            "flock(3, 0x100 /* LOCK_??? */) = -1 EINVAL (Invalid argument)"
+        );
+    }
+
+    #[test]
+    fn ioctls() {
+        let mut m = FakeMemory::default();
+        let n = m.put(&5u32.to_le_bytes());
+        assert_eq!(
+            run(ioctl, "ioctl", &[5, 0x541b, n], 0, &mut m),
+            "ioctl(5, FIONREAD, [5]) = 0"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[5, 0x541b, 8], -14, &mut m),
+            "ioctl(5, FIONREAD, 0x8) = -1 EFAULT (Bad address)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x5451, 0], 0, &mut m),
+            "ioctl(3, FIOCLEX) = 0"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[4, 0x5401, 0x1000], -25, &mut m),
+            "ioctl(4, TCGETS, 0x1000) = -1 ENOTTY (Inappropriate ioctl for device)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[4, 0x5401, 0], -25, &mut m),
+            "ioctl(4, TCGETS, NULL) = -1 ENOTTY (Inappropriate ioctl for device)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0xdeadbeef, 0x1234], -9, &mut m),
+            "ioctl(3, _IOC(_IOC_READ|_IOC_WRITE, 0xbe, 0xef, 0x1ead), 0x1234) = -1 EBADF (Bad file descriptor)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x1234, 0], -25, &mut m),
+            "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOTTY (Inappropriate ioctl for device)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x40049409, 3], -22, &mut m),
+            "ioctl(3, BTRFS_IOC_CLONE or FICLONE, 3) = -1 EINVAL (Invalid argument)"
+        );
+        let ws = m.put(&[24, 0, 80, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x5413, ws], 0, &mut m),
+            "ioctl(3, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x540a, 1], 0, &mut m),
+            "ioctl(3, TCXONC, TCOON) = 0"
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! Test helpers for decoder unit tests: run a decoder at entry and exit over a
+//! [`FakeMemory`] and render the call as strace prints it (without the column
+//! padding before `=`).
+
+use super::ctx::FdResolver;
+use super::memory::FakeMemory;
+use super::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry};
+use crate::output::text::{render_ret, render_value, RenderOpts};
+use rtrace_arch::tables::Classes;
+use rtrace_arch::Arch;
+
+/// A `-y` resolver answering from a fixed list of `(fd, path)` pairs.
+pub(crate) struct FixedFds(pub Vec<(i64, &'static str)>);
+
+impl FdResolver for FixedFds {
+    fn fd_path(&mut self, _pid: i32, fd: i64) -> Option<Vec<u8>> {
+        self.0
+            .iter()
+            .find(|e| e.0 == fd)
+            .map(|e| e.1.as_bytes().to_vec())
+    }
+}
+
+/// Runs `dec` as syscall `name` on x86_64 with default options.
+pub(crate) fn run(
+    dec: Decoder,
+    name: &str,
+    args: &[u64],
+    ret: i64,
+    mem: &mut FakeMemory,
+) -> String {
+    run_with(dec, name, args, ret, mem, &DecodeOpts::default())
+}
+
+/// Runs `dec` on x86_64 with `opts`.
+pub(crate) fn run_with(
+    dec: Decoder,
+    name: &str,
+    args: &[u64],
+    ret: i64,
+    mem: &mut FakeMemory,
+    opts: &DecodeOpts,
+) -> String {
+    let env = Env {
+        opts: opts.clone(),
+        ..Env::default()
+    };
+    run_env(dec, name, args, ret, mem, &env)
+}
+
+/// Where a test call runs: options, personality and `-y` answers.
+pub(crate) struct Env {
+    /// Decoding options.
+    pub opts: DecodeOpts,
+    /// The personality.
+    pub arch: Arch,
+    /// `(fd, path)` pairs `-y` resolves.
+    pub fds: Vec<(i64, &'static str)>,
+}
+
+impl Default for Env {
+    fn default() -> Self {
+        Env {
+            opts: DecodeOpts::default(),
+            arch: Arch::X86_64,
+            fds: Vec::new(),
+        }
+    }
+}
+
+/// Runs `dec` in `env`; returns `name(args) = ret`.
+pub(crate) fn run_env(
+    dec: Decoder,
+    name: &str,
+    args: &[u64],
+    ret: i64,
+    mem: &mut FakeMemory,
+    env: &Env,
+) -> String {
+    let mut a = [0u64; 6];
+    a[..args.len()].copy_from_slice(args);
+    let entry = Entry {
+        name: None,
+        nargs: 6,
+        classes: Classes(0),
+        decoder: Some(dec),
+    };
+    let mut fds = FixedFds(env.fds.clone());
+    let mut c = Ctx {
+        mem,
+        fds: &mut fds,
+        opts: &env.opts,
+        pid: 1,
+        arch: env.arch,
+        args: a,
+        ret: None,
+        entry_args: Vec::new(),
+        exit_args: Vec::new(),
+        saved: 0,
+        sp: 0,
+    };
+    let step = decode_entry(&entry, &mut c);
+    c.ret = Some(ret);
+    let r = decode_exit(&entry, &mut c, step);
+    let ro = RenderOpts::default();
+    let mut s = format!("{name}(");
+    for (i, v) in c.entry_args.iter().chain(c.exit_args.iter()).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        render_value(&mut s, v, &ro);
+    }
+    s.push_str(") ");
+    render_ret(&mut s, &r, &ro);
+    s
+}
