@@ -234,3 +234,24 @@ fn bad_command_lines_fail_cleanly() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn cpu_pinning_is_invisible_to_the_command() {
+    // rstrace runs an unfiltered command on its own CPU for speed; the command
+    // must still see its real affinity mask.
+    let plain = Command::new("nproc").output().unwrap();
+    let (code, out, err) = run(&["-o", "/dev/null", "nproc"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
+    let (code, out, _) = run(&["-f", "-o", "/dev/null", "sh", "-c", "taskset -p $$ | sed 's/.*: //'"]);
+    let plain = Command::new("sh")
+        .args(["-c", "taskset -p $$ | sed 's/.*: //'"])
+        .output()
+        .unwrap();
+    assert_eq!(code, 0);
+    assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
+    // A command that sets its own affinity keeps it.
+    let (code, out, _) = run(&["-f", "-o", "/dev/null", "sh", "-c", "taskset -c 0 sh -c 'taskset -p $$' | sed 's/.*: //'"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "1\n");
+}

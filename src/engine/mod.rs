@@ -4,6 +4,7 @@
 //! Tools (rstrace, and later breakpoints and watchpoints) plug in as
 //! [`tracer::Handler`]s and never call ptrace themselves.
 
+pub mod affinity;
 pub mod memory;
 pub mod ptrace;
 pub mod seccomp;

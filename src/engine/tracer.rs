@@ -20,6 +20,7 @@
 
 use super::ptrace::{self, info_op, opts, Tid};
 use super::status::{classify, event, Status};
+use super::affinity::Pin;
 use super::{seccomp, signals, spawn};
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::Arch;
@@ -137,12 +138,20 @@ pub struct Config {
     pub rusage: bool,
     /// How fatal signals to rtrace are handled.
     pub interruptible: signals::Interruptible,
+    /// Run a launched, unfiltered command on rtrace's CPU ([`super::affinity`]).
+    pub pin_cpu: bool,
 }
 
 #[derive(Debug)]
 struct Task {
     /// Syscall entered, exit not seen yet.
     in_syscall: bool,
+    /// The syscall in progress (number, personality, third argument).
+    cur_nr: u64,
+    cur_arch: Option<Arch>,
+    cur_args: [u64; 6],
+    /// Runs on rtrace's CPU by rtrace's choice (see affinity.rs).
+    pinned: bool,
     /// Launched child before its first execve: its syscalls are rtrace's own.
     hidden: bool,
     /// Runs under PTRACE_CONT; stops only at seccomp events.
@@ -159,6 +168,10 @@ impl Task {
     fn new(seccomp: bool, attached: bool) -> Task {
         Task {
             in_syscall: false,
+            cur_nr: 0,
+            cur_arch: None,
+            cur_args: [0; 6],
+            pinned: false,
             hidden: false,
             seccomp,
             listening: false,
@@ -192,6 +205,7 @@ pub struct Tracer {
     regs: Vec<u64>,
     /// Number of wait statuses handled (every ptrace stop and exit).
     pub stops: u64,
+    pin: Option<Pin>,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -217,15 +231,31 @@ impl Tracer {
             interrupted: None,
             regs: vec![0; 64],
             stops: 0,
+            pin: None,
         }
     }
 
     /// Launches `cmd` under trace.
     pub fn launch(&mut self, cmd: &spawn::Command) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
-        let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref())?;
+        // Pin before the fork so the child starts on our CPU (see affinity.rs).
+        if self.cfg.pin_cpu && self.filter.is_none() {
+            self.pin = Pin::pin_self();
+        }
+        let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref());
+        let pid = match pid {
+            Ok(p) => p,
+            Err(e) => {
+                if let Some(p) = self.pin.take() {
+                    let _ = p.restore(0);
+                }
+                return Err(e);
+            }
+        };
+
         let mut t = Task::new(false, false);
         t.hidden = true;
+        t.pinned = self.pin.is_some();
         self.tasks.insert(pid, t);
         self.main_pid = Some(pid);
         Ok(pid)
@@ -405,6 +435,9 @@ impl Tracer {
             info_op::ENTRY => {
                 t.in_syscall = true;
                 let arch = arch_of(info.arch);
+                t.cur_nr = info.nr;
+                t.cur_arch = Some(arch);
+                t.cur_args = info.args;
                 if t.hidden && arch.syscall_name(info.nr).is_some_and(|n| n.starts_with("execve")) {
                     t.hidden = false;
                 }
@@ -423,6 +456,12 @@ impl Tracer {
             }
             info_op::EXIT => {
                 t.in_syscall = false;
+                if t.pinned {
+                    self.affinity_exit(tid, info.rval);
+                }
+                let Some(t) = self.tasks.get(&tid) else {
+                    return;
+                };
                 if !t.hidden {
                     h.event(Event::SyscallExit { tid, ret: info.rval }, stamp);
                 }
@@ -432,12 +471,40 @@ impl Tracer {
         self.restart(tid, 0);
     }
 
+    /// Keeps CPU pinning invisible at the exit of an affinity call (see
+    /// affinity.rs): the command sees its original mask, and a command that
+    /// sets its own affinity keeps it.
+    fn affinity_exit(&mut self, tid: Tid, ret: i64) {
+        let (Some(pin), Some(t)) = (self.pin.as_ref(), self.tasks.get(&tid)) else {
+            return;
+        };
+        let Some(arch) = t.cur_arch else { return };
+        let name = arch.syscall_name(t.cur_nr).unwrap_or("");
+        let args = t.cur_args;
+        let target = if args[0] as u32 == 0 { tid } else { args[0] as Tid };
+        match name {
+            "sched_getaffinity" if ret > 0 => {
+                if self.tasks.get(&target).is_some_and(|t| t.pinned) {
+                    let bytes = pin.visible_mask(ret as usize).to_vec();
+                    let _ = super::affinity::poke_bytes(tid, args[2], &bytes);
+                }
+            }
+            "sched_setaffinity" if ret == 0 => {
+                if let Some(t) = self.tasks.get_mut(&target) {
+                    t.pinned = false;
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn on_event(&mut self, tid: Tid, ev: i32, h: &mut dyn Handler, stamp: &Stamp) {
         match ev {
             event::FORK | event::VFORK | event::CLONE => {
                 if let Ok(child) = ptrace::event_msg(tid) {
                     let child = child as Tid;
                     let parent_seccomp = self.tasks.get(&tid).is_some_and(|t| t.seccomp);
+                    let parent_pinned = self.tasks.get(&tid).is_some_and(|t| t.pinned);
                     let attached = self.tasks.get(&tid).is_some_and(|t| t.attached);
                     match self.tasks.get_mut(&child) {
                         Some(t) => {
@@ -445,9 +512,12 @@ impl Tracer {
                             t.early = false;
                             t.seccomp = parent_seccomp;
                             t.attached = attached;
+                            t.pinned = parent_pinned;
                         }
                         None => {
-                            self.tasks.insert(child, Task::new(parent_seccomp, attached));
+                            let mut t = Task::new(parent_seccomp, attached);
+                            t.pinned = parent_pinned;
+                            self.tasks.insert(child, t);
                         }
                     }
                     let thread = ev == event::CLONE && is_thread_of(child, tid);
@@ -488,6 +558,9 @@ impl Tracer {
                     if let Ok(info) = ptrace::get_syscall_info(tid) {
                         let t = self.tasks.get_mut(&tid).expect("checked");
                         t.in_syscall = true;
+                        t.cur_nr = info.nr;
+                        t.cur_arch = Some(arch_of(info.arch));
+                        t.cur_args = info.args;
                         if !t.hidden {
                             h.event(
                                 Event::SyscallEntry {
@@ -514,6 +587,14 @@ impl Tracer {
     /// that was about to be delivered is passed on with the detach.
     pub fn detach_all(&mut self, h: &mut dyn Handler) {
         let tids: Vec<Tid> = self.tasks.keys().copied().collect();
+        if let Some(pin) = &self.pin {
+            for (tid, t) in &self.tasks {
+                if t.pinned {
+                    let _ = pin.restore(*tid);
+                }
+            }
+            let _ = pin.restore(0);
+        }
         for &tid in &tids {
             let _ = ptrace::interrupt(tid);
         }
@@ -601,3 +682,4 @@ fn is_thread_of(child: Tid, parent: Tid) -> bool {
         _ => false,
     }
 }
+

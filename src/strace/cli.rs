@@ -121,6 +121,8 @@ pub struct Options {
     pub json: bool,
     /// `--no-syscall-info`: read registers instead (the tested fallback).
     pub regs_only: bool,
+    /// Run tracer and launched command on one CPU (`--no-cpu-pin` turns it off).
+    pub cpu_pin: bool,
     /// The command.
     pub command: Vec<OsString>,
     /// `-h`.
@@ -171,6 +173,7 @@ impl Default for Options {
             seccomp: None,
             json: false,
             regs_only: false,
+            cpu_pin: true,
             command: Vec::new(),
             help: false,
             version: false,
@@ -245,6 +248,7 @@ const LONG: &[(&str, u8, u8)] = &[
     ("no-seccomp-bpf", 0, 0),
     ("json", 0, 0),
     ("no-syscall-info", 0, 0),
+    ("no-cpu-pin", 0, 0),
     ("help", b'h', 0),
     ("version", b'V', 0),
 ];
@@ -514,6 +518,7 @@ fn apply_long(
         "no-seccomp-bpf" => o.seccomp = Some(false),
         "json" => o.json = true,
         "no-syscall-info" => o.regs_only = true,
+        "no-cpu-pin" => o.cpu_pin = false,
         _ => {
             let _ = follow_count;
             return Err(err_hint(format!("unrecognized option '--{name}'")));
@@ -612,6 +617,9 @@ Tracing:
                  stop only at traced syscalls (on by default with -f and a filter)
   --no-syscall-info
                  read registers instead of PTRACE_GET_SYSCALL_INFO
+  --no-cpu-pin   do not run rstrace and an unfiltered command on one CPU
+                 (pinning halves the cost of each stop; the command still
+                 sees its original sched_getaffinity mask)
 Filtering:
   -e trace=[!][?]{SYSCALL|%GROUP|/REGEX|all|none}[,...]
      groups:     %clock %creds %desc %file %fstat %fstatfs %ipc %lstat %memory

@@ -101,6 +101,7 @@ pub fn main(args: &[OsString]) -> i32 {
         syscall_info: !o.regs_only,
         rusage: (o.summary_only || o.summary) && !o.wall_clock,
         interruptible,
+        pin_cpu: o.cpu_pin,
     };
     let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
         Ok(s) => s,
