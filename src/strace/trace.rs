@@ -23,6 +23,8 @@ struct Pending {
     entry: &'static Entry,
     args: [u64; 6],
     entry_args: Vec<Value>,
+    /// No argument was decoded at entry (no `, ` before exit arguments).
+    entry_args_empty: bool,
     saved: u64,
     step: Step,
     start: Instant,
@@ -162,7 +164,15 @@ impl Strace {
             if owner == tid && !self.sink.separate() {
                 // Our own open line is being interrupted (by a signal or exit).
             }
+            let sep = self
+                .threads
+                .get(&owner)
+                .and_then(|t| t.pending.as_ref())
+                .is_some_and(|p| p.step == Step::Exit && !p.entry_args_empty);
             let stream = self.sink.stream(owner);
+            if sep {
+                stream.write_str(", ");
+            }
             stream.write_str(" <unfinished ...>\n");
             stream.open_line = None;
             stream.line_done();
@@ -214,6 +224,7 @@ impl Strace {
             entry,
             args,
             entry_args: Vec::new(),
+            entry_args_empty: true,
             saved: 0,
             step: Step::Exit,
             start: now,
@@ -238,6 +249,7 @@ impl Strace {
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
+            p.entry_args_empty = p.entry_args.is_empty();
             p.saved = ctx.saved;
             if !self.o.trace_paths.is_empty() {
                 p.shown = self.touches_paths(&p.entry_args);
@@ -355,20 +367,27 @@ impl Strace {
     ) {
         let stream_open = self.sink.stream(tid).open_line == Some(tid);
         let continuing = p.open && stream_open;
+        let sep = p.step == Step::Exit && !p.entry_args_empty;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let skip;
+        let resumed;
         match p.text {
             Some(t) if p.deferred || continuing => {
                 skip = if continuing { t.len() } else { 0 };
+                resumed = false;
                 line.push_str(&t);
             }
             _ => {
                 skip = 0;
+                resumed = true;
                 self.interrupt_open_line(tid);
                 self.leader(&mut line, tid, now, None);
                 let _ = write!(line, "<... {} resumed>", display_name(p.entry, p.nr));
             }
+        }
+        if sep && !exit_args.is_empty() && !resumed {
+            line.push_str(", ");
         }
         exit_text(&mut line, exit_args, &self.render);
         match r {
@@ -559,8 +578,16 @@ impl Handler for Strace {
             }
             Event::Exec { tid, old_tid } => {
                 if old_tid != tid {
-                    // The execing thread took the leader's tid; the leader's
-                    // pending syscall (if any) is gone with it.
+                    // A non-leader thread exec'd and took the leader's tid:
+                    // the leader's own call never returns, and strace says
+                    // so before the execve resumes under the leader's pid.
+                    self.finish_unreturned(tid);
+                    if self.printing() && !self.o.json && !self.o.quiet_set.contains(5) {
+                        let mut line = String::new();
+                        self.leader(&mut line, tid, Instant::now(), None);
+                        let _ = writeln!(line, "+++ superseded by execve in pid {old_tid} +++");
+                        self.write_line(tid, &line);
+                    }
                     if let Some(t) = self.threads.remove(&old_tid) {
                         self.threads.insert(tid, t);
                     }
@@ -615,9 +642,7 @@ fn entry_text(out: &mut String, e: &Entry, nr: u64, args: &[Value], step: &Step,
         }
         text::render_value(out, a, r);
     }
-    if *step == Step::Exit && !args.is_empty() {
-        out.push_str(", ");
-    }
+    let _ = step;
 }
 
 fn exit_text(out: &mut String, args: &[Value], r: &RenderOpts) {

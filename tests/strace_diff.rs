@@ -1,0 +1,206 @@
+//! Differential tests: rstrace and the installed strace trace the same
+//! programs; after normalising what legitimately differs between two runs
+//! (pids, addresses, times, random bytes), the outputs must be identical.
+//!
+//! Threads and processes interleave differently from run to run, so traces
+//! are compared per task: `<unfinished ...>`/`<... resumed>` pairs are joined
+//! back into whole lines, each task's lines form a sequence, and the set of
+//! sequences must match exactly. Skipped (with a message) when strace is not
+//! installed.
+
+mod common;
+
+use common::{have, rstrace, testprog};
+use regex_lite::Regex;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::Command;
+
+fn trace_with(tool: &Path, args: &[&str], out: &Path) -> i32 {
+    let st = Command::new(tool)
+        .args(["-f", "-o"])
+        .arg(out)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("run tracer");
+    st.code().unwrap_or(-1)
+}
+
+/// Rewrites what two runs of the same program may legitimately differ in.
+fn normalize_line(line: &str, pids: &HashSet<String>) -> String {
+    let mut l = line.to_string();
+    // Random bytes, clocks and resource usage.
+    let rules: &[(&str, &str)] = &[
+        (r#"getrandom\("[^"]*"(\.\.\.)?"#, "getrandom(RANDOM"),
+        (r"tv_sec=\d+", "tv_sec=T"),
+        (r"tv_nsec=\d+", "tv_nsec=T"),
+        (r"tv_usec=\d+", "tv_usec=T"),
+        (r"si_utime=\d+", "si_utime=T"),
+        (r"si_stime=\d+", "si_stime=T"),
+        (r"f_bfree=\d+", "f_bfree=N"),
+        (r"f_bavail=\d+", "f_bavail=N"),
+        (r"f_ffree=\d+", "f_ffree=N"),
+        (r"0x[0-9a-f]{6,}", "ADDR"),
+        (r"/\* \d+ vars \*/", "/* N vars */"),
+    ];
+    for (re, rep) in rules {
+        l = Regex::new(re).unwrap().replace_all(&l, *rep).into_owned();
+    }
+    let num = Regex::new(r"\b\d{2,}\b").unwrap();
+    num.replace_all(&l, |c: &regex_lite::Captures| {
+        if pids.contains(&c[0]) {
+            "PID".to_string()
+        } else {
+            c[0].to_string()
+        }
+    })
+    .into_owned()
+}
+
+/// The canonical form of a `-f -o` trace: per-task sequences, sorted.
+fn canonical(text: &str) -> Vec<Vec<String>> {
+    let line_re = Regex::new(r"^(\d+) +(.*)$").unwrap();
+    let mut pids = HashSet::new();
+    let mut pending: BTreeMap<String, String> = BTreeMap::new();
+    let mut tasks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for raw in text.lines() {
+        let Some(c) = line_re.captures(raw) else { continue };
+        let (pid, rest) = (c[1].to_string(), c[2].to_string());
+        pids.insert(pid.clone());
+        let full = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid.clone(), head.to_string());
+            continue;
+        } else if let Some(tail) = rest.strip_prefix("<... ") {
+            let tail = tail.split_once(" resumed>").map(|x| x.1).unwrap_or(tail);
+            let head = pending.remove(&pid).unwrap_or_default();
+            format!("{head}{tail}")
+        } else {
+            rest
+        };
+        // Spacing before "=" depends on where the line was split.
+        let full = Regex::new(r"\) +=").unwrap().replace(&full, ") =").into_owned();
+        if !tasks.contains_key(&pid) {
+            order.push(pid.clone());
+        }
+        tasks.entry(pid).or_default().push(full);
+    }
+    // Return values of fork/clone and the like name pids too.
+    for seq in tasks.values() {
+        for l in seq {
+            if let Some(r) = l.rsplit("= ").next() {
+                if r.chars().all(|c| c.is_ascii_digit()) && r.len() >= 2 {
+                    let pre = &l[..l.len() - r.len()];
+                    if pre.contains("clone") || pre.contains("fork") || pre.contains("getpid") || pre.contains("gettid") || pre.contains("set_tid_address") || pre.contains("wait4") || pre.contains("getppid") {
+                        pids.insert(r.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut seqs: Vec<Vec<String>> = tasks
+        .into_values()
+        .map(|s| s.iter().map(|l| normalize_line(l, &pids)).collect())
+        .collect();
+    seqs.sort();
+    seqs
+}
+
+fn compare(name: &str, args: &[&str]) {
+    compare_except(name, args, &[]);
+}
+
+/// Like [`compare`], ignoring lines of the syscalls in `skip` (calls whose
+/// presence depends on thread timing, such as a futex wait in pthread_join).
+fn compare_except(name: &str, args: &[&str], skip: &[&str]) {
+    if !have("strace") {
+        eprintln!("skip: strace is not installed");
+        return;
+    }
+    let dir = common::target_dir().join("strace_diff");
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = dir.join(format!("{name}.strace"));
+    let b = dir.join(format!("{name}.rstrace"));
+    let ca = trace_with(Path::new("strace"), args, &a);
+    let cb = trace_with(&rstrace(), args, &b);
+    assert_eq!(ca, cb, "{name}: exit codes differ");
+    let drop_skipped = |seqs: Vec<Vec<String>>| -> Vec<Vec<String>> {
+        let mut v: Vec<Vec<String>> = seqs
+            .into_iter()
+            .map(|s| {
+                s.into_iter()
+                    .filter(|l| !skip.iter().any(|k| l.starts_with(&format!("{k}("))))
+                    .collect()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let ta = drop_skipped(canonical(&std::fs::read_to_string(&a).unwrap()));
+    let tb = drop_skipped(canonical(&std::fs::read_to_string(&b).unwrap()));
+    assert_eq!(ta.len(), tb.len(), "{name}: number of tasks differs");
+    for (sa, sb) in ta.iter().zip(tb.iter()) {
+        for (i, (la, lb)) in sa.iter().zip(sb.iter()).enumerate() {
+            assert_eq!(la, lb, "{name}: line {i} differs (strace vs rstrace); traces in {}", dir.display());
+        }
+        assert_eq!(sa.len(), sb.len(), "{name}: task line counts differ");
+    }
+}
+
+#[test]
+fn true_binary() {
+    compare("true", &["true"]);
+}
+
+#[test]
+fn cat_a_file() {
+    compare("cat", &["cat", "/etc/hostname"]);
+}
+
+#[test]
+fn ls_root() {
+    compare("ls", &["ls", "/"]);
+}
+
+#[test]
+fn sh_c_with_children() {
+    compare("sh", &["sh", "-c", "ls /dev/null; true; echo done"]);
+}
+
+#[test]
+fn file_operations() {
+    let p = testprog("file_ops");
+    compare("file_ops", &[p.to_str().unwrap()]);
+}
+
+#[test]
+fn process_and_signals() {
+    let p = testprog("proc_signal");
+    compare("proc_signal", &[p.to_str().unwrap()]);
+}
+
+#[test]
+fn threaded_program() {
+    let p = testprog("threads");
+    compare_except("threads", &[p.to_str().unwrap(), "20"], &["futex"]);
+}
+
+#[test]
+fn forking_program() {
+    let p = testprog("forker");
+    compare("forker", &[p.to_str().unwrap()]);
+}
+
+#[test]
+fn exec_from_thread() {
+    let p = testprog("exec_thread");
+    compare("exec_thread", &[p.to_str().unwrap()]);
+}
+
+#[test]
+fn death_by_signal() {
+    let p = testprog("sigsegv");
+    compare("sigsegv", &[p.to_str().unwrap()]);
+}
