@@ -5,7 +5,7 @@
 //! `SA_RESTART`... unless the signal arrives while it sleeps: one that arrives
 //! just before the call would be missed. So the handler also forks a child
 //! that exits at once: `wait4(-1, __WALL)` then returns for that child, and the
-//! loop sees the flag. fork is async-signal-safe; the raw syscall avoids
+//! loop sees the flag. a raw clone(SIGCHLD) is async-signal-safe and avoids
 //! glibc's atfork handlers.
 
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -37,7 +37,8 @@ extern "C" fn on_signal(sig: libc::c_int) {
     PENDING.store(sig, Ordering::SeqCst);
     // SAFETY: raw fork/exit syscalls are async-signal-safe; the child only exits.
     unsafe {
-        let pid = libc::syscall(libc::SYS_fork);
+        // clone(SIGCHLD) is fork on every architecture (aarch64 has no fork).
+        let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0);
         if pid == 0 {
             libc::syscall(libc::SYS_exit, 0);
         }

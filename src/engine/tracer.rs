@@ -483,11 +483,11 @@ impl Tracer {
         let args = t.cur_args;
         let target = if args[0] as u32 == 0 { tid } else { args[0] as Tid };
         match name {
-            "sched_getaffinity" if ret > 0 => {
-                if self.tasks.get(&target).is_some_and(|t| t.pinned) {
-                    let bytes = pin.visible_mask(ret as usize).to_vec();
-                    let _ = super::affinity::poke_bytes(tid, args[2], &bytes);
-                }
+            "sched_getaffinity"
+                if ret > 0 && self.tasks.get(&target).is_some_and(|t| t.pinned) =>
+            {
+                let bytes = pin.visible_mask(ret as usize).to_vec();
+                let _ = super::affinity::poke_bytes(tid, args[2], &bytes);
             }
             "sched_setaffinity" if ret == 0 => {
                 if let Some(t) = self.tasks.get_mut(&target) {

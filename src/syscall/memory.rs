@@ -41,7 +41,7 @@ impl FakeMemory {
         let addr = self.base + self.data.len() as u64;
         self.data.extend_from_slice(bytes);
         // Keep later objects 8-aligned.
-        while self.data.len() % 8 != 0 {
+        while !self.data.len().is_multiple_of(8) {
             self.data.push(0);
         }
         addr
