@@ -250,6 +250,13 @@ fn cpu_pinning_is_invisible_to_the_command() {
         .unwrap();
     assert_eq!(code, 0);
     assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
+    // Also under a seccomp filter, where pinning holds while one task runs.
+    let (code, out, _) = run(&["-f", "-e", "trace=openat", "-o", "/dev/null", "nproc"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, String::from_utf8_lossy(&Command::new("nproc").output().unwrap().stdout));
+    let (code, out, _) = run(&["-f", "-e", "trace=openat", "-o", "/dev/null", "sh", "-c", "taskset -p $$ | sed 's/.*: //'"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
     // A command that sets its own affinity keeps it.
     let (code, out, _) = run(&["-f", "-o", "/dev/null", "sh", "-c", "taskset -c 0 sh -c 'taskset -p $$' | sed 's/.*: //'"]);
     assert_eq!(code, 0);

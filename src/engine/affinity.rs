@@ -7,6 +7,11 @@
 //! syscall. So for a launched command traced without a seccomp filter, the
 //! tracer pins itself and the command to the CPU it runs on.
 //!
+//! With a seccomp filter most syscalls do not stop at all and the command's
+//! threads should run in parallel, so there the pinning only holds while the
+//! traced tree is a single task: a second task unpins everything, and going
+//! back to one task pins again.
+//!
 //! The command must not notice: `sched_getaffinity` results are rewritten to
 //! the mask the command would have had, and a command that sets its own
 //! affinity keeps it (that thread is no longer ours to pin). Tasks still
@@ -21,6 +26,8 @@ pub struct Pin {
     pub original: libc::cpu_set_t,
     /// Bytes of `original` the kernel reports (`sched_getaffinity`'s return).
     pub original_len: usize,
+    /// The CPU rtrace and the pinned tasks run on.
+    pub cpu: usize,
 }
 
 fn mask_bytes(set: &libc::cpu_set_t) -> &[u8] {
@@ -49,20 +56,39 @@ impl Pin {
             if n <= 0 || libc::CPU_COUNT(&original) < 2 {
                 return None;
             }
-            let cpu = libc::sched_getcpu();
-            if cpu < 0 {
-                return None;
-            }
-            let mut one: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu as usize, &mut one);
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
-                return None;
-            }
-            Some(Pin {
+            let mut pin = Pin {
                 original,
                 original_len: n as usize,
-            })
+                cpu: 0,
+            };
+            pin.repin_self().ok()?;
+            Some(pin)
         }
+    }
+
+    /// Pins rtrace to the CPU it is running on now and remembers that CPU.
+    pub fn repin_self(&mut self) -> io::Result<()> {
+        // SAFETY: sched_getcpu has no arguments.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.cpu = cpu as usize;
+        self.pin_thread(0)
+    }
+
+    /// Pins `tid` (0: rtrace itself) to [`Pin::cpu`].
+    pub fn pin_thread(&self, tid: i32) -> io::Result<()> {
+        // SAFETY: an initialised, owned cpu_set_t.
+        let r = unsafe {
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(self.cpu, &mut one);
+            libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &one)
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// The bytes a `sched_getaffinity(len)` of the unpinned command returns.

@@ -152,6 +152,8 @@ struct Task {
     cur_args: [u64; 6],
     /// Runs on rtrace's CPU by rtrace's choice (see affinity.rs).
     pinned: bool,
+    /// Set its own affinity: never pinned again.
+    own_affinity: bool,
     /// Launched child before its first execve: its syscalls are rtrace's own.
     hidden: bool,
     /// Runs under PTRACE_CONT; stops only at seccomp events.
@@ -172,6 +174,7 @@ impl Task {
             cur_arch: None,
             cur_args: [0; 6],
             pinned: false,
+            own_affinity: false,
             hidden: false,
             seccomp,
             listening: false,
@@ -206,6 +209,10 @@ pub struct Tracer {
     /// Number of wait statuses handled (every ptrace stop and exit).
     pub stops: u64,
     pin: Option<Pin>,
+    /// Pinning holds only while one task is traced (seccomp mode).
+    pin_single: bool,
+    /// Tasks are currently pinned.
+    pinned_now: bool,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -220,7 +227,21 @@ impl Tracer {
         if cfg.follow_forks {
             options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
         }
-        let filter = cfg.seccomp_sets.as_ref().map(|s| seccomp::build(s));
+        // With pinning, the affinity calls must stop so their results can be
+        // kept invisible (affinity.rs); the handler does not show them unless
+        // they are traced.
+        let pin_single = cfg.pin_cpu && cfg.seccomp_sets.is_some();
+        let filter = cfg.seccomp_sets.as_ref().map(|sets| {
+            let mut sets = sets.clone();
+            if cfg.pin_cpu {
+                for (arch, nrs) in sets.iter_mut() {
+                    for n in ["sched_getaffinity", "sched_setaffinity"] {
+                        nrs.extend(arch.syscall_nr(n));
+                    }
+                }
+            }
+            seccomp::build(&sets)
+        });
         Tracer {
             cfg,
             tasks: HashMap::new(),
@@ -232,6 +253,8 @@ impl Tracer {
             regs: vec![0; 64],
             stops: 0,
             pin: None,
+            pin_single,
+            pinned_now: false,
         }
     }
 
@@ -239,8 +262,9 @@ impl Tracer {
     pub fn launch(&mut self, cmd: &spawn::Command) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
         // Pin before the fork so the child starts on our CPU (see affinity.rs).
-        if self.cfg.pin_cpu && self.filter.is_none() {
+        if self.cfg.pin_cpu {
             self.pin = Pin::pin_self();
+            self.pinned_now = self.pin.is_some();
         }
         let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref());
         let pid = match pid {
@@ -362,6 +386,7 @@ impl Tracer {
                     self.outcome = Outcome::Exited(code);
                 }
                 h.event(Event::Exited { tid, code }, stamp);
+                self.rebalance_pin();
             }
             Status::Killed { sig, core } => {
                 self.tasks.remove(&tid);
@@ -369,6 +394,7 @@ impl Tracer {
                     self.outcome = Outcome::Killed(sig, core);
                 }
                 h.event(Event::Killed { tid, sig, core }, stamp);
+                self.rebalance_pin();
             }
             Status::Syscall => self.on_syscall(tid, h, stamp),
             Status::Event(ev) => self.on_event(tid, ev, h, stamp),
@@ -471,6 +497,36 @@ impl Tracer {
         self.restart(tid, 0);
     }
 
+    /// In seccomp mode, pins while exactly one task is traced and unpins as
+    /// soon as there are more (affinity.rs).
+    fn rebalance_pin(&mut self) {
+        if !self.pin_single {
+            return;
+        }
+        let Some(pin) = self.pin.as_mut() else { return };
+        let single = self.tasks.len() == 1;
+        if single && !self.pinned_now {
+            if pin.repin_self().is_err() {
+                return;
+            }
+            for (tid, t) in self.tasks.iter_mut() {
+                if !t.own_affinity && !t.attached && pin.pin_thread(*tid).is_ok() {
+                    t.pinned = true;
+                }
+            }
+            self.pinned_now = true;
+        } else if !single && self.pinned_now {
+            for (tid, t) in self.tasks.iter_mut() {
+                if t.pinned {
+                    let _ = pin.restore(*tid);
+                    t.pinned = false;
+                }
+            }
+            let _ = pin.restore(0);
+            self.pinned_now = false;
+        }
+    }
+
     /// Keeps CPU pinning invisible at the exit of an affinity call (see
     /// affinity.rs): the command sees its original mask, and a command that
     /// sets its own affinity keeps it.
@@ -492,6 +548,7 @@ impl Tracer {
             "sched_setaffinity" if ret == 0 => {
                 if let Some(t) = self.tasks.get_mut(&target) {
                     t.pinned = false;
+                    t.own_affinity = true;
                 }
             }
             _ => {}
@@ -520,6 +577,7 @@ impl Tracer {
                             self.tasks.insert(child, t);
                         }
                     }
+                    self.rebalance_pin();
                     let thread = ev == event::CLONE && is_thread_of(child, tid);
                     h.event(
                         Event::NewTask {
@@ -549,6 +607,7 @@ impl Tracer {
                         t.seccomp = true;
                     }
                 }
+                self.rebalance_pin();
                 h.event(Event::Exec { tid, old_tid: old }, stamp);
             }
             event::SECCOMP => {
