@@ -33,6 +33,51 @@ struct Group {
 const GROUPS: &[Group] = &[
     Group {
         defines: &[],
+        headers: &["linux/audit.h"],
+        tables: &["audit_arch"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/capability.h"],
+        tables: &["cap"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/futex.h"],
+        tables: &["futex_bitset", "futex_wake_cmps", "futex_wake_ops"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/membarrier.h"],
+        tables: &["membarrier_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/elf.h"],
+        tables: &["nt_types"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/mman.h"],
+        tables: &["pkey_access"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/prctl.h"],
+        tables: &["pr_dumpable", "pr_set_vma"],
+    },
+    Group {
+        defines: &[],
+        headers: &["signal.h"],
+        tables: &["sa_handler_values", "sigaltstack_flags", "sigprof_codes"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/seccomp.h"],
+        tables: &["seccomp_mode", "seccomp_ret_action"],
+    },
+    Group {
+        defines: &[],
         headers: &["linux/fcntl.h"],
         tables: &[
             "open_access",
