@@ -262,3 +262,58 @@ fn cpu_pinning_is_invisible_to_the_command() {
     assert_eq!(code, 0);
     assert_eq!(out, "1\n");
 }
+
+#[test]
+fn leader_exiting_before_its_threads() {
+    let prog = testprog("leader_exits");
+    let (code, out, err) = run(&["-f", "-o", "/dev/stderr", prog.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "worker done\n");
+    assert_eq!(count_lines(&err, "getppid("), 5, "{err}");
+    assert_eq!(count_lines(&err, "+++ exited with 0 +++"), 2, "{err}");
+}
+
+#[test]
+fn sigterm_kills_a_launched_command_and_exits_128_plus_15() {
+    let prog = testprog("echoer");
+    let mut child_in = Command::new(rstrace())
+        .arg(&prog)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child_in.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child_in.stdout.take().unwrap());
+    writeln!(stdin, "x").unwrap();
+    let mut l = String::new();
+    stdout.read_line(&mut l).unwrap();
+    assert_eq!(l, "got x\n");
+    // The command is now blocked reading stdin under trace.
+    unsafe { libc::kill(child_in.id() as i32, libc::SIGTERM) };
+    let st = child_in.wait().unwrap();
+    assert_eq!(st.code(), Some(128 + 15));
+    // The command was killed with the same signal: its stdout closes.
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert_eq!(rest, "");
+}
+
+#[test]
+fn json_lines_carry_structured_values() {
+    let (code, _, err) = run(&["--json", "-e", "trace=openat,read,close", "cat", "/etc/hostname"]);
+    assert_eq!(code, 0);
+    let mut saw_open = false;
+    for line in err.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if v["type"] == "syscall" && v["syscall"] == "openat" && v["args"][1] == "/etc/hostname" {
+            assert_eq!(v["args"][0]["sym"], "AT_FDCWD");
+            assert_eq!(v["args"][2]["flags"][0], "O_RDONLY");
+            assert!(v["return"].as_i64().unwrap() >= 3);
+            assert!(v["duration"].as_f64().is_some());
+            saw_open = true;
+        }
+    }
+    assert!(saw_open, "{err}");
+    assert!(err.lines().last().unwrap().contains("\"type\":\"exit\""));
+}
