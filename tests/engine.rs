@@ -8,7 +8,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(rstrace()).args(args).output().expect("run rstrace");
+    let out = Command::new(rstrace())
+        .args(args)
+        .output()
+        .expect("run rstrace");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -23,7 +26,11 @@ fn count_lines(text: &str, needle: &str) -> usize {
 #[test]
 fn threads_created_later_are_filtered_and_counted_exactly() {
     let prog = testprog("threads");
-    for extra in [&[][..], &["--no-seccomp-bpf"][..], &["--no-syscall-info"][..]] {
+    for extra in [
+        &[][..],
+        &["--no-seccomp-bpf"][..],
+        &["--no-syscall-info"][..],
+    ] {
         let mut args = vec!["-f", "-e", "trace=getppid", "-o", "/dev/stderr"];
         args.extend_from_slice(extra);
         let p = prog.to_str().unwrap();
@@ -33,7 +40,12 @@ fn threads_created_later_are_filtered_and_counted_exactly() {
         assert_eq!(code, 0, "{err}");
         assert_eq!(out, "threads done 4000\n");
         let calls = count_lines(&err, "getppid(");
-        assert_eq!(calls, 4000, "extra={extra:?}\n{}", &err[..err.len().min(2000)]);
+        assert_eq!(
+            calls,
+            4000,
+            "extra={extra:?}\n{}",
+            &err[..err.len().min(2000)]
+        );
         assert_eq!(count_lines(&err, "getpid("), 0);
     }
 }
@@ -60,7 +72,14 @@ fn seccomp_filter_stops_only_at_traced_calls() {
     // Without the filter every getpid stops twice.
     let out = Command::new(rstrace())
         .env("RTRACE_STATS", "1")
-        .args(["-f", "--no-seccomp-bpf", "-e", "trace=getppid", "-o", "/dev/null"])
+        .args([
+            "-f",
+            "--no-seccomp-bpf",
+            "-e",
+            "trace=getppid",
+            "-o",
+            "/dev/null",
+        ])
         .arg(&prog)
         .output()
         .unwrap();
@@ -77,7 +96,14 @@ fn seccomp_filter_stops_only_at_traced_calls() {
 #[test]
 fn summary_counts_are_exact_with_threads() {
     let prog = testprog("threads");
-    let (code, out, err) = run(&["-f", "-c", "-e", "trace=getppid,getpid", prog.to_str().unwrap(), "300"]);
+    let (code, out, err) = run(&[
+        "-f",
+        "-c",
+        "-e",
+        "trace=getppid,getpid",
+        prog.to_str().unwrap(),
+        "300",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(out, "threads done 2400\n");
     let row = |name: &str| -> u64 {
@@ -105,7 +131,10 @@ fn group_stop_keeps_the_child_stopped_until_sigcont() {
     let prog = testprog("stopcont");
     let (code, out, err) = run(&["-f", "-o", "/dev/stderr", prog.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "stopped 19\nstill stopped\ncontinued\nchild exited 7\n");
+    assert_eq!(
+        out,
+        "stopped 19\nstill stopped\ncontinued\nchild exited 7\n"
+    );
     assert!(err.contains("--- stopped by SIGSTOP ---"), "{err}");
     assert!(err.contains("--- SIGCONT "), "{err}");
 }
@@ -145,7 +174,10 @@ fn fork_vfork_and_threads_are_followed() {
     let prog = testprog("forker");
     let (code, out, err) = run(&["-f", "-o", "/dev/stderr", prog.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "fork child exited 3\nvfork child exited 0\nthread joined\n");
+    assert_eq!(
+        out,
+        "fork child exited 3\nvfork child exited 0\nthread joined\n"
+    );
     assert!(err.contains("+++ exited with 3 +++"), "{err}");
     assert!(err.contains("execve(\"/bin/true\""), "{err}");
     assert_eq!(count_lines(&err, "+++ exited with"), 4, "{err}");
@@ -182,7 +214,10 @@ fn attach_trace_and_detach_on_sigint_leaves_the_process_running() {
     // Wait for the attach message, then make the program do syscalls.
     loop {
         let mut l = String::new();
-        assert!(terr.read_line(&mut l).unwrap() > 0, "tracer ended early: {seen}");
+        assert!(
+            terr.read_line(&mut l).unwrap() > 0,
+            "tracer ended early: {seen}"
+        );
         seen.push_str(&l);
         if l.contains("attached") {
             break;
@@ -243,7 +278,14 @@ fn cpu_pinning_is_invisible_to_the_command() {
     let (code, out, err) = run(&["-o", "/dev/null", "nproc"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
-    let (code, out, _) = run(&["-f", "-o", "/dev/null", "sh", "-c", "taskset -p $$ | sed 's/.*: //'"]);
+    let (code, out, _) = run(&[
+        "-f",
+        "-o",
+        "/dev/null",
+        "sh",
+        "-c",
+        "taskset -p $$ | sed 's/.*: //'",
+    ]);
     let plain = Command::new("sh")
         .args(["-c", "taskset -p $$ | sed 's/.*: //'"])
         .output()
@@ -253,12 +295,31 @@ fn cpu_pinning_is_invisible_to_the_command() {
     // Also under a seccomp filter, where pinning holds while one task runs.
     let (code, out, _) = run(&["-f", "-e", "trace=openat", "-o", "/dev/null", "nproc"]);
     assert_eq!(code, 0);
-    assert_eq!(out, String::from_utf8_lossy(&Command::new("nproc").output().unwrap().stdout));
-    let (code, out, _) = run(&["-f", "-e", "trace=openat", "-o", "/dev/null", "sh", "-c", "taskset -p $$ | sed 's/.*: //'"]);
+    assert_eq!(
+        out,
+        String::from_utf8_lossy(&Command::new("nproc").output().unwrap().stdout)
+    );
+    let (code, out, _) = run(&[
+        "-f",
+        "-e",
+        "trace=openat",
+        "-o",
+        "/dev/null",
+        "sh",
+        "-c",
+        "taskset -p $$ | sed 's/.*: //'",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(out, String::from_utf8_lossy(&plain.stdout));
     // A command that sets its own affinity keeps it.
-    let (code, out, _) = run(&["-f", "-o", "/dev/null", "sh", "-c", "taskset -c 0 sh -c 'taskset -p $$' | sed 's/.*: //'"]);
+    let (code, out, _) = run(&[
+        "-f",
+        "-o",
+        "/dev/null",
+        "sh",
+        "-c",
+        "taskset -c 0 sh -c 'taskset -p $$' | sed 's/.*: //'",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(out, "1\n");
 }
@@ -301,11 +362,18 @@ fn sigterm_kills_a_launched_command_and_exits_128_plus_15() {
 
 #[test]
 fn json_lines_carry_structured_values() {
-    let (code, _, err) = run(&["--json", "-e", "trace=openat,read,close", "cat", "/etc/hostname"]);
+    let (code, _, err) = run(&[
+        "--json",
+        "-e",
+        "trace=openat,read,close",
+        "cat",
+        "/etc/hostname",
+    ]);
     assert_eq!(code, 0);
     let mut saw_open = false;
     for line in err.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         if v["type"] == "syscall" && v["syscall"] == "openat" && v["args"][1] == "/etc/hostname" {
             assert_eq!(v["args"][0]["sym"], "AT_FDCWD");
             assert_eq!(v["args"][2]["flags"][0], "O_RDONLY");

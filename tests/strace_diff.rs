@@ -72,7 +72,9 @@ fn canonical(text: &str) -> Vec<Vec<String>> {
     let mut tasks: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for raw in text.lines() {
-        let Some(c) = line_re.captures(raw) else { continue };
+        let Some(c) = line_re.captures(raw) else {
+            continue;
+        };
         let (pid, rest) = (c[1].to_string(), c[2].to_string());
         pids.insert(pid.clone());
         let full = if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
@@ -86,7 +88,10 @@ fn canonical(text: &str) -> Vec<Vec<String>> {
             rest
         };
         // Spacing before "=" depends on where the line was split.
-        let full = Regex::new(r"\) +=").unwrap().replace(&full, ") =").into_owned();
+        let full = Regex::new(r"\) +=")
+            .unwrap()
+            .replace(&full, ") =")
+            .into_owned();
         if !tasks.contains_key(&pid) {
             order.push(pid.clone());
         }
@@ -98,7 +103,14 @@ fn canonical(text: &str) -> Vec<Vec<String>> {
             if let Some(r) = l.rsplit("= ").next() {
                 if r.chars().all(|c| c.is_ascii_digit()) && r.len() >= 2 {
                     let pre = &l[..l.len() - r.len()];
-                    if pre.contains("clone") || pre.contains("fork") || pre.contains("getpid") || pre.contains("gettid") || pre.contains("set_tid_address") || pre.contains("wait4") || pre.contains("getppid") {
+                    if pre.contains("clone")
+                        || pre.contains("fork")
+                        || pre.contains("getpid")
+                        || pre.contains("gettid")
+                        || pre.contains("set_tid_address")
+                        || pre.contains("wait4")
+                        || pre.contains("getppid")
+                    {
                         pids.insert(r.to_string());
                     }
                 }
@@ -153,7 +165,12 @@ fn compare_opts(name: &str, ropts: &[&str], args: &[&str], skip: &[&str]) {
     assert_eq!(ta.len(), tb.len(), "{name}: number of tasks differs");
     for (sa, sb) in ta.iter().zip(tb.iter()) {
         for (i, (la, lb)) in sa.iter().zip(sb.iter()).enumerate() {
-            assert_eq!(la, lb, "{name}: line {i} differs (strace vs rstrace); traces in {}", dir.display());
+            assert_eq!(
+                la,
+                lb,
+                "{name}: line {i} differs (strace vs rstrace); traces in {}",
+                dir.display()
+            );
         }
         assert_eq!(sa.len(), sb.len(), "{name}: task line counts differ");
     }
@@ -194,7 +211,11 @@ fn process_and_signals() {
 #[test]
 fn threaded_program() {
     let p = testprog("threads");
-    compare_except("threads", &[p.to_str().unwrap(), "20"], &["futex", "munmap"]);
+    compare_except(
+        "threads",
+        &[p.to_str().unwrap(), "20"],
+        &["futex", "munmap"],
+    );
 }
 
 #[test]
@@ -219,7 +240,12 @@ fn death_by_signal() {
 fn register_fallback_decodes_the_same() {
     compare_opts("ls_regs", &["--no-syscall-info"], &["ls", "/"], &[]);
     let p = testprog("proc_signal");
-    compare_opts("proc_signal_regs", &["--no-syscall-info"], &[p.to_str().unwrap()], &[]);
+    compare_opts(
+        "proc_signal_regs",
+        &["--no-syscall-info"],
+        &[p.to_str().unwrap()],
+        &[],
+    );
 }
 
 #[test]

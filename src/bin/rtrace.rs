@@ -8,7 +8,9 @@ fn main() {
             let rest: Vec<std::ffi::OsString> = args.collect();
             std::process::exit(rtrace::strace::main(&rest));
         }
-        Some(cmd @ ("ltrace" | "break" | "watch" | "kernel" | "stat" | "record" | "diff" | "report")) => {
+        Some(
+            cmd @ ("ltrace" | "break" | "watch" | "kernel" | "stat" | "record" | "diff" | "report"),
+        ) => {
             eprintln!("rtrace: '{cmd}' is not implemented yet");
             std::process::exit(1);
         }

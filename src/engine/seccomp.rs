@@ -76,7 +76,7 @@ fn section(arch: Arch, nrs: &[u32]) -> Vec<Insn> {
 pub fn build(sets: &[(Arch, Vec<u32>)]) -> Vec<Insn> {
     let sections: Vec<(Arch, Vec<Insn>)> = sets.iter().map(|(a, n)| (*a, section(*a, n))).collect();
     let mut p = vec![insn(BPF_LD_W_ABS, 0, 0, 4)]; // seccomp_data.arch
-    // Dispatch: one JEQ per arch, each followed by a long jump to its section.
+                                                   // Dispatch: one JEQ per arch, each followed by a long jump to its section.
     let n = sections.len();
     let mut offset_to_section = 0u32;
     // Layout: [jeq a0; ja s0] [jeq a1; ja s1] ... [ret TRACE] s0 s1 ...
@@ -163,13 +163,28 @@ mod tests {
         let set32 = vec![5, 295];
         let p = build(&[(Arch::X86_64, set64.clone()), (Arch::I386, set32.clone())]);
         for nr in 0..500 {
-            let want = if set64.contains(&nr) { RET_TRACE } else { RET_ALLOW };
-            assert_eq!(simulate(&p, Arch::X86_64.audit_arch(), nr), want, "x86_64 {nr}");
-            let want = if set32.contains(&nr) { RET_TRACE } else { RET_ALLOW };
+            let want = if set64.contains(&nr) {
+                RET_TRACE
+            } else {
+                RET_ALLOW
+            };
+            assert_eq!(
+                simulate(&p, Arch::X86_64.audit_arch(), nr),
+                want,
+                "x86_64 {nr}"
+            );
+            let want = if set32.contains(&nr) {
+                RET_TRACE
+            } else {
+                RET_ALLOW
+            };
             assert_eq!(simulate(&p, Arch::I386.audit_arch(), nr), want, "i386 {nr}");
         }
         assert_eq!(simulate(&p, 0x1234, 1), RET_TRACE);
-        assert_eq!(simulate(&p, Arch::X86_64.audit_arch(), X32_SYSCALL_BIT | 1), RET_TRACE);
+        assert_eq!(
+            simulate(&p, Arch::X86_64.audit_arch(), X32_SYSCALL_BIT | 1),
+            RET_TRACE
+        );
     }
 
     #[test]
@@ -177,7 +192,11 @@ mod tests {
         let all: Vec<u32> = (0..450).step_by(2).collect();
         let p = build(&[(Arch::X86_64, all.clone()), (Arch::I386, all.clone())]);
         for nr in 0..460 {
-            let want = if all.contains(&nr) { RET_TRACE } else { RET_ALLOW };
+            let want = if all.contains(&nr) {
+                RET_TRACE
+            } else {
+                RET_ALLOW
+            };
             assert_eq!(simulate(&p, Arch::I386.audit_arch(), nr), want);
         }
     }

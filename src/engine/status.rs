@@ -116,9 +116,15 @@ mod tests {
             classify(stopped(libc::SIGSTOP, event::STOP)),
             Status::GroupStop(libc::SIGSTOP)
         );
-        assert_eq!(classify(stopped(libc::SIGTRAP, event::STOP)), Status::Interrupt);
+        assert_eq!(
+            classify(stopped(libc::SIGTRAP, event::STOP)),
+            Status::Interrupt
+        );
         // Real-time signals survive classification.
         assert_eq!(classify(stopped(34, 0)), Status::Signal(34));
-        assert_eq!(classify(stopped(libc::SIGTRAP, 0)), Status::Signal(libc::SIGTRAP));
+        assert_eq!(
+            classify(stopped(libc::SIGTRAP, 0)),
+            Status::Signal(libc::SIGTRAP)
+        );
     }
 }

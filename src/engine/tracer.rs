@@ -18,9 +18,9 @@
 //! - ESRCH from a restart means the task died under us (SIGKILL): its exit
 //!   status arrives through wait later; it is not an error.
 
+use super::affinity::Pin;
 use super::ptrace::{self, info_op, opts, Tid};
 use super::status::{classify, event, Status};
-use super::affinity::Pin;
 use super::{seccomp, signals, spawn};
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::Arch;
@@ -415,7 +415,14 @@ impl Tracer {
                 let hidden = self.tasks.get(&tid).is_some_and(|t| t.hidden);
                 if !hidden {
                     let info = ptrace::siginfo(tid).unwrap_or([0; 128]);
-                    h.event(Event::Signal { tid, sig, info: &info }, stamp);
+                    h.event(
+                        Event::Signal {
+                            tid,
+                            sig,
+                            info: &info,
+                        },
+                        stamp,
+                    );
                 }
                 self.restart(tid, sig);
             }
@@ -464,7 +471,11 @@ impl Tracer {
                 t.cur_nr = info.nr;
                 t.cur_arch = Some(arch);
                 t.cur_args = info.args;
-                if t.hidden && arch.syscall_name(info.nr).is_some_and(|n| n.starts_with("execve")) {
+                if t.hidden
+                    && arch
+                        .syscall_name(info.nr)
+                        .is_some_and(|n| n.starts_with("execve"))
+                {
                     t.hidden = false;
                 }
                 if !t.hidden {
@@ -489,7 +500,13 @@ impl Tracer {
                     return;
                 };
                 if !t.hidden {
-                    h.event(Event::SyscallExit { tid, ret: info.rval }, stamp);
+                    h.event(
+                        Event::SyscallExit {
+                            tid,
+                            ret: info.rval,
+                        },
+                        stamp,
+                    );
                 }
             }
             _ => {}
@@ -537,11 +554,13 @@ impl Tracer {
         let Some(arch) = t.cur_arch else { return };
         let name = arch.syscall_name(t.cur_nr).unwrap_or("");
         let args = t.cur_args;
-        let target = if args[0] as u32 == 0 { tid } else { args[0] as Tid };
+        let target = if args[0] as u32 == 0 {
+            tid
+        } else {
+            args[0] as Tid
+        };
         match name {
-            "sched_getaffinity"
-                if ret > 0 && self.tasks.get(&target).is_some_and(|t| t.pinned) =>
-            {
+            "sched_getaffinity" if ret > 0 && self.tasks.get(&target).is_some_and(|t| t.pinned) => {
                 let bytes = pin.visible_mask(ret as usize).to_vec();
                 let _ = super::affinity::poke_bytes(tid, args[2], &bytes);
             }
@@ -741,4 +760,3 @@ fn is_thread_of(child: Tid, parent: Tid) -> bool {
         _ => false,
     }
 }
-

@@ -93,7 +93,9 @@ pub fn value_json(v: &Value) -> J {
 }
 
 fn unix(t: SystemTime) -> f64 {
-    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64()
+    t.duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64()
 }
 
 /// Appends one syscall object and a newline.

@@ -23,9 +23,9 @@ mod process;
 mod resource;
 pub mod signal;
 mod stat;
-mod time;
 #[cfg(test)]
 mod testutil;
+mod time;
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -162,9 +162,7 @@ pub fn make_ret(ctx: &mut Ctx, fmt: RetFmt) -> Ret {
         return Ret::Unknown;
     }
     if ctx::is_error(r) {
-        return Ret::Err {
-            errno: (-r) as u64,
-        };
+        return Ret::Err { errno: (-r) as u64 };
     }
     if ctx.opts.raw {
         return Ret::Hex(r as u64);
