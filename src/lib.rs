@@ -6,7 +6,9 @@
 //! [`output`] renderers. [`strace`] wires these into the strace-compatible
 //! tool.
 
+pub mod breakpoint;
 pub mod engine;
 pub mod output;
 pub mod strace;
 pub mod syscall;
+pub mod watchpoint;

@@ -1,26 +1,40 @@
-//! `rtrace`: the umbrella command. `rtrace strace ARGS…` is `rstrace ARGS…`;
-//! the other subcommands are not implemented yet.
+//! `rtrace`: the umbrella command. `rtrace strace ARGS…` is `rstrace ARGS…`,
+//! `rtrace break` and `rtrace watch` are the debugger tools.
+
+use std::ffi::OsString;
+
+const USAGE: &str = "\
+usage: rtrace strace [strace options] CMD...     (same as rstrace)
+       rtrace break SPEC... [options] [-p PID | -- CMD...]
+       rtrace watch EXPR|*ADDR[:LEN] [options] [-p PID | -- CMD...]
+       (ltrace, kernel, stat, record, diff, report: not implemented yet)
+";
 
 fn main() {
     let mut args = std::env::args_os().skip(1);
-    match args.next().as_deref().and_then(|s| s.to_str()) {
-        Some("strace") => {
-            let rest: Vec<std::ffi::OsString> = args.collect();
-            std::process::exit(rtrace::strace::main(&rest));
-        }
-        Some(
-            cmd @ ("ltrace" | "break" | "watch" | "kernel" | "stat" | "record" | "diff" | "report"),
-        ) => {
+    let sub = args.next();
+    let rest: Vec<OsString> = args.collect();
+    let code = match sub.as_ref().and_then(|s| s.to_str()) {
+        Some("strace") => rtrace::strace::main(&rest),
+        Some("break") => rtrace::breakpoint::main(&rest),
+        Some("watch") => rtrace::watchpoint::main(&rest),
+        Some(cmd @ ("ltrace" | "kernel" | "stat" | "record" | "diff" | "report")) => {
             eprintln!("rtrace: '{cmd}' is not implemented yet");
-            std::process::exit(1);
+            1
         }
-        Some("-h") | Some("--help") | None => {
-            println!("usage: rtrace strace [strace options] CMD...");
-            println!("       (break, watch, ltrace, kernel, stat, record, diff, report: not implemented yet)");
+        Some("-h") | Some("--help") => {
+            print!("{USAGE}");
+            0
+        }
+        None => {
+            eprint!("{USAGE}");
+            1
         }
         Some(other) => {
             eprintln!("rtrace: unknown subcommand '{other}'");
-            std::process::exit(1);
+            eprint!("{USAGE}");
+            1
         }
-    }
+    };
+    std::process::exit(code);
 }

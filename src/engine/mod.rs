@@ -11,6 +11,7 @@ pub mod seccomp;
 pub mod signals;
 pub mod spawn;
 pub mod status;
+pub mod tracee;
 pub mod tracer;
 
-pub use tracer::{Config, Event, Handler, Outcome, Stamp, Tracer};
+pub use tracer::{Config, Event, Handler, Outcome, Resume, Stamp, Tracer};

@@ -73,6 +73,21 @@ pub fn syscall(tid: Tid, sig: i32) -> io::Result<()> {
     ptrace(libc::PTRACE_SYSCALL, tid, 0, sig as usize).map(drop)
 }
 
+/// Execute one instruction (`PTRACE_SINGLESTEP`), delivering `sig`.
+pub fn singlestep(tid: Tid, sig: i32) -> io::Result<()> {
+    ptrace(libc::PTRACE_SINGLESTEP, tid, 0, sig as usize).map(drop)
+}
+
+/// `PTRACE_PEEKUSER`: a word of `struct user` (debug registers live there).
+pub fn peek_user(tid: Tid, offset: usize) -> io::Result<u64> {
+    ptrace(libc::PTRACE_PEEKUSER, tid, offset, 0).map(|v| v as u64)
+}
+
+/// `PTRACE_POKEUSER`: writes a word of `struct user`.
+pub fn poke_user(tid: Tid, offset: usize, value: u64) -> io::Result<()> {
+    ptrace(libc::PTRACE_POKEUSER, tid, offset, value as usize).map(drop)
+}
+
 /// Restart with `PTRACE_CONT`, delivering `sig` (0 for none).
 pub fn cont(tid: Tid, sig: i32) -> io::Result<()> {
     ptrace(libc::PTRACE_CONT, tid, 0, sig as usize).map(drop)

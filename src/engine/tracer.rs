@@ -111,10 +111,35 @@ pub enum Event<'a> {
     },
 }
 
+/// How a tracee stopped for a signal resumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// Deliver the signal (the untraced behaviour).
+    Deliver,
+    /// Swallow it (a breakpoint trap rtrace caused).
+    Suppress,
+    /// Swallow it and execute one instruction (`PTRACE_SINGLESTEP`).
+    Step,
+}
+
 /// A consumer of engine events.
 pub trait Handler {
     /// Called for every event, in order.
     fn event(&mut self, ev: Event<'_>, when: &Stamp);
+
+    /// Decides how a signal-delivery stop resumes; called after the
+    /// [`Event::Signal`] of that stop, while the tracee is still stopped (so
+    /// its registers and memory may be changed through
+    /// [`super::tracee::Tracee`]).
+    fn signal_stop(&mut self, _tid: Tid, _sig: i32, _info: &[u8; 128]) -> Resume {
+        Resume::Deliver
+    }
+
+    /// Tasks the handler wants to stop tracing (e.g. `-b execve`, an
+    /// unfollowed child); polled after every event.
+    fn detach_requests(&mut self) -> Vec<Tid> {
+        Vec::new()
+    }
 }
 
 /// Extra facts about the moment of an event.
@@ -140,6 +165,9 @@ pub struct Config {
     pub interruptible: signals::Interruptible,
     /// Run a launched, unfiltered command on rtrace's CPU ([`super::affinity`]).
     pub pin_cpu: bool,
+    /// Stop at syscalls at all (breakpoint tools turn this off and run
+    /// tracees with `PTRACE_CONT`).
+    pub syscalls: bool,
 }
 
 #[derive(Debug)]
@@ -154,6 +182,10 @@ struct Task {
     pinned: bool,
     /// Set its own affinity: never pinned again.
     own_affinity: bool,
+    /// Resume with one single step (the handler asked).
+    step: bool,
+    /// Detach at the next stop (the handler asked).
+    detach_pending: bool,
     /// Launched child before its first execve: its syscalls are rtrace's own.
     hidden: bool,
     /// Runs under PTRACE_CONT; stops only at seccomp events.
@@ -175,6 +207,8 @@ impl Task {
             cur_args: [0; 6],
             pinned: false,
             own_affinity: false,
+            step: false,
+            detach_pending: false,
             hidden: false,
             seccomp,
             listening: false,
@@ -329,7 +363,13 @@ impl Tracer {
         let Some(t) = self.tasks.get(&tid) else {
             return;
         };
-        let r = if t.seccomp && !t.in_syscall {
+        let r = if t.detach_pending {
+            let r = ptrace::detach(tid, sig);
+            self.tasks.remove(&tid);
+            r
+        } else if t.step {
+            ptrace::singlestep(tid, sig)
+        } else if (t.seccomp || !self.cfg.syscalls) && !t.in_syscall {
             ptrace::cont(tid, sig)
         } else {
             ptrace::syscall(tid, sig)
@@ -430,6 +470,19 @@ impl Tracer {
         }
     }
 
+    /// Marks the tasks the handler wants to let go: a stopped one is detached
+    /// when it is restarted, a running one is interrupted first.
+    fn take_detach_requests(&mut self, h: &mut dyn Handler) {
+        for tid in h.detach_requests() {
+            if let Some(t) = self.tasks.get_mut(&tid) {
+                if !t.detach_pending {
+                    t.detach_pending = true;
+                    let _ = ptrace::interrupt(tid);
+                }
+            }
+        }
+    }
+
     fn syscall_view(&mut self, tid: Tid) -> Option<ptrace::SyscallInfo> {
         if self.cfg.syscall_info {
             return ptrace::get_syscall_info(tid).ok();
@@ -511,6 +564,7 @@ impl Tracer {
             }
             _ => {}
         }
+        self.take_detach_requests(h);
         self.restart(tid, 0);
     }
 
@@ -657,6 +711,7 @@ impl Tracer {
             }
             _ => {}
         }
+        self.take_detach_requests(h);
         self.restart(tid, 0);
     }
 

@@ -102,6 +102,7 @@ pub fn main(args: &[OsString]) -> i32 {
         rusage: (o.summary_only || o.summary) && !o.wall_clock,
         interruptible,
         pin_cpu: o.cpu_pin,
+        syscalls: true,
     };
     let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
         Ok(s) => s,
