@@ -3,6 +3,9 @@
 use crate::syscall::value::{Ret, StrVal, Value};
 use std::fmt::Write as _;
 
+/// `AT_FDCWD`: a descriptor value that prints by name (with the cwd under `-y`).
+pub const AT_FDCWD: i64 = -100;
+
 /// Text rendering options.
 #[derive(Clone, Debug, Default)]
 pub struct RenderOpts {
@@ -19,6 +22,8 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
         Value::UInt(u) => {
             let _ = write!(out, "{u}");
         }
+        // C's "%#x" prints zero as plain "0".
+        Value::Hex(0) => out.push('0'),
         Value::Hex(h) => {
             let _ = write!(out, "{h:#x}");
         }
@@ -54,11 +59,23 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
             }
         }
         Value::Fd { fd, path } => {
-            let _ = write!(out, "{fd}");
+            if *fd == AT_FDCWD {
+                out.push_str("AT_FDCWD");
+            } else {
+                let _ = write!(out, "{fd}");
+            }
             if let Some(p) = path {
+                // strace moves the kernel's " (deleted)" suffix outside: <path>(deleted)
+                let (p, deleted) = match p.strip_suffix(b" (deleted)") {
+                    Some(rest) => (rest, true),
+                    None => (p.as_slice(), false),
+                };
                 out.push('<');
                 render_path_bytes(out, p);
                 out.push('>');
+                if deleted {
+                    out.push_str("(deleted)");
+                }
             }
         }
         Value::Struct(fields, more) => {
@@ -257,6 +274,7 @@ pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
         Ret::Int(i) => {
             let _ = write!(out, "= {i}");
         }
+        Ret::Hex(0) => out.push_str("= 0"),
         Ret::Hex(h) => {
             let _ = write!(out, "= {h:#x}");
         }

@@ -77,10 +77,12 @@ pub struct ProcFdResolver;
 impl FdResolver for ProcFdResolver {
     fn fd_path(&mut self, pid: i32, fd: i64) -> Option<Vec<u8>> {
         use std::os::unix::ffi::OsStringExt;
-        if fd < 0 {
-            return None;
-        }
-        std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+        let link = match fd {
+            -100 => format!("/proc/{pid}/cwd"),
+            f if f < 0 => return None,
+            f => format!("/proc/{pid}/fd/{f}"),
+        };
+        std::fs::read_link(link)
             .ok()
             .map(|p| p.into_os_string().into_vec())
     }
@@ -241,7 +243,16 @@ impl<'a> Ctx<'a> {
     pub fn atfd(&mut self, i: usize) {
         let fd = self.arg_int(i);
         if fd == -100 {
-            self.push(Value::sym("AT_FDCWD"));
+            // Under -y strace shows the working directory: AT_FDCWD</cwd>.
+            let v = if self.opts.fd_paths {
+                Value::Fd {
+                    fd: -100,
+                    path: self.fds.fd_path(self.pid, -100),
+                }
+            } else {
+                Value::sym("AT_FDCWD")
+            };
+            self.push(v);
         } else {
             let v = self.fd_value(fd as i64);
             self.push(v);
