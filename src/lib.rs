@@ -10,5 +10,7 @@ pub mod breakpoint;
 pub mod engine;
 pub mod output;
 pub mod strace;
+pub mod symbols;
 pub mod syscall;
+pub mod unwind;
 pub mod watchpoint;

@@ -1,6 +1,12 @@
 //! The strace command line, parsed getopt-style from a slice of arguments so
-//! it is unit-testable. Option letters, long names, defaults and error
-//! wording follow strace 6.x, so `alias strace=rstrace` works.
+//! it is unit-testable. Option letters, long names (with getopt's unique
+//! prefixes), defaults, the checks strace makes after parsing, and the
+//! wording of every error and warning follow strace 6.1, so
+//! `alias strace=rstrace` works and scripts see the same diagnostics.
+//!
+//! Fatal problems come back as [`UsageError`]; non-fatal ones (strace's
+//! "has no effect" notes) are collected in [`Options::warnings`] and printed
+//! by the tracer before it starts.
 
 use super::filter::{self, NameSet, SyscallSet};
 use std::ffi::OsString;
@@ -26,18 +32,25 @@ pub enum SortBy {
     Nothing,
 }
 
-/// Where timestamps come from (`-t`, `-tt`, `-ttt`).
+/// How absolute timestamps are printed (`-t`, `--timestamps=format:…`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Stamps {
-    /// None.
+pub enum TimeFormat {
+    /// No timestamps.
     #[default]
     None,
-    /// `HH:MM:SS`.
+    /// Local time of day, `HH:MM:SS`.
     Time,
-    /// `HH:MM:SS.uuuuuu`.
-    TimeUs,
-    /// `SECONDS.uuuuuu`.
-    UnixUs,
+    /// Seconds since the epoch.
+    Unix,
+}
+
+/// Absolute timestamps: format and digits after the point (0, 3, 6 or 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Stamps {
+    /// The format.
+    pub format: TimeFormat,
+    /// Fraction digits: 0 (`s`), 3 (`ms`), 6 (`us`), 9 (`ns`).
+    pub width: u8,
 }
 
 /// Every option rstrace understands.
@@ -45,9 +58,9 @@ pub enum Stamps {
 pub struct Options {
     /// `-f`.
     pub follow: bool,
-    /// `-ff` / `--output-separately`.
+    /// `-ff` / `--output-separately` (with `-o`).
     pub output_separately: bool,
-    /// `-o FILE`.
+    /// `-o FILE` (`|CMD` / `!CMD` pipes into a command).
     pub output: Option<String>,
     /// `-A`.
     pub append: bool,
@@ -61,24 +74,16 @@ pub struct Options {
     pub sort_by: SortBy,
     /// `-s`.
     pub string_limit: usize,
-    /// `-x` count.
+    /// `-x` count (2: all strings in hex).
     pub xflag: u8,
     /// `-X`: 0 abbrev, 1 raw, 2 verbose.
     pub xlat_style: u8,
-    /// `-t` level.
+    /// `-t`, `-tt`, `-ttt`, `--timestamps`.
     pub stamps: Stamps,
-    /// `-r`.
-    pub relative: bool,
-    /// `-T`.
-    pub syscall_times: bool,
-    /// `-z`.
-    pub successful_only: bool,
-    /// `-Z`.
-    pub failed_only: bool,
-    /// `-q` count.
-    pub quiet: u8,
-    /// `-v`.
-    pub verbose_all: bool,
+    /// `-r`: fraction digits of relative timestamps.
+    pub relative: Option<u8>,
+    /// `-T`: fraction digits of syscall times.
+    pub syscall_times: Option<u8>,
     /// `-E`.
     pub env: Vec<(OsString, Option<OsString>)>,
     /// `-u`.
@@ -89,9 +94,10 @@ pub struct Options {
     pub pids: Vec<i32>,
     /// `-P`.
     pub trace_paths: Vec<String>,
-    /// `-b execve`.
+    /// `-b execve`: stop tracing a task when it executes a program (except
+    /// the launched command's first exec).
     pub detach_on_execve: bool,
-    /// `-y` count.
+    /// `-y` level: 0 none, 1 paths, 2 paths and socket/device details.
     pub decode_fds: u8,
     /// `-i`.
     pub instruction_pointer: bool,
@@ -103,7 +109,7 @@ pub struct Options {
     pub interruptible: Option<u8>,
     /// `-e trace=`.
     pub trace: SyscallSet,
-    /// `-e abbrev=`.
+    /// `-e abbrev=` (`-v` empties it).
     pub abbrev: SyscallSet,
     /// `-e verbose=`.
     pub verbose: SyscallSet,
@@ -111,9 +117,9 @@ pub struct Options {
     pub raw: SyscallSet,
     /// `-e signal=`: which signals to print.
     pub signals: NameSet,
-    /// `-e status=`.
+    /// `-e status=`, `-z`, `-Z` (numbers of [`filter::status`]).
     pub status: NameSet,
-    /// `-e quiet=` (also set by -q).
+    /// `-e quiet=`, `-q`… (numbers of [`filter::quiet`]).
     pub quiet_set: NameSet,
     /// `--seccomp-bpf` / `--no-seccomp-bpf`; `None` = automatic.
     pub seccomp: Option<bool>,
@@ -129,6 +135,8 @@ pub struct Options {
     pub help: bool,
     /// `-V`.
     pub version: bool,
+    /// Non-fatal diagnostics, printed as `rstrace: MSG` before tracing starts.
+    pub warnings: Vec<String>,
 }
 
 impl Default for Options {
@@ -145,13 +153,9 @@ impl Default for Options {
             string_limit: 32,
             xflag: 0,
             xlat_style: 0,
-            stamps: Stamps::None,
-            relative: false,
-            syscall_times: false,
-            successful_only: false,
-            failed_only: false,
-            quiet: 0,
-            verbose_all: false,
+            stamps: Stamps::default(),
+            relative: None,
+            syscall_times: None,
             env: Vec::new(),
             user: None,
             column: 40,
@@ -167,8 +171,8 @@ impl Default for Options {
             abbrev: SyscallSet::all(),
             verbose: SyscallSet::all(),
             raw: SyscallSet::none(),
-            signals: NameSet::All,
-            status: NameSet::All,
+            signals: NameSet::all(),
+            status: NameSet::all(),
             quiet_set: NameSet::none(),
             seccomp: None,
             json: false,
@@ -177,6 +181,7 @@ impl Default for Options {
             command: Vec::new(),
             help: false,
             version: false,
+            warnings: Vec::new(),
         }
     }
 }
@@ -204,59 +209,178 @@ fn err_hint(msg: impl Into<String>) -> UsageError {
     }
 }
 
-/// Short options that take an argument.
-const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
+impl From<filter::FilterError> for UsageError {
+    fn from(e: filter::FilterError) -> UsageError {
+        UsageError {
+            msg: e.msg,
+            hint: e.hint,
+        }
+    }
+}
 
-/// Long options: (name, short equivalent or 0, takes argument: 0 no, 1 yes, 2 optional).
-const LONG: &[(&str, u8, u8)] = &[
-    ("follow-forks", b'f', 0),
-    ("output-separately", 0, 0),
-    ("output", b'o', 1),
-    ("output-append-mode", b'A', 0),
-    ("summary-only", b'c', 0),
-    ("summary", b'C', 0),
-    ("summary-wall-clock", b'w', 0),
-    ("summary-sort-by", b'S', 1),
-    ("string-limit", b's', 1),
-    ("strings-in-hex", 0, 2),
-    ("const-print-style", b'X', 1),
-    ("absolute-timestamps", 0, 2),
-    ("relative-timestamps", b'r', 2),
-    ("syscall-times", b'T', 2),
-    ("successful-only", b'z', 0),
-    ("failed-only", b'Z', 0),
-    ("no-abbrev", b'v', 0),
-    ("env", b'E', 1),
-    ("user", b'u', 1),
-    ("columns", b'a', 1),
-    ("attach", b'p', 1),
-    ("trace-path", b'P', 1),
-    ("detach-on", b'b', 1),
-    ("decode-fds", 0, 2),
-    ("instruction-pointer", b'i', 0),
-    ("syscall-number", b'n', 0),
-    ("stack-traces", b'k', 0),
-    ("interruptible", b'I', 1),
-    ("trace", 0, 1),
-    ("abbrev", 0, 1),
-    ("verbose", 0, 1),
-    ("raw", 0, 1),
-    ("signal", 0, 1),
-    ("status", 0, 1),
-    ("quiet", 0, 2),
-    ("seccomp-bpf", 0, 0),
-    ("no-seccomp-bpf", 0, 0),
-    ("json", 0, 0),
-    ("no-syscall-info", 0, 0),
-    ("no-cpu-pin", 0, 0),
-    ("help", b'h', 0),
-    ("version", b'V', 0),
+/// Short options that take an argument (strace's optstring
+/// `+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yzZ`).
+const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
+/// Short options without an argument.
+const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyzZ";
+
+/// What a long option does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Long {
+    /// The same as this short option.
+    Short(u8),
+    /// `--follow-forks`.
+    FollowForks,
+    /// `--output-separately`.
+    OutputSeparately,
+    /// `--daemonize[=…]`.
+    Daemonize,
+    /// `--absolute-timestamps[=…]` / `--timestamps[=…]`.
+    Timestamps,
+    /// `--strings-in-hex[=…]`.
+    StringsInHex,
+    /// `--pidns-translation`.
+    PidnsTranslation,
+    /// `--seccomp-bpf`.
+    SeccompBpf,
+    /// `--tips[=…]`.
+    Tips,
+    /// `--secontext[=…]`.
+    Secontext,
+    /// `--trace=`, `--abbrev=`, …: `-e KEY=VALUE`.
+    Qualify(&'static str),
+    /// `--quiet[=…]`: `-e quiet=VALUE`, default `attach,personality`.
+    Quiet,
+    /// `--decode-fds[=…]`: `-e decode-fds=VALUE`, default `path`.
+    DecodeFds,
+    /// rstrace extensions.
+    Json,
+    /// `--no-syscall-info`.
+    NoSyscallInfo,
+    /// `--no-cpu-pin`.
+    NoCpuPin,
+    /// `--no-seccomp-bpf`.
+    NoSeccompBpf,
+}
+
+/// Argument kinds of long options.
+const NONE: u8 = 0;
+const REQUIRED: u8 = 1;
+const OPTIONAL: u8 = 2;
+
+/// strace 6.1's long options in its table order (getopt lists ambiguous
+/// prefixes in this order), then rstrace's own.
+const LONG: &[(&str, Long, u8)] = &[
+    ("columns", Long::Short(b'a'), REQUIRED),
+    ("output-append-mode", Long::Short(b'A'), NONE),
+    ("detach-on", Long::Short(b'b'), REQUIRED),
+    ("summary-only", Long::Short(b'c'), NONE),
+    ("summary", Long::Short(b'C'), NONE),
+    ("debug", Long::Short(b'd'), NONE),
+    ("daemonize", Long::Daemonize, OPTIONAL),
+    ("daemonised", Long::Daemonize, OPTIONAL),
+    ("daemonized", Long::Daemonize, OPTIONAL),
+    ("env", Long::Short(b'E'), REQUIRED),
+    ("follow-forks", Long::FollowForks, NONE),
+    ("output-separately", Long::OutputSeparately, NONE),
+    ("help", Long::Short(b'h'), NONE),
+    ("instruction-pointer", Long::Short(b'i'), NONE),
+    ("interruptible", Long::Short(b'I'), REQUIRED),
+    ("stack-traces", Long::Short(b'k'), NONE),
+    ("syscall-number", Long::Short(b'n'), NONE),
+    ("output", Long::Short(b'o'), REQUIRED),
+    ("summary-syscall-overhead", Long::Short(b'O'), REQUIRED),
+    ("attach", Long::Short(b'p'), REQUIRED),
+    ("trace-path", Long::Short(b'P'), REQUIRED),
+    ("relative-timestamps", Long::Short(b'r'), OPTIONAL),
+    ("string-limit", Long::Short(b's'), REQUIRED),
+    ("summary-sort-by", Long::Short(b'S'), REQUIRED),
+    ("absolute-timestamps", Long::Timestamps, OPTIONAL),
+    ("timestamps", Long::Timestamps, OPTIONAL),
+    ("syscall-times", Long::Short(b'T'), OPTIONAL),
+    ("user", Long::Short(b'u'), REQUIRED),
+    ("summary-columns", Long::Short(b'U'), REQUIRED),
+    ("no-abbrev", Long::Short(b'v'), NONE),
+    ("version", Long::Short(b'V'), NONE),
+    ("summary-wall-clock", Long::Short(b'w'), NONE),
+    ("strings-in-hex", Long::StringsInHex, OPTIONAL),
+    ("const-print-style", Long::Short(b'X'), REQUIRED),
+    ("pidns-translation", Long::PidnsTranslation, NONE),
+    ("successful-only", Long::Short(b'z'), NONE),
+    ("failed-only", Long::Short(b'Z'), NONE),
+    ("failing-only", Long::Short(b'Z'), NONE),
+    ("seccomp-bpf", Long::SeccompBpf, NONE),
+    ("tips", Long::Tips, OPTIONAL),
+    ("trace", Long::Qualify("trace"), REQUIRED),
+    ("abbrev", Long::Qualify("abbrev"), REQUIRED),
+    ("verbose", Long::Qualify("verbose"), REQUIRED),
+    ("raw", Long::Qualify("raw"), REQUIRED),
+    ("signals", Long::Qualify("signal"), REQUIRED),
+    ("status", Long::Qualify("status"), REQUIRED),
+    ("read", Long::Qualify("read"), REQUIRED),
+    ("write", Long::Qualify("write"), REQUIRED),
+    ("fault", Long::Qualify("fault"), REQUIRED),
+    ("inject", Long::Qualify("inject"), REQUIRED),
+    ("kvm", Long::Qualify("kvm"), REQUIRED),
+    ("quiet", Long::Quiet, OPTIONAL),
+    ("silent", Long::Quiet, OPTIONAL),
+    ("silence", Long::Quiet, OPTIONAL),
+    ("decode-fds", Long::DecodeFds, OPTIONAL),
+    ("decode-pids", Long::Qualify("decode-pids"), REQUIRED),
+    ("secontext", Long::Secontext, OPTIONAL),
+    ("json", Long::Json, NONE),
+    ("no-syscall-info", Long::NoSyscallInfo, NONE),
+    ("no-cpu-pin", Long::NoCpuPin, NONE),
+    ("no-seccomp-bpf", Long::NoSeccompBpf, NONE),
 ];
+
+/// Finds a long option by exact name or unique prefix, as getopt_long does.
+/// `arg` is the whole argument, for the messages.
+fn find_long(name: &str, arg: &str) -> Result<&'static (&'static str, Long, u8), UsageError> {
+    if let Some(l) = LONG.iter().find(|l| l.0 == name) {
+        return Ok(l);
+    }
+    let cands: Vec<&(&str, Long, u8)> = LONG.iter().filter(|l| l.0.starts_with(name)).collect();
+    match cands.as_slice() {
+        [] => Err(err_hint(format!("unrecognized option '{arg}'"))),
+        [one] => Ok(one),
+        [first, rest @ ..] if rest.iter().all(|l| l.1 == first.1 && l.2 == first.2) => Ok(first),
+        _ => {
+            let list: Vec<String> = cands.iter().map(|l| format!("'--{}'", l.0)).collect();
+            Err(err_hint(format!(
+                "option '{arg}' is ambiguous; possibilities: {}",
+                list.join(" ")
+            )))
+        }
+    }
+}
+
+/// What strace counts while parsing, for the checks after it.
+#[derive(Default)]
+struct Seen {
+    follow_short: u32,
+    follow_long: bool,
+    output_separately_long: bool,
+    tflag_short: u32,
+    tflag_long: bool,
+    xflag_long: Option<u8>,
+    yflag_short: u32,
+    decode_fds_updated: bool,
+    qflag_short: u32,
+    quiet_updated: bool,
+    zflags: u32,
+    opt_f: bool,
+    columns_set: bool,
+    sortby_set: bool,
+    detach_on_execve: bool,
+    daemonize: bool,
+    decode_pids: bool,
+}
 
 /// Parses `args` (without argv[0]).
 pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
     let mut o = Options::default();
-    let mut follow_count = 0;
+    let mut seen = Seen::default();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].to_string_lossy().into_owned();
@@ -269,16 +393,14 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (long, None),
             };
-            let Some(&(lname, short, takes)) = LONG.iter().find(|l| l.0 == name) else {
-                return Err(err_hint(format!("unrecognized option '--{name}'")));
-            };
+            let &(lname, what, takes) = find_long(name, &a)?;
             let val = match (takes, inline) {
-                (0, Some(_)) => {
+                (NONE, Some(_)) => {
                     return Err(err_hint(format!(
                         "option '--{lname}' doesn't allow an argument"
                     )))
                 }
-                (1, None) => {
+                (REQUIRED, None) => {
                     i += 1;
                     match args.get(i) {
                         Some(v) => Some(v.to_string_lossy().into_owned()),
@@ -292,10 +414,12 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
                 (_, v) => v,
             };
             i += 1;
-            if short != 0 && !(takes == 2 && val.is_some()) {
-                apply_short(&mut o, short, val, &mut follow_count)?;
-            } else {
-                apply_long(&mut o, lname, val, &mut follow_count)?;
+            match what {
+                Long::Short(c) => apply_short(&mut o, &mut seen, c, val, Some(lname))?,
+                _ => apply_long(&mut o, &mut seen, what, lname, val)?,
+            }
+            if o.help || o.version {
+                return Ok(o);
             }
             continue;
         }
@@ -309,7 +433,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
             j += 1;
             if WITH_ARG.contains(&c) {
                 let val = if j < bytes.len() {
-                    let v = a[j..].to_string();
+                    let v = String::from_utf8_lossy(&bytes[j..]).into_owned();
                     j = bytes.len();
                     v
                 } else {
@@ -324,271 +448,581 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
                         }
                     }
                 };
-                apply_short(&mut o, c, Some(val), &mut follow_count)?;
+                apply_short(&mut o, &mut seen, c, Some(val), None)?;
+            } else if NO_ARG.contains(&c) {
+                apply_short(&mut o, &mut seen, c, None, None)?;
             } else {
-                apply_short(&mut o, c, None, &mut follow_count)?;
+                let shown = a[j - 1..].chars().next().unwrap_or('?');
+                return Err(err_hint(format!("invalid option -- '{shown}'")));
+            }
+            if o.help || o.version {
+                return Ok(o);
             }
         }
         i += 1;
     }
     o.command = args[i.min(args.len())..].to_vec();
-    if follow_count >= 2 {
-        o.output_separately = true;
-    }
-    if o.help || o.version {
-        return Ok(o);
-    }
-    if o.command.is_empty() && o.pids.is_empty() {
-        return Err(err_hint("must have PROG [ARGS] or -p PID"));
-    }
-    if o.output_separately && o.output.is_none() {
-        // strace silently treats -ff without -o as -f.
-        o.output_separately = false;
-    }
-    if o.summary_only && o.summary {
-        return Err(err("-c and -C are mutually exclusive"));
-    }
-    if o.successful_only && o.failed_only {
-        // strace: -z and -Z together print nothing; keep its behaviour.
-    }
+    after_parse(&mut o, &mut seen)?;
     Ok(o)
 }
 
-fn num<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, UsageError> {
-    v.parse::<T>()
-        .map_err(|_| err_hint(format!("invalid {what} argument: '{v}'")))
+/// strace's checks and defaults after option parsing, in its order.
+fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageError> {
+    let argc = o.command.len();
+    if argc == 0 && o.pids.is_empty() {
+        return Err(err_hint("must have PROG [ARGS] or -p PID"));
+    }
+    if argc == 0 && seen.daemonize {
+        return Err(err_hint(
+            "PROG [ARGS] must be specified with -D/--daemonize",
+        ));
+    }
+    if seen.tflag_short > 0 {
+        if seen.tflag_long {
+            return Err(err(
+                "-t and --absolute-timestamps cannot be provided simultaneously",
+            ));
+        }
+        o.stamps = match seen.tflag_short {
+            1 => Stamps {
+                format: TimeFormat::Time,
+                width: 0,
+            },
+            2 => Stamps {
+                format: TimeFormat::Time,
+                width: 6,
+            },
+            _ => Stamps {
+                format: TimeFormat::Unix,
+                width: 6,
+            },
+        };
+    }
+    if let Some(x) = seen.xflag_long {
+        if o.xflag > 0 {
+            return Err(err(
+                "-x and --strings-in-hex cannot be provided simultaneously",
+            ));
+        }
+        o.xflag = x;
+    }
+    if seen.yflag_short > 0 {
+        if seen.decode_fds_updated {
+            return Err(err("-y and --decode-fds cannot be provided simultaneously"));
+        }
+        o.decode_fds = seen.yflag_short.min(2) as u8;
+    }
+    if seen.detach_on_execve {
+        if o.seccomp == Some(true) {
+            o.warnings
+                .push("--seccomp-bpf is not enabled because it is not compatible with -b".into());
+        }
+        // A detached task keeps the filter and would get ENOSYS for the
+        // calls it sends to a tracer it no longer has.
+        o.seccomp = Some(false);
+        // Nor may it stay pinned to rstrace's CPU: the engine's per-task
+        // detach does not restore the affinity it set, so do not pin at all.
+        o.cpu_pin = false;
+        o.detach_on_execve = true;
+    }
+    if seen.follow_short > 0 {
+        if seen.follow_long {
+            return Err(err(
+                "-f and --follow-forks cannot be provided simultaneously",
+            ));
+        }
+        if seen.follow_short >= 2 && seen.output_separately_long {
+            return Err(err(
+                "-ff and --output-separately cannot be provided simultaneously",
+            ));
+        }
+        o.follow = true;
+        o.output_separately = seen.follow_short >= 2;
+    } else {
+        o.follow = seen.follow_long;
+        o.output_separately = seen.output_separately_long;
+    }
+    if o.seccomp == Some(true) {
+        if !o.pids.is_empty() && argc == 0 {
+            o.warnings
+                .push("--seccomp-bpf is not enabled for processes attached with -p".into());
+        }
+        if !o.follow {
+            o.warnings
+                .push("--seccomp-bpf cannot be used without -f/--follow-forks, disabling".into());
+            o.seccomp = Some(false);
+        }
+    }
+    if seen.opt_f {
+        if o.follow {
+            o.warnings.push("deprecated option -F ignored".into());
+        } else {
+            o.warnings
+                .push("option -F is deprecated, please use -f/--follow-forks instead".into());
+            o.follow = true;
+        }
+    }
+    let cflag = o.summary_only || o.summary;
+    if o.output_separately && cflag {
+        return Err(err_hint(
+            "(-c/--summary-only or -C/--summary) and -ff/--output-separately are mutually exclusive",
+        ));
+    }
+    if o.wall_clock && !cflag {
+        return Err(err_hint(
+            "-w/--summary-wall-clock must be given with (-c/--summary-only or -C/--summary)",
+        ));
+    }
+    if seen.columns_set && !cflag {
+        return Err(err_hint(
+            "-U/--summary-columns must be given with (-c/--summary-only or -C/--summary)",
+        ));
+    }
+    if seen.sortby_set && !cflag {
+        o.warnings.push(
+            "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)".into(),
+        );
+    }
+    if o.summary_only {
+        let ignored = [
+            (o.instruction_pointer, "-i/--instruction-pointer"),
+            (o.stack_traces, "-k/--stack-traces"),
+            (o.syscall_number, "-n/--syscall-number"),
+            (o.relative.is_some(), "-r/--relative-timestamps"),
+            (
+                o.stamps.format != TimeFormat::None,
+                "-t/--absolute-timestamps",
+            ),
+            (o.syscall_times.is_some(), "-T/--syscall-times"),
+            (o.decode_fds > 0, "-y/--decode-fds"),
+        ];
+        for (set, what) in ignored {
+            if set {
+                o.warnings
+                    .push(format!("{what} has no effect with -c/--summary-only"));
+            }
+        }
+    }
+    if o.output.is_none() {
+        if o.output_separately && !o.follow {
+            o.warnings
+                .push("--output-separately has no effect without -o/--output".into());
+        }
+        if o.append {
+            o.warnings
+                .push("-A/--output-append-mode has no effect without -o/--output".into());
+        }
+    }
+    if seen.zflags > 1 {
+        o.warnings.push(
+            "Only the last of -z/--successful-only/-Z/--failed-only options will take effect. \
+             See status qualifier for more complex filters."
+                .into(),
+        );
+    }
+    if o.user.is_some() && !running_as_root() {
+        return Err(err("You must be root to use the -u/--username option"));
+    }
+    match o.output.as_deref() {
+        Some(out) if out.starts_with('|') || out.starts_with('!') => {
+            if o.output_separately {
+                return Err(err_hint(
+                    "piping the output and -ff/--output-separately are mutually exclusive",
+                ));
+            }
+        }
+        Some(_) => {}
+        // -ff without -o FILE is the same as a single -f.
+        None => o.output_separately = false,
+    }
+    // With -o and a command, strace is quiet about attaching by default.
+    if o.output.is_some() && argc > 0 && seen.qflag_short == 0 && !seen.quiet_updated {
+        seen.qflag_short = 1;
+    }
+    if seen.qflag_short > 0 {
+        if seen.quiet_updated {
+            return Err(err(
+                "-q and -e quiet/--quiet cannot be provided simultaneously",
+            ));
+        }
+        let spec = match seen.qflag_short {
+            1 => "attach,personality",
+            2 => "exit,attach,personality",
+            _ => "all",
+        };
+        o.quiet_set = NameSet::parse(spec, "quiet", filter::quiet_number)?;
+    }
+    // Accepted by strace, not implemented here: refuse rather than ignore.
+    if seen.decode_pids {
+        return Err(err("-e decode-pids= is not implemented yet in rstrace"));
+    }
+    Ok(())
+}
+
+/// Is rstrace running with real and effective uid 0 (strace's `-u` check)?
+fn running_as_root() -> bool {
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
+        return true;
+    };
+    s.lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .map(|v| {
+            let ids: Vec<&str> = v.split_whitespace().collect();
+            ids.first() == Some(&"0") && ids.get(1) == Some(&"0")
+        })
+        .unwrap_or(true)
+}
+
+/// strace's `error_opt_arg`: `invalid -X argument: 'V'` or, when the option
+/// was given by its long name, `invalid --NAME argument: 'V'`.
+fn opt_arg_err(c: u8, lname: Option<&str>, v: &str) -> UsageError {
+    match lname {
+        Some(l) => err_hint(format!("invalid --{l} argument: '{v}'")),
+        None => err_hint(format!("invalid -{} argument: '{v}'", c as char)),
+    }
+}
+
+/// Digits after the point of a time precision suffix (`s`, `ms`, `us`, `ns`).
+fn precision(s: &str) -> Option<u8> {
+    match s {
+        "s" => Some(0),
+        "ms" => Some(3),
+        "us" => Some(6),
+        "ns" => Some(9),
+        _ => None,
+    }
+}
+
+/// `--timestamps=` tokens: `[format:]none|time|unix`, `[precision:]s|ms|us|ns`.
+fn parse_ts(o: &mut Options, arg: &str) -> Result<(), ()> {
+    let mut format = None;
+    let mut width = None;
+    for tok in arg.split(',').filter(|t| !t.is_empty()) {
+        let fmt = |s: &str| match s {
+            "none" => Some(TimeFormat::None),
+            "time" => Some(TimeFormat::Time),
+            "unix" => Some(TimeFormat::Unix),
+            _ => None,
+        };
+        if let Some(f) = tok.strip_prefix("format:") {
+            format = Some(fmt(f).ok_or(())?);
+        } else if let Some(p) = tok.strip_prefix("precision:") {
+            width = Some(precision(p).ok_or(())?);
+        } else if let Some(f) = fmt(tok) {
+            format = Some(f);
+        } else if let Some(p) = precision(tok) {
+            width = Some(p);
+        } else {
+            return Err(());
+        }
+    }
+    o.stamps.format = format.unwrap_or(match o.stamps.format {
+        TimeFormat::None => TimeFormat::Time,
+        f => f,
+    });
+    if let Some(w) = width {
+        o.stamps.width = w;
+    }
+    Ok(())
 }
 
 fn apply_short(
     o: &mut Options,
+    seen: &mut Seen,
     c: u8,
     val: Option<String>,
-    follow_count: &mut u32,
+    lname: Option<&str>,
 ) -> Result<(), UsageError> {
-    let v = val.unwrap_or_default();
+    let v = val.clone().unwrap_or_default();
     match c {
-        b'f' => {
-            o.follow = true;
-            *follow_count += 1;
-        }
-        b'c' => o.summary_only = true,
-        b'C' => o.summary = true,
-        b'w' => o.wall_clock = true,
-        b'A' => o.append = true,
-        b'z' => o.successful_only = true,
-        b'Z' => o.failed_only = true,
-        b'v' => o.verbose_all = true,
-        b'x' => o.xflag = (o.xflag + 1).min(2),
-        b'y' => o.decode_fds = (o.decode_fds + 1).min(2),
-        b'i' => o.instruction_pointer = true,
-        b'n' => o.syscall_number = true,
-        b'k' => o.stack_traces = true,
-        b'q' => o.quiet = (o.quiet + 1).min(3),
-        b'r' => o.relative = true,
-        b'T' => o.syscall_times = true,
-        b't' => {
-            o.stamps = match o.stamps {
-                Stamps::None => Stamps::Time,
-                Stamps::Time => Stamps::TimeUs,
-                _ => Stamps::UnixUs,
-            }
-        }
-        b'h' => o.help = true,
-        b'V' => o.version = true,
-        b'd' | b'D' | b'F' => {}
-        b'o' => o.output = Some(v),
-        b's' => {
-            let n: i64 = num(&v, "-s")?;
-            if n < 0 {
-                return Err(err_hint(format!("invalid -s argument: '{v}'")));
-            }
-            o.string_limit = n as usize;
-        }
         b'a' => {
-            let n: i64 = num(&v, "-a")?;
-            if n < 0 {
-                return Err(err_hint(format!("invalid -a argument: '{v}'")));
-            }
-            o.column = n as usize;
+            o.column = filter::string_to_uint(&v, i32::MAX as u64)
+                .ok_or_else(|| opt_arg_err(c, lname, &v))? as usize
         }
-        b'p' => {
-            for p in v.split([',', ' ', '\t', '\n']).filter(|s| !s.is_empty()) {
-                match p.parse::<i32>() {
-                    Ok(n) if n > 0 => o.pids.push(n),
-                    _ => return Err(err(format!("Invalid process id: '{p}'"))),
-                }
+        b'A' => o.append = true,
+        b'b' => {
+            if v != "execve" {
+                return Err(err(format!("Syscall '{v}' for -b isn't supported")));
             }
+            seen.detach_on_execve = true;
         }
-        b'P' => o.trace_paths.push(v),
+        b'c' => {
+            if o.summary {
+                return Err(err_hint(
+                    "-c/--summary-only and -C/--summary are mutually exclusive",
+                ));
+            }
+            o.summary_only = true;
+        }
+        b'C' => {
+            if o.summary_only {
+                return Err(err_hint(
+                    "-c/--summary-only and -C/--summary are mutually exclusive",
+                ));
+            }
+            o.summary = true;
+        }
+        b'd' => {}
+        b'D' => seen.daemonize = true,
+        b'e' => apply_expr_seen(o, seen, &v)?,
         b'E' => match v.split_once('=') {
             Some((k, val)) => o.env.push((k.into(), Some(val.into()))),
             None => o.env.push((v.into(), None)),
         },
-        b'u' => o.user = Some(v),
-        b'b' => {
-            if v == "execve" {
-                o.detach_on_execve = true;
-            } else {
-                return Err(err_hint(format!("invalid -b argument: '{v}'")));
-            }
-        }
+        b'f' => seen.follow_short += 1,
+        b'F' => seen.opt_f = true,
+        b'h' => o.help = true,
+        b'i' => o.instruction_pointer = true,
         b'I' => {
             let n = match v.as_str() {
                 "1" | "anywhere" => 1,
                 "2" | "waiting" => 2,
                 "3" | "never" => 3,
                 "4" | "never_tstp" => 4,
-                _ => return Err(err_hint(format!("invalid -I argument: '{v}'"))),
+                _ => return Err(opt_arg_err(c, lname, &v)),
             };
             o.interruptible = Some(n);
         }
+        b'k' => o.stack_traces = true,
+        b'n' => o.syscall_number = true,
+        b'o' => o.output = Some(v),
+        b'O' => {}
+        b'p' => {
+            for p in v.split([',', ' ', '\t', '\n']).filter(|s| !s.is_empty()) {
+                match filter::string_to_uint(p, i32::MAX as u64) {
+                    Some(n) if n > 0 => {
+                        if n == std::process::id() as u64 {
+                            return Err(err("I'm sorry, I can't let you do that, Dave."));
+                        }
+                        o.pids.push(n as i32)
+                    }
+                    _ => return Err(err(format!("Invalid process id: '{p}'"))),
+                }
+            }
+        }
+        b'P' => o.trace_paths.push(v),
+        b'q' => seen.qflag_short += 1,
+        b'r' => {
+            o.relative = Some(match val.as_deref() {
+                None => 6,
+                Some(p) => precision(p).ok_or_else(|| opt_arg_err(c, lname, p))?,
+            })
+        }
+        b's' => {
+            o.string_limit = filter::string_to_uint(&v, (u32::MAX / 4) as u64)
+                .ok_or_else(|| opt_arg_err(c, lname, &v))? as usize
+        }
         b'S' => {
+            seen.sortby_set = true;
             o.sort_by = match v.as_str() {
                 "time" | "time_total" | "total_time" => SortBy::Time,
                 "calls" | "count" => SortBy::Calls,
                 "errors" | "error" => SortBy::Errors,
                 "name" | "syscall" | "syscall_name" => SortBy::Name,
                 "avg-time" | "avg_time" | "time_avg" => SortBy::AvgTime,
-                "min-time" | "min_time" | "time_min" => SortBy::MinTime,
-                "max-time" | "max_time" | "time_max" => SortBy::MaxTime,
+                "min-time" | "min_time" | "time_min" | "shortest" => SortBy::MinTime,
+                "max-time" | "max_time" | "time_max" | "longest" => SortBy::MaxTime,
                 "nothing" | "none" => SortBy::Nothing,
                 _ => return Err(err_hint(format!("invalid sortby: '{v}'"))),
             }
         }
+        b't' => seen.tflag_short += 1,
+        b'T' => {
+            o.syscall_times = Some(match val.as_deref() {
+                None => 6,
+                Some(p) => precision(p).ok_or_else(|| opt_arg_err(c, lname, p))?,
+            })
+        }
+        b'u' => o.user = Some(v),
+        b'U' => seen.columns_set = true,
+        b'v' => o.abbrev = SyscallSet::none(),
+        b'V' => o.version = true,
+        b'w' => o.wall_clock = true,
+        b'x' => o.xflag = (o.xflag + 1).min(2),
         b'X' => {
             o.xlat_style = match v.as_str() {
                 "raw" => 1,
                 "abbrev" => 0,
                 "verbose" => 2,
-                _ => return Err(err_hint(format!("invalid xlat style '{v}'"))),
+                _ => return Err(opt_arg_err(c, lname, &v)),
             }
         }
-        b'O' | b'U' => {}
-        b'e' => apply_expr(o, &v)?,
-        _ => {
-            return Err(err_hint(format!("invalid option -- '{}'", c as char)));
+        b'y' => seen.yflag_short += 1,
+        b'z' => {
+            o.status = NameSet::of(&[filter::status::SUCCESSFUL]);
+            seen.zflags += 1;
         }
+        b'Z' => {
+            o.status = NameSet::of(&[filter::status::FAILED]);
+            seen.zflags += 1;
+        }
+        _ => return Err(err_hint(format!("invalid option -- '{}'", c as char))),
     }
     Ok(())
 }
 
 fn apply_long(
     o: &mut Options,
-    name: &str,
+    seen: &mut Seen,
+    what: Long,
+    lname: &str,
     val: Option<String>,
-    follow_count: &mut u32,
 ) -> Result<(), UsageError> {
-    let v = val.clone().unwrap_or_default();
-    match name {
-        "output-separately" => o.output_separately = true,
-        "strings-in-hex" => {
-            o.xflag = match val.as_deref() {
-                None | Some("all") => 2,
-                Some("non-ascii") | Some("non-ascii-chars") => 1,
-                Some("none") => 0,
-                Some(x) => return Err(err_hint(format!("invalid strings-in-hex argument: '{x}'"))),
-            }
-        }
-        "absolute-timestamps" => {
-            o.stamps = match val.as_deref() {
-                None | Some("time") | Some("format:time") => Stamps::Time,
-                Some("none") | Some("format:none") => Stamps::None,
-                Some("unix") | Some("format:unix") | Some("unix,us") => Stamps::UnixUs,
-                Some("us") | Some("time,us") | Some("precision:us") => Stamps::TimeUs,
-                Some(x) => return Err(err_hint(format!("invalid absolute timestamp format: '{x}'"))),
-            }
-        }
-        "relative-timestamps" => o.relative = true,
-        "syscall-times" => o.syscall_times = true,
-        "decode-fds" => {
-            o.decode_fds = match val.as_deref() {
-                None | Some("path") => 1,
-                Some("all") => 2,
-                Some(_) => 1,
-            }
-        }
-        "trace" | "abbrev" | "verbose" | "raw" | "signal" | "status" => {
-            apply_expr(o, &format!("{name}={v}"))?
-        }
-        "quiet" => match val {
-            None => o.quiet = 1,
-            Some(v) => apply_expr(o, &format!("quiet={v}"))?,
+    let bad = |v: &str| err_hint(format!("invalid --{lname} argument: '{v}'"));
+    match what {
+        Long::Short(_) => unreachable!("handled by apply_short"),
+        Long::FollowForks => seen.follow_long = true,
+        Long::OutputSeparately => seen.output_separately_long = true,
+        Long::Daemonize => match val.as_deref() {
+            None | Some("grandchild") | Some("pgroup") | Some("pgrp") | Some("session")
+            | Some("sid") => seen.daemonize = true,
+            Some(v) => return Err(bad(v)),
         },
-        "seccomp-bpf" => o.seccomp = Some(true),
-        "no-seccomp-bpf" => o.seccomp = Some(false),
-        "json" => o.json = true,
-        "no-syscall-info" => o.regs_only = true,
-        "no-cpu-pin" => o.cpu_pin = false,
-        _ => {
-            let _ = follow_count;
-            return Err(err_hint(format!("unrecognized option '--{name}'")));
+        Long::Timestamps => {
+            seen.tflag_long = true;
+            parse_ts(o, val.as_deref().unwrap_or("format:time"))
+                .map_err(|_| bad(val.as_deref().unwrap_or("")))?;
         }
+        Long::StringsInHex => {
+            seen.xflag_long = Some(match val.as_deref() {
+                None | Some("all") => 2,
+                Some("non-ascii") => 1,
+                Some("non-ascii-chars") => {
+                    return Err(err(
+                        "--strings-in-hex=non-ascii-chars is not implemented yet in rstrace",
+                    ))
+                }
+                Some("none") => 0,
+                Some(v) => return Err(bad(v)),
+            })
+        }
+        Long::PidnsTranslation => {}
+        Long::SeccompBpf => o.seccomp = Some(true),
+        Long::Tips => return Err(err("--tips is not supported by rstrace")),
+        Long::Secontext => {
+            return Err(err(
+                "SELinux context printing (--secontext option) is not supported by this build of rstrace",
+            ))
+        }
+        Long::Qualify(key) => apply_qualify(o, seen, key, val.as_deref().unwrap_or(""))?,
+        Long::Quiet => {
+            apply_qualify(o, seen, "quiet", val.as_deref().unwrap_or("attach,personality"))?
+        }
+        Long::DecodeFds => apply_qualify(o, seen, "decode-fds", val.as_deref().unwrap_or("path"))?,
+        Long::Json => o.json = true,
+        Long::NoSyscallInfo => o.regs_only = true,
+        Long::NoCpuPin => o.cpu_pin = false,
+        Long::NoSeccompBpf => o.seccomp = Some(false),
     }
     Ok(())
 }
 
-/// Applies one `-e EXPR`.
+/// `-e` keys and the qualifier each selects (strace's `qual_options`).
+const QUALIFIERS: &[(&str, &str)] = &[
+    ("trace", "trace"),
+    ("t", "trace"),
+    ("abbrev", "abbrev"),
+    ("a", "abbrev"),
+    ("verbose", "verbose"),
+    ("v", "verbose"),
+    ("raw", "raw"),
+    ("x", "raw"),
+    ("signal", "signal"),
+    ("signals", "signal"),
+    ("status", "status"),
+    ("s", "signal"),
+    ("quiet", "quiet"),
+    ("silent", "quiet"),
+    ("silence", "quiet"),
+    ("q", "quiet"),
+    ("read", "read"),
+    ("reads", "read"),
+    ("r", "read"),
+    ("write", "write"),
+    ("writes", "write"),
+    ("w", "write"),
+    ("fault", "fault"),
+    ("inject", "inject"),
+    ("kvm", "kvm"),
+    ("decode-fd", "decode-fds"),
+    ("decode-fds", "decode-fds"),
+    ("decode-pid", "decode-pids"),
+    ("decode-pids", "decode-pids"),
+    ("secontext", "secontext"),
+];
+
+/// Applies one `-e EXPR`: `KEY=VALUE` for a known key, else the whole
+/// expression is a `trace=` value (so `-e foo=bar` is an invalid syscall).
 pub fn apply_expr(o: &mut Options, expr: &str) -> Result<(), UsageError> {
-    let (key, val) = match expr.split_once('=') {
-        Some((k, v)) => (k, v),
+    apply_expr_seen(o, &mut Seen::default(), expr)
+}
+
+fn apply_expr_seen(o: &mut Options, seen: &mut Seen, expr: &str) -> Result<(), UsageError> {
+    let (qual, val) = match expr.split_once('=') {
+        Some((k, v)) => match QUALIFIERS.iter().find(|q| q.0 == k) {
+            Some(q) => (q.1, v),
+            None => ("trace", expr),
+        },
         None => ("trace", expr),
     };
-    match key {
-        "trace" | "t" => {
-            o.trace = SyscallSet::parse(val).map_err(err)?;
+    apply_qualify(o, seen, qual, val)
+}
+
+fn apply_qualify(
+    o: &mut Options,
+    seen: &mut Seen,
+    qual: &str,
+    val: &str,
+) -> Result<(), UsageError> {
+    match qual {
+        "trace" => o.trace = SyscallSet::parse(val)?,
+        "abbrev" => o.abbrev = SyscallSet::parse(val)?,
+        "verbose" => o.verbose = SyscallSet::parse(val)?,
+        "raw" => o.raw = SyscallSet::parse(val)?,
+        "signal" => o.signals = NameSet::parse(val, "signal", filter::signal_number)?,
+        "status" => o.status = NameSet::parse(val, "status", filter::status_number)?,
+        "quiet" => {
+            seen.quiet_updated = true;
+            o.quiet_set = NameSet::parse(val, "quiet", filter::quiet_number)?;
         }
-        "abbrev" | "a" => o.abbrev = SyscallSet::parse(val).map_err(err)?,
-        "verbose" | "v" => o.verbose = SyscallSet::parse(val).map_err(err)?,
-        "raw" | "x" => o.raw = SyscallSet::parse(val).map_err(err)?,
-        "signal" | "signals" | "s" => {
-            o.signals = NameSet::parse(val, filter::signal_number).map_err(|_| {
-                err(format!("invalid signal '{}'", val.trim_start_matches('!')))
-            })?
+        "decode-fds" => {
+            seen.decode_fds_updated = true;
+            let s = NameSet::parse(val, "decode-fds", filter::decode_fd_number)?;
+            let detail = [filter::decode_fd::SOCKET, filter::decode_fd::DEV, filter::decode_fd::PIDFD];
+            o.decode_fds = if detail.iter().any(|&n| s.contains(n)) {
+                2
+            } else if s.contains(filter::decode_fd::PATH) {
+                1
+            } else {
+                0
+            };
         }
-        "status" => {
-            o.status = NameSet::parse(val, |s| {
-                ["successful", "failed", "unfinished", "unavailable", "detached"]
-                    .iter()
-                    .position(|x| *x == s)
-                    .map(|p| p as u32)
-            })
-            .map_err(|_| err(format!("invalid status '{val}'")))?
+        "decode-pids" => {
+            let s = NameSet::parse(val, "decode-pids", filter::decode_pid_number)?;
+            seen.decode_pids = !s.is_empty_below(2);
         }
-        "quiet" | "silent" | "silence" | "q" => {
-            o.quiet_set = NameSet::parse(val, |s| {
-                [
-                    "attach",
-                    "exit",
-                    "path-resolution",
-                    "personality",
-                    "thread-execve",
-                    "superseded",
-                ]
-                .iter()
-                .position(|x| *x == s)
-                .map(|p| p as u32)
-            })
-            .map_err(|_| err(format!("invalid quiet '{val}'")))?
-        }
-        "read" | "write" | "r" | "w" => {
+        "read" | "write" => {
             return Err(err(format!(
-                "-e {key}= (I/O dumps) is not implemented yet in rstrace"
+                "-e {qual}= (I/O dumps) is not implemented yet in rstrace"
             )))
         }
         "inject" | "fault" => {
             return Err(err(format!(
-                "-e {key}= (fault injection) is not implemented yet in rstrace"
+                "-e {qual}= (fault injection) is not implemented yet in rstrace"
             )))
         }
-        "kvm" => return Err(err("-e kvm= is not supported by rstrace")),
-        "decode-fds" => {
-            o.decode_fds = if val.contains("all") || val.contains("socket") {
-                2
-            } else {
-                1
+        "kvm" => {
+            if val != "vcpu" {
+                return Err(err(format!("invalid -e kvm= argument: '{val}'")));
             }
+            return Err(err("-e kvm=vcpu is not supported by rstrace"));
         }
-        _ => return Err(err(format!("invalid filter action '{key}'"))),
+        "secontext" => {
+            return Err(err(
+                "SELinux context printing (--secontext option) is not supported by this build of rstrace",
+            ))
+        }
+        _ => unreachable!("unknown qualifier {qual}"),
     }
     Ok(())
 }
@@ -662,7 +1096,13 @@ mod tests {
     fn combined_short_options() {
         let o = p(&["-fttts100", "-o", "x", "ls", "-l"]).unwrap();
         assert!(o.follow);
-        assert_eq!(o.stamps, Stamps::UnixUs);
+        assert_eq!(
+            o.stamps,
+            Stamps {
+                format: TimeFormat::Unix,
+                width: 6
+            }
+        );
         assert_eq!(o.string_limit, 100);
         assert_eq!(o.output.as_deref(), Some("x"));
         assert_eq!(o.command, vec![OsString::from("ls"), OsString::from("-l")]);
@@ -672,33 +1112,109 @@ mod tests {
     fn ff_needs_output() {
         let o = p(&["-ff", "-o", "x", "true"]).unwrap();
         assert!(o.output_separately && o.follow);
+        let o = p(&["-ff", "true"]).unwrap();
+        assert!(!o.output_separately && o.follow);
     }
 
     #[test]
     fn errors_like_strace() {
-        assert_eq!(p(&["-s", "abc", "true"]).unwrap_err().msg, "invalid -s argument: 'abc'");
-        assert_eq!(p(&[]).unwrap_err().msg, "must have PROG [ARGS] or -p PID");
-        assert_eq!(p(&["-Q", "true"]).unwrap_err().msg, "invalid option -- 'Q'");
+        let e = |s: &[&str]| p(s).unwrap_err().msg;
+        assert_eq!(e(&["-s", "abc", "true"]), "invalid -s argument: 'abc'");
+        assert_eq!(e(&[]), "must have PROG [ARGS] or -p PID");
+        assert_eq!(e(&["-Q", "true"]), "invalid option -- 'Q'");
+        assert_eq!(e(&["-e", "trace=foo", "true"]), "invalid system call 'foo'");
+        assert_eq!(e(&["-e", "signal=FOO", "true"]), "invalid signal 'FOO'");
         assert_eq!(
-            p(&["-e", "trace=foo", "true"]).unwrap_err().msg,
-            "invalid system call 'foo'"
+            e(&["-e", "foo=bar", "true"]),
+            "invalid system call 'foo=bar'"
+        );
+        assert_eq!(e(&["-X", "foo", "true"]), "invalid -X argument: 'foo'");
+        assert_eq!(
+            e(&["--const-print-style=foo", "true"]),
+            "invalid --const-print-style argument: 'foo'"
         );
         assert_eq!(
-            p(&["-e", "signal=FOO", "true"]).unwrap_err().msg,
-            "invalid signal 'FOO'"
+            e(&["-b", "foo", "true"]),
+            "Syscall 'foo' for -b isn't supported"
         );
+        assert_eq!(e(&["-I", "9", "true"]), "invalid -I argument: '9'");
+        assert_eq!(e(&["-a", "x", "true"]), "invalid -a argument: 'x'");
+        assert_eq!(e(&["-S", "foo", "true"]), "invalid sortby: 'foo'");
+        assert_eq!(e(&["-p", "abc"]), "Invalid process id: 'abc'");
+        assert_eq!(
+            e(&["-w", "true"]),
+            "-w/--summary-wall-clock must be given with (-c/--summary-only or -C/--summary)"
+        );
+        assert_eq!(
+            e(&["-q", "-e", "quiet=exit", "true"]),
+            "-q and -e quiet/--quiet cannot be provided simultaneously"
+        );
+        assert!(e(&["--sum", "true"]).starts_with(
+            "option '--sum' is ambiguous; possibilities: '--summary-only' '--summary'"
+        ));
+        assert!(p(&["-b", "execve", "true"]).unwrap().detach_on_execve);
         assert!(p(&["--bogus", "true"]).is_err());
         assert!(p(&["-o"]).is_err());
     }
 
     #[test]
+    fn warnings_like_strace() {
+        let o = p(&["-S", "calls", "-A", "true"]).unwrap();
+        assert_eq!(
+            o.warnings,
+            vec![
+                "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)"
+                    .to_string(),
+                "-A/--output-append-mode has no effect without -o/--output".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn quiet_defaults() {
+        use super::filter::quiet;
+        let o = p(&["-o", "x", "true"]).unwrap();
+        assert!(o.quiet_set.contains(quiet::ATTACH) && !o.quiet_set.contains(quiet::EXIT));
+        let o = p(&["-o", "x", "-e", "quiet=none", "true"]).unwrap();
+        assert!(!o.quiet_set.contains(quiet::ATTACH));
+        let o = p(&["-qq", "true"]).unwrap();
+        assert!(o.quiet_set.contains(quiet::EXIT) && !o.quiet_set.contains(quiet::THREAD_EXECVE));
+        let o = p(&["-qqq", "true"]).unwrap();
+        assert!(o.quiet_set.contains(quiet::THREAD_EXECVE));
+    }
+
+    #[test]
+    fn z_and_status() {
+        use super::filter::status;
+        let o = p(&["-z", "-Z", "true"]).unwrap();
+        assert!(o.status.contains(status::FAILED) && !o.status.contains(status::SUCCESSFUL));
+        assert_eq!(o.warnings.len(), 1);
+    }
+
+    #[test]
     fn long_options() {
-        let o = p(&["--follow-forks", "--trace=openat", "--string-limit=5", "--seccomp-bpf", "x"]).unwrap();
+        let o = p(&[
+            "--follow-forks",
+            "--trace=openat",
+            "--string-limit=5",
+            "--seccomp-bpf",
+            "x",
+        ])
+        .unwrap();
         assert!(o.follow);
         assert_eq!(o.string_limit, 5);
         assert_eq!(o.seccomp, Some(true));
         assert!(o.trace.matches_name("openat"));
         assert!(!o.trace.matches_name("read"));
+        let o = p(&["--foll", "--signal=none", "--timestamps=unix,ms", "x"]).unwrap();
+        assert!(o.follow && !o.signals.contains(2));
+        assert_eq!(
+            o.stamps,
+            Stamps {
+                format: TimeFormat::Unix,
+                width: 3
+            }
+        );
     }
 
     #[test]

@@ -1,12 +1,15 @@
-//! Where trace text goes: stderr, `-o FILE`, or one file per process (`-ff`).
+//! Where trace text goes: stderr, `-o FILE` (`-A` appends), `-o |CMD` or
+//! `-o !CMD` (piped into `sh -c CMD`), or one file per process (`-ff`,
+//! `FILE.PID`).
 //!
 //! Output is block-buffered (a tracer that flushes every line pays a write
 //! per syscall); it is flushed at exit, on rtrace's fatal signals, and after
-//! every line when it goes to stderr.
+//! every line when it goes to stderr or a pipe, as strace line-buffers those.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::process::{Child, Command, Stdio};
 
 /// One output stream and whether it has an unterminated line.
 pub struct Stream {
@@ -60,25 +63,32 @@ pub struct Sink {
     main: Stream,
     separate: Option<(String, bool)>,
     per_tid: HashMap<i32, Stream>,
-    /// Output goes to a file (`-o`): affects the pid prefix style.
+    /// The command reading a `-o |CMD` pipe, waited for at the end.
+    reader: Option<Child>,
+    /// Output goes to a file or pipe (`-o`): affects the pid prefix style.
     pub to_file: bool,
 }
 
 impl Sink {
     /// Opens the output per `-o`, `-A` and `-ff`.
     pub fn open(output: Option<&str>, append: bool, separate: bool) -> io::Result<Sink> {
-        let (main, to_file): (Stream, bool) = match output {
+        let mut reader = None;
+        let main = match output {
             // stderr is line-flushed, as strace's is: a reader of a pipe
             // (`2>&1 | grep`) sees each line as it happens.
-            None => (Stream::new(Box::new(io::stderr()), true), false),
-            Some(path) if separate => (Stream::new(Box::new(io::sink()), false), {
-                let _ = path;
-                true
-            }),
-            Some(path) => {
-                let f = open_file(path, append)?;
-                (Stream::new(Box::new(f), false), true)
+            None => Stream::new(Box::new(io::stderr()), true),
+            Some(path) if path.starts_with('|') || path.starts_with('!') => {
+                let mut child = Command::new("/bin/sh")
+                    .arg("-c")
+                    .arg(&path[1..])
+                    .stdin(Stdio::piped())
+                    .spawn()?;
+                let stdin = child.stdin.take().ok_or(io::ErrorKind::BrokenPipe)?;
+                reader = Some(child);
+                Stream::new(Box::new(stdin), true)
             }
+            Some(_) if separate => Stream::new(Box::new(io::sink()), false),
+            Some(path) => Stream::new(Box::new(open_file(path, append)?), false),
         };
         Ok(Sink {
             main,
@@ -88,7 +98,8 @@ impl Sink {
                 None
             },
             per_tid: HashMap::new(),
-            to_file,
+            reader,
+            to_file: output.is_some(),
         })
     }
 
@@ -133,6 +144,17 @@ impl Sink {
     pub fn close(&mut self, tid: i32) {
         if let Some(mut s) = self.per_tid.remove(&tid) {
             s.flush();
+        }
+    }
+
+    /// Flushes everything and, for `-o |CMD`, closes the pipe and waits for
+    /// the command to finish reading (strace waits for it too).
+    pub fn close_all(&mut self) {
+        self.flush();
+        if let Some(mut child) = self.reader.take() {
+            // Dropping the writer closes the pipe: the reader sees EOF.
+            self.main = Stream::new(Box::new(io::sink()), false);
+            let _ = child.wait();
         }
     }
 

@@ -55,9 +55,9 @@ impl Summary {
         rows.sort_by_key(|r| r.1);
         let avg = |c: &Counter| c.total.as_nanos() / c.calls.max(1) as u128;
         match sort {
-            SortBy::Time => rows.sort_by(|a, b| b.2.total.cmp(&a.2.total)),
-            SortBy::Calls => rows.sort_by(|a, b| b.2.calls.cmp(&a.2.calls)),
-            SortBy::Errors => rows.sort_by(|a, b| b.2.errors.cmp(&a.2.errors)),
+            SortBy::Time => rows.sort_by_key(|r| std::cmp::Reverse(r.2.total)),
+            SortBy::Calls => rows.sort_by_key(|r| std::cmp::Reverse(r.2.calls)),
+            SortBy::Errors => rows.sort_by_key(|r| std::cmp::Reverse(r.2.errors)),
             SortBy::Name => rows.sort_by(|a, b| a.0.cmp(b.0)),
             SortBy::AvgTime => rows.sort_by_key(|r| std::cmp::Reverse(avg(r.2))),
             SortBy::MinTime => rows.sort_by_key(|r| std::cmp::Reverse(r.2.min)),
@@ -94,7 +94,10 @@ fn row(s: &mut String, pct: f64, t: Duration, calls: u64, errors: u64, name: &st
         errors.to_string()
     };
     let secs = format!("{}.{:06}", t.as_secs(), t.subsec_micros());
-    let _ = writeln!(s, "{pct:6.2} {secs:>11} {usecs:11} {calls:9} {err:>9} {name}");
+    let _ = writeln!(
+        s,
+        "{pct:6.2} {secs:>11} {usecs:11} {calls:9} {err:>9} {name}"
+    );
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
 //! The rstrace event handler: decodes each syscall and prints it the way
 //! strace does, including `<unfinished ...>` / `<... resumed>` interleaving,
-//! pid prefixes, timestamps, signal and exit lines, and the `-c` summary.
+//! the line leader (pid prefix, `-t`/`-r` timestamps, `-n` syscall number,
+//! `-i` instruction pointer), `-T` times, `-e raw=`, `-P` path matching,
+//! `-e status=`/`-z`/`-Z` staging, `-e quiet=` and `-e signal=` filtering,
+//! signal and exit lines, and the `-c` summary.
 
-use super::cli::{Options, Stamps};
+use super::cli::{Options, TimeFormat};
+use super::filter::{self, quiet, status, PathRule};
 use super::sink::Sink;
 use super::summary::Summary;
 use crate::engine::memory::ProcMem;
@@ -10,9 +14,10 @@ use crate::engine::{Event, Handler, Stamp};
 use crate::output::json;
 use crate::output::text::{self, RenderOpts};
 use crate::syscall::ctx::{is_error, signal_name, FdResolver, ProcFdResolver};
+use crate::syscall::memory::Memory;
 use crate::syscall::{self, Ctx, DecodeOpts, Entry, Ret, Step, SyscallTable, Value};
 use rtrace_arch::Arch;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -47,6 +52,10 @@ struct Pending {
 #[derive(Default)]
 struct Thread {
     pending: Option<Pending>,
+    /// The number of the thread's latest syscall (`-n` on signal and exit lines).
+    last_nr: Option<u64>,
+    /// Its personality (the width of `-i` addresses).
+    arch: Option<Arch>,
 }
 
 /// The rstrace handler.
@@ -56,52 +65,129 @@ pub struct Strace {
     summary: Summary,
     threads: HashMap<i32, Thread>,
     decode: DecodeOpts,
-    decode_verbose: DecodeOpts,
     render: RenderOpts,
     fds: ProcFdResolver,
     /// Live traced tasks (for the `[pid N]` prefix rule).
     nprocs: usize,
-    start: Instant,
+    /// Start of the previous `-r` interval.
     last_stamp: Option<Instant>,
     count_only: bool,
+    /// Lines are kept until the call's status is known (`-e status=`, `-z`, `-Z`).
     defer: bool,
+    /// `-P` paths as given and as resolved.
+    paths: Vec<Vec<u8>>,
     line: String,
     /// Process ids we attached to (for "detached" messages).
     pub attached: Vec<i32>,
+    /// Tasks that came from a fork or clone, or from `-p` (for `-b execve`).
+    children: HashSet<i32>,
+    /// Tasks counted in `nprocs`: strace counts (and announces) a new child
+    /// when it first sees it stop, not at its parent's fork.
+    known: HashSet<i32>,
+    /// The launched command was seen (it is counted from the start).
+    launched_seen: bool,
+    /// The launched command's first exec went by (`-b execve` spares it).
+    initial_exec_seen: bool,
+    /// Tasks to stop tracing, handed to the engine after the event.
+    detach_queue: Vec<i32>,
 }
 
+/// An instruction pointer for `-i`: known, or not (`[????????????????]`).
+type Ip = Option<u64>;
+
 impl Strace {
-    /// A handler writing to `sink`.
+    /// A handler writing to `sink`. Prints the option warnings and the `-P`
+    /// path resolutions first, as strace does before it starts the command.
     pub fn new(o: Options, sink: Sink) -> Strace {
+        for w in &o.warnings {
+            eprintln!("rstrace: {w}");
+        }
+        let paths = select_paths(&o.trace_paths, !o.quiet_set.contains(quiet::PATH_RESOLVE));
         let decode = DecodeOpts {
             string_limit: o.string_limit,
-            verbose: o.verbose_all,
+            verbose: false,
             raw: false,
             fd_paths: o.decode_fds > 0,
             xlat_style: o.xlat_style,
         };
-        let mut decode_verbose = decode.clone();
-        decode_verbose.verbose = true;
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
-        let defer = o.successful_only || o.failed_only || o.status != super::filter::NameSet::All;
+        let defer = !o.status.is_complete(status::COUNT);
         Strace {
             o,
             sink,
             summary: Summary::default(),
             threads: HashMap::new(),
             decode,
-            decode_verbose,
             render,
             fds: ProcFdResolver,
             nprocs: 0,
-            start: Instant::now(),
             last_stamp: None,
             count_only,
             defer,
+            paths,
             line: String::with_capacity(512),
             attached: Vec::new(),
+            children: HashSet::new(),
+            known: HashSet::new(),
+            launched_seen: false,
+            initial_exec_seen: false,
+            detach_queue: Vec::new(),
         }
+    }
+
+    /// Notes that `tid` stopped: a task seen for the first time (other than
+    /// the launched command) is counted and announced, as strace does when
+    /// a followed child first stops.
+    fn see(&mut self, tid: i32) {
+        if !self.known.insert(tid) {
+            return;
+        }
+        if !self.launched_seen && !self.o.command.is_empty() && !self.children.contains(&tid) {
+            self.launched_seen = true;
+            return;
+        }
+        self.nprocs += 1;
+        if !self.o.quiet_set.contains(quiet::ATTACH) {
+            self.message(&format!("Process {tid} attached"));
+        }
+    }
+
+    /// `-b execve`: `tid` completed an exec; let it go unless it is the
+    /// launched command's first. strace ends the open execve line with
+    /// ` <detached ...>` after its "Process N detached" notice.
+    fn detach_on_exec(&mut self, tid: i32, old_tid: i32) {
+        let initial = !self.children.contains(&old_tid) && !self.children.contains(&tid);
+        if initial && !self.initial_exec_seen {
+            self.initial_exec_seen = true;
+            return;
+        }
+        if !self.o.quiet_set.contains(quiet::ATTACH) {
+            self.message(&format!("Process {tid} detached"));
+        }
+        if let Some(p) = self.threads.get_mut(&tid).and_then(|t| t.pending.take()) {
+            if p.shown && self.printing() && !self.o.json {
+                if p.deferred {
+                    if let (true, Some(t)) = (self.o.status.contains(status::DETACHED), p.text) {
+                        self.write_line(tid, &format!("{t} <detached ...>\n"));
+                    }
+                } else {
+                    let s = self.sink.stream(tid);
+                    if s.open_line == Some(tid) {
+                        s.write_str(" <detached ...>\n");
+                        s.open_line = None;
+                        s.line_done();
+                    }
+                }
+            }
+        }
+        self.threads.remove(&tid);
+        self.known.remove(&tid);
+        if self.sink.separate() {
+            self.sink.close(tid);
+        }
+        self.nprocs = self.nprocs.saturating_sub(1);
+        self.detach_queue.push(tid);
     }
 
     /// Number of live tasks, kept in step with the engine.
@@ -117,8 +203,20 @@ impl Strace {
         !self.count_only
     }
 
-    /// The leader: pid prefix, timestamps.
-    fn leader(&mut self, out: &mut String, tid: i32, now: Instant, pc: Option<u64>) {
+    /// The instruction pointer of a stopped thread, when `-i` wants it.
+    fn ip_of(&self, tid: i32) -> Ip {
+        if !self.o.instruction_pointer {
+            return None;
+        }
+        // The engine's events do not carry the pc yet; the tracee is stopped
+        // while we handle its event, so the query is valid at any stop.
+        crate::engine::ptrace::get_syscall_info(tid)
+            .ok()
+            .map(|i| i.pc)
+    }
+
+    /// The leader: pid prefix, timestamps, `-n` number, `-i` address.
+    fn leader(&mut self, out: &mut String, tid: i32, ip: Ip) {
         if !self.sink.separate() {
             if self.sink.to_file && (self.o.follow || self.o.pids.len() > 1) {
                 let _ = write!(out, "{tid:<5} ");
@@ -126,33 +224,54 @@ impl Strace {
                 let _ = write!(out, "[pid {tid:5}] ");
             }
         }
-        match self.o.stamps {
-            Stamps::None => {}
-            stamps => {
-                let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-                match stamps {
-                    Stamps::UnixUs => {
-                        let _ = write!(out, "{}.{:06} ", t.as_secs(), t.subsec_micros());
-                    }
-                    _ => {
-                        let (h, m, s) = local_hms(t.as_secs() as i64);
-                        let _ = write!(out, "{h:02}:{m:02}:{s:02}");
-                        if stamps == Stamps::TimeUs {
-                            let _ = write!(out, ".{:06}", t.subsec_micros());
-                        }
-                        out.push(' ');
-                    }
+        let st = self.o.stamps;
+        if st.format != TimeFormat::None {
+            let t = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            match st.format {
+                TimeFormat::Unix => {
+                    let _ = write!(out, "{}", t.as_secs());
+                }
+                _ => {
+                    let (h, m, s) = local_hms(t.as_secs() as i64);
+                    let _ = write!(out, "{h:02}:{m:02}:{s:02}");
                 }
             }
+            push_fraction(out, t.subsec_nanos(), st.width);
+            out.push(' ');
         }
-        if self.o.relative {
-            let d = self.last_stamp.map_or(Duration::ZERO, |l| now.duration_since(l));
+        if let Some(width) = self.o.relative {
+            let now = Instant::now();
+            let d = self
+                .last_stamp
+                .map_or(Duration::ZERO, |l| now.duration_since(l));
             self.last_stamp = Some(now);
-            let _ = write!(out, "{:6}.{:06} ", d.as_secs(), d.subsec_micros());
+            let absolute = st.format != TimeFormat::None;
+            let _ = write!(out, "{}{:6}", if absolute { "(+" } else { "" }, d.as_secs());
+            push_fraction(out, d.subsec_nanos(), width);
+            out.push_str(if absolute { ") " } else { " " });
+        }
+        let th = self.threads.get(&tid);
+        if self.o.syscall_number {
+            match th.and_then(|t| t.last_nr) {
+                Some(nr) => {
+                    let _ = write!(out, "[{nr:4}] ");
+                }
+                None => out.push_str("[????] "),
+            }
         }
         if self.o.instruction_pointer {
-            if let Some(pc) = pc {
-                let _ = write!(out, "[{pc:016x}] ");
+            let narrow = th.and_then(|t| t.arch).is_some_and(|a| a.word_size() == 4);
+            match (ip, narrow) {
+                (Some(pc), false) => {
+                    let _ = write!(out, "[{pc:016x}] ");
+                }
+                (Some(pc), true) => {
+                    let _ = write!(out, "[{pc:08x}] ");
+                }
+                (None, false) => out.push_str("[????????????????] "),
+                (None, true) => out.push_str("[????????] "),
             }
         }
     }
@@ -161,9 +280,6 @@ impl Strace {
     fn interrupt_open_line(&mut self, tid: i32) {
         let stream = self.sink.stream(tid);
         if let Some(owner) = stream.open_line {
-            if owner == tid && !self.sink.separate() {
-                // Our own open line is being interrupted (by a signal or exit).
-            }
             let sep = self
                 .threads
                 .get(&owner)
@@ -176,7 +292,11 @@ impl Strace {
             stream.write_str(" <unfinished ...>\n");
             stream.open_line = None;
             stream.line_done();
-            if let Some(p) = self.threads.get_mut(&owner).and_then(|t| t.pending.as_mut()) {
+            if let Some(p) = self
+                .threads
+                .get_mut(&owner)
+                .and_then(|t| t.pending.as_mut())
+            {
                 p.open = false;
                 p.unfinished = true;
             }
@@ -188,6 +308,13 @@ impl Strace {
         let s = self.sink.stream(tid);
         s.write_str(text);
         s.line_done();
+    }
+
+    /// A diagnostic on stderr ("Process N attached"): what is already
+    /// printed goes out first, so it lands where strace's does.
+    fn message(&mut self, msg: &str) {
+        self.sink.flush();
+        eprintln!("rstrace: {msg}");
     }
 
     fn ctx<'a>(
@@ -213,11 +340,25 @@ impl Strace {
         }
     }
 
+    /// Decoding options for one call: `-e abbrev=` (and `-v`) choose full
+    /// structures, `-e raw=` undecoded arguments.
+    fn opts_for(&self, arch: Arch, nr: u64) -> DecodeOpts {
+        let mut opts = self.decode.clone();
+        opts.verbose = !self.o.abbrev.contains(arch, nr);
+        opts.raw = self.o.raw.contains(arch, nr);
+        opts
+    }
+
     fn on_entry(&mut self, tid: i32, arch: Arch, nr: u64, args: [u64; 6], sp: u64, stamp: &Stamp) {
         let now = Instant::now();
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
         let traced = self.o.trace.contains(arch, nr);
+        {
+            let th = self.threads.entry(tid).or_default();
+            th.last_nr = Some(nr);
+            th.arch = Some(arch);
+        }
         let mut p = Pending {
             arch,
             nr,
@@ -236,14 +377,11 @@ impl Strace {
             deferred: false,
             wall: SystemTime::now(),
         };
-        if traced && (self.printing() || !self.o.trace_paths.is_empty()) {
-            let verbose = self.o.verbose_all || self.o.verbose.contains(arch, nr) && !self.o.abbrev.contains(arch, nr);
-            let raw = self.o.raw.contains(arch, nr);
-            let mut opts = if verbose { self.decode_verbose.clone() } else { self.decode.clone() };
-            opts.raw = raw;
-            if !self.o.trace_paths.is_empty() {
-                opts.fd_paths = true;
-            }
+        if traced && !self.paths.is_empty() {
+            p.shown = self.touches_paths(tid, arch, entry, &args);
+        }
+        if p.shown && self.printing() {
+            let opts = self.opts_for(arch, nr);
             let mut mem = ProcMem::new(tid);
             let mut ctx = Self::ctx(&mut mem, &mut self.fds, &opts, tid, arch, args);
             ctx.sp = sp;
@@ -251,20 +389,15 @@ impl Strace {
             p.entry_args = std::mem::take(&mut ctx.entry_args);
             p.entry_args_empty = p.entry_args.is_empty();
             p.saved = ctx.saved;
-            if !self.o.trace_paths.is_empty() {
-                p.shown = self.touches_paths(&p.entry_args);
-                if self.o.decode_fds == 0 {
-                    strip_fd_paths(&mut p.entry_args);
-                }
+            if opts.raw {
+                raw_zeros(&mut p.entry_args);
             }
-            if p.shown && self.printing() && !self.o.json {
+            if !self.o.json {
+                let ip = self.ip_of(tid);
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
-                self.leader(&mut line, tid, now, None);
-                if self.o.syscall_number {
-                    let _ = write!(line, "[{nr:4}] ");
-                }
-                entry_text(&mut line, entry, nr, &p.entry_args, &p.step, &self.render);
+                self.leader(&mut line, tid, ip);
+                entry_text(&mut line, entry, nr, &p.entry_args, &self.render);
                 if self.defer {
                     p.deferred = true;
                 } else {
@@ -280,14 +413,97 @@ impl Strace {
         self.threads.entry(tid).or_default().pending = Some(p);
     }
 
-    fn touches_paths(&self, args: &[Value]) -> bool {
-        args.iter().any(|v| match v {
-            Value::Str(s) => self.o.trace_paths.iter().any(|p| p.as_bytes() == s.bytes.as_slice()),
-            Value::Fd { path: Some(p), .. } => {
-                self.o.trace_paths.iter().any(|tp| tp.as_bytes() == p.as_slice())
+    /// Does this call access a `-P` path (strace's `pathtrace_match_set`)?
+    fn touches_paths(&self, tid: i32, arch: Arch, entry: &Entry, args: &[u64; 6]) -> bool {
+        let Some(name) = entry.name else { return false };
+        let mut mem = ProcMem::new(tid);
+        let word = |a: u64| {
+            if arch.word_size() == 4 {
+                a as u32 as u64
+            } else {
+                a
             }
-            _ => false,
-        })
+        };
+        match filter::path_rule(arch, name, entry.classes) {
+            PathRule::Args { fds, paths } => {
+                fds.iter().any(|&i| self.fd_matches(tid, args[i] as i32))
+                    || paths
+                        .iter()
+                        .any(|&i| self.upath_matches(&mut mem, word(args[i])))
+            }
+            PathRule::OldMmap => {
+                let mut buf = [0u8; 24];
+                mem.read(word(args[0]), &mut buf) == buf.len()
+                    && self.fd_matches(
+                        tid,
+                        i32::from_le_bytes([buf[16], buf[17], buf[18], buf[19]]),
+                    )
+            }
+            PathRule::Select { indirect } => {
+                let words: [u64; 4] = if indirect {
+                    let mut buf = [0u8; 16];
+                    if mem.read(word(args[0]), &mut buf) != buf.len() {
+                        return false;
+                    }
+                    let w = |i: usize| {
+                        u32::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]) as u64
+                    };
+                    [w(0), w(4), w(8), w(12)]
+                } else {
+                    [args[0], word(args[1]), word(args[2]), word(args[3])]
+                };
+                self.select_matches(tid, &mut mem, arch, &words)
+            }
+            PathRule::Poll => {
+                let nfds = (args[1] as u32).min(1024 * 1024) as u64;
+                (0..nfds).any(|k| {
+                    let mut fd = [0u8; 4];
+                    mem.read(word(args[0]) + 8 * k, &mut fd) == 4
+                        && self.fd_matches(tid, i32::from_le_bytes(fd))
+                })
+            }
+            PathRule::Fsconfig => match args[1] as u32 {
+                3 | 4 => {
+                    self.fd_matches(tid, args[4] as i32)
+                        || self.upath_matches(&mut mem, word(args[3]))
+                }
+                5 => self.fd_matches(tid, args[4] as i32),
+                _ => false,
+            },
+        }
+    }
+
+    /// Any descriptor in the `select` sets at `w[1..=3]` (`nfds` at `w[0]`).
+    fn select_matches(&self, tid: i32, mem: &mut ProcMem, arch: Arch, w: &[u64; 4]) -> bool {
+        let nfds = w[0] as i32;
+        if nfds <= 0 {
+            return false;
+        }
+        let nfds = nfds.min(1024 * 1024) as usize;
+        let ws = arch.word_size();
+        let size = (nfds.div_ceil(8) + ws - 1) & !(ws - 1);
+        let mut set = vec![0u8; size];
+        for &addr in &w[1..] {
+            if addr == 0 || mem.read(addr, &mut set) != size {
+                continue;
+            }
+            for fd in 0..nfds {
+                if set[fd / 8] & (1 << (fd % 8)) != 0 && self.fd_matches(tid, fd as i32) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Does descriptor `fd` of `tid` refer to a traced path?
+    fn fd_matches(&self, tid: i32, fd: i32) -> bool {
+        fd >= 0 && fd_path(tid, fd).is_some_and(|p| self.paths.contains(&p))
+    }
+
+    /// Is the NUL-terminated string at `addr` (at most `PATH_MAX` bytes) a traced path?
+    fn upath_matches(&self, mem: &mut ProcMem, addr: u64) -> bool {
+        read_path(mem, addr).is_some_and(|p| self.paths.contains(&p))
     }
 
     fn on_exit(&mut self, tid: i32, ret: i64, stamp: &Stamp) {
@@ -311,27 +527,28 @@ impl Strace {
         if !p.shown || !self.printing() {
             return;
         }
-        let status_ok = !((self.o.successful_only && failed) || (self.o.failed_only && !failed))
-            && self.o.status.contains(if failed { 1 } else { 0 });
-        if !status_ok {
+        if !self.o.status.contains(if failed {
+            status::FAILED
+        } else {
+            status::SUCCESSFUL
+        }) {
             return;
         }
-        let verbose = self.o.verbose_all
-            || self.o.verbose.contains(p.arch, p.nr) && !self.o.abbrev.contains(p.arch, p.nr);
-        let mut opts = if verbose {
-            self.decode_verbose.clone()
-        } else {
-            self.decode.clone()
-        };
-        opts.raw = self.o.raw.contains(p.arch, p.nr);
+        let opts = self.opts_for(p.arch, p.nr);
         let mut mem = ProcMem::new(tid);
         let mut ctx = Self::ctx(&mut mem, &mut self.fds, &opts, tid, p.arch, p.args);
         ctx.ret = Some(ret);
         ctx.saved = p.saved;
         ctx.entry_args = std::mem::take(&mut p.entry_args);
-        let r = syscall::decode_exit(p.entry, &mut ctx, p.step.clone());
-        let exit_args = std::mem::take(&mut ctx.exit_args);
+        let mut r = syscall::decode_exit(p.entry, &mut ctx, p.step.clone());
+        let mut exit_args = std::mem::take(&mut ctx.exit_args);
         let entry_args = std::mem::take(&mut ctx.entry_args);
+        if opts.raw {
+            raw_zeros(&mut exit_args);
+            if r == Ret::Hex(0) {
+                r = Ret::Int(0);
+            }
+        }
         let dur = now.duration_since(p.start);
         if self.o.json {
             let mut line = String::new();
@@ -351,7 +568,8 @@ impl Strace {
             self.write_line(tid, &line);
             return;
         }
-        self.complete(tid, p, &exit_args, Some(&r), Some(dur), now);
+        let ip = self.ip_of(tid);
+        self.complete(tid, p, &exit_args, Some(&r), Some(dur), ip);
     }
 
     /// Prints the end of a syscall line: on the open line when it is still
@@ -363,7 +581,7 @@ impl Strace {
         exit_args: &[Value],
         r: Option<&Ret>,
         dur: Option<Duration>,
-        now: Instant,
+        ip: Ip,
     ) {
         let stream_open = self.sink.stream(tid).open_line == Some(tid);
         let continuing = p.open && stream_open;
@@ -382,7 +600,7 @@ impl Strace {
                 skip = 0;
                 resumed = true;
                 self.interrupt_open_line(tid);
-                self.leader(&mut line, tid, now, None);
+                self.leader(&mut line, tid, ip);
                 let _ = write!(line, "<... {} resumed>", display_name(p.entry, p.nr));
             }
         }
@@ -394,8 +612,10 @@ impl Strace {
             Some(r) => finish(&mut line, r, self.o.column, &self.render),
             None => finish(&mut line, &Ret::Unknown, self.o.column, &self.render),
         }
-        if let (true, Some(d)) = (self.o.syscall_times, dur) {
-            let _ = write!(line, " <{}.{:06}>", d.as_secs(), d.subsec_micros());
+        if let (Some(width), Some(d)) = (self.o.syscall_times, dur) {
+            let _ = write!(line, " <{}", d.as_secs());
+            push_fraction(&mut line, d.subsec_nanos(), width);
+            line.push('>');
         }
         line.push('\n');
         if !p.deferred && !continuing {
@@ -434,24 +654,29 @@ impl Strace {
             self.write_line(tid, &line);
             return;
         }
-        if self.o.status != super::filter::NameSet::All && !self.o.status.contains(2) {
+        if !self.o.status.contains(status::UNFINISHED) {
             return;
         }
-        self.complete(tid, p, &[], None, None, Instant::now());
+        self.complete(tid, p, &[], None, None, None);
     }
 
     fn on_signal(&mut self, tid: i32, sig: i32, info: &[u8; 128]) {
-        if !self.printing() || !self.o.signals.contains(sig as u32) || self.o.quiet >= 3 {
+        if !self.printing() || !self.o.signals.contains(sig as u32) {
             return;
         }
-        let now = Instant::now();
         let mut line = String::new();
         if self.o.json {
-            json::signal_line(&mut line, tid, sig, &crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info));
+            json::signal_line(
+                &mut line,
+                tid,
+                sig,
+                &crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info),
+            );
             self.write_line(tid, &line);
             return;
         }
-        self.leader(&mut line, tid, now, None);
+        let ip = self.ip_of(tid);
+        self.leader(&mut line, tid, ip);
         line.push_str("--- ");
         push_signame(&mut line, sig);
         line.push(' ');
@@ -462,11 +687,12 @@ impl Strace {
     }
 
     fn on_group_stop(&mut self, tid: i32, sig: i32) {
-        if !self.printing() || self.o.json {
+        if !self.printing() || self.o.json || !self.o.signals.contains(sig as u32) {
             return;
         }
         let mut line = String::new();
-        self.leader(&mut line, tid, Instant::now(), None);
+        let ip = self.ip_of(tid);
+        self.leader(&mut line, tid, ip);
         line.push_str("--- stopped by ");
         push_signame(&mut line, sig);
         line.push_str(" ---\n");
@@ -475,20 +701,25 @@ impl Strace {
 
     fn on_gone(&mut self, tid: i32, what: Gone) {
         self.finish_unreturned(tid);
-        self.threads.remove(&tid);
-        let quiet_exit = self.o.quiet >= 2 || self.o.quiet_set.contains(1);
-        if self.printing() && !quiet_exit {
+        // strace gates "+++ exited" by -e quiet=exit, "+++ killed" by -e signal=.
+        let shown = match what {
+            Gone::Exited(_) => !self.o.quiet_set.contains(quiet::EXIT),
+            Gone::Killed(sig, _) => self.o.signals.contains(sig as u32),
+        };
+        if self.printing() && shown {
             let mut line = String::new();
             if self.o.json {
                 json::exit_line(&mut line, tid, &what.describe());
             } else {
-                self.leader(&mut line, tid, Instant::now(), None);
+                self.leader(&mut line, tid, None);
                 line.push_str("+++ ");
                 line.push_str(&what.describe());
                 line.push_str(" +++\n");
             }
             self.write_line(tid, &line);
         }
+        self.threads.remove(&tid);
+        self.known.remove(&tid);
         if self.sink.separate() {
             self.sink.close(tid);
         }
@@ -520,7 +751,7 @@ impl Strace {
             }
             s.write_str(&t);
         }
-        self.sink.flush();
+        self.sink.close_all();
     }
 
     /// The first write error of the output, if any.
@@ -563,43 +794,76 @@ fn push_signame(out: &mut String, sig: i32) {
 impl Handler for Strace {
     fn event(&mut self, ev: Event<'_>, stamp: &Stamp) {
         match ev {
-            Event::SyscallEntry { tid, arch, nr, args, sp } => {
+            Event::SyscallEntry {
+                tid,
+                arch,
+                nr,
+                args,
+                sp,
+            } => {
+                self.see(tid);
                 self.on_entry(tid, arch, nr, args, sp, stamp)
             }
-            Event::SyscallExit { tid, ret } => self.on_exit(tid, ret, stamp),
-            Event::Signal { tid, sig, info } => self.on_signal(tid, sig, info),
-            Event::GroupStop { tid, sig } => self.on_group_stop(tid, sig),
-            Event::NewTask { child, .. } => {
-                self.nprocs += 1;
-                self.threads.entry(child).or_default();
-                if self.o.quiet == 0 && !self.o.quiet_set.contains(0) && !self.o.pids.is_empty() {
-                    // strace announces followed children only in attach mode's verbose form.
-                }
+            Event::SyscallExit { tid, ret } => {
+                self.see(tid);
+                self.on_exit(tid, ret, stamp)
+            }
+            Event::Signal { tid, sig, info } => {
+                self.see(tid);
+                self.on_signal(tid, sig, info)
+            }
+            Event::GroupStop { tid, sig } => {
+                self.see(tid);
+                self.on_group_stop(tid, sig)
+            }
+            Event::NewTask { parent, child, .. } => {
+                self.children.insert(child);
+                let arch = self.threads.get(&parent).and_then(|t| t.arch);
+                let th = self.threads.entry(child).or_default();
+                th.arch = th.arch.or(arch);
             }
             Event::Exec { tid, old_tid } => {
+                self.see(old_tid);
                 if old_tid != tid {
                     // A non-leader thread exec'd and took the leader's tid:
                     // the leader's own call never returns, and strace says
                     // so before the execve resumes under the leader's pid.
                     self.finish_unreturned(tid);
-                    if self.printing() && !self.o.json && !self.o.quiet_set.contains(5) {
+                    if self.printing()
+                        && !self.o.json
+                        && !self.o.quiet_set.contains(quiet::THREAD_EXECVE)
+                    {
                         let mut line = String::new();
-                        self.leader(&mut line, tid, Instant::now(), None);
+                        let ip = self.ip_of(tid);
+                        self.leader(&mut line, tid, ip);
                         let _ = writeln!(line, "+++ superseded by execve in pid {old_tid} +++");
                         self.write_line(tid, &line);
                     }
                     if let Some(t) = self.threads.remove(&old_tid) {
                         self.threads.insert(tid, t);
                     }
+                    self.known.remove(&old_tid);
+                    self.known.insert(tid);
                     self.nprocs = self.nprocs.saturating_sub(1);
                 }
+                if self.o.detach_on_execve {
+                    self.detach_on_exec(tid, old_tid);
+                }
             }
-            Event::Exited { tid, code } => self.on_gone(tid, Gone::Exited(code)),
-            Event::Killed { tid, sig, core } => self.on_gone(tid, Gone::Killed(sig, core)),
+            Event::Exited { tid, code } => {
+                self.see(tid);
+                self.on_gone(tid, Gone::Exited(code))
+            }
+            Event::Killed { tid, sig, core } => {
+                self.see(tid);
+                self.on_gone(tid, Gone::Killed(sig, core))
+            }
             Event::Attached { tid } => {
                 self.nprocs += 1;
-                if self.o.quiet == 0 && !self.o.quiet_set.contains(0) {
-                    eprintln!("rstrace: Process {tid} attached");
+                self.children.insert(tid);
+                self.known.insert(tid);
+                if !self.o.quiet_set.contains(quiet::ATTACH) {
+                    self.message(&format!("Process {tid} attached"));
                 }
             }
             Event::Detached { tid } => {
@@ -610,13 +874,112 @@ impl Handler for Strace {
                     s.open_line = None;
                 }
                 self.threads.remove(&tid);
-                if self.o.quiet == 0 && !self.o.quiet_set.contains(0) && self.attached.contains(&tid) {
-                    eprintln!("rstrace: Process {tid} detached");
+                if !self.o.quiet_set.contains(quiet::ATTACH) && self.attached.contains(&tid) {
+                    self.message(&format!("Process {tid} detached"));
                 }
-                self.nprocs = self.nprocs.saturating_sub(1);
+                if self.known.remove(&tid) {
+                    self.nprocs = self.nprocs.saturating_sub(1);
+                }
             }
         }
     }
+
+    fn detach_requests(&mut self) -> Vec<i32> {
+        std::mem::take(&mut self.detach_queue)
+    }
+}
+
+/// The `-P` set: each path as given and, when it differs, as `realpath`
+/// resolves it now (strace's `pathtrace_select_set`), with strace's notice.
+fn select_paths(given: &[String], announce: bool) -> Vec<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut set: Vec<Vec<u8>> = Vec::new();
+    let store = |p: Vec<u8>, set: &mut Vec<Vec<u8>>| {
+        if !set.contains(&p) {
+            set.push(p);
+        }
+    };
+    for p in given {
+        store(p.as_bytes().to_vec(), &mut set);
+        let Ok(real) = std::fs::canonicalize(p) else {
+            continue;
+        };
+        let real = real.as_os_str().as_bytes().to_vec();
+        if real == p.as_bytes() {
+            continue;
+        }
+        if announce {
+            let mut msg = String::from("Requested path ");
+            text::quote_bytes(&mut msg, p.as_bytes(), 0);
+            msg.push_str(" resolved into ");
+            text::quote_bytes(&mut msg, &real, 0);
+            eprintln!("rstrace: {msg}");
+        }
+        store(real, &mut set);
+    }
+    set
+}
+
+/// What `/proc/TID/fd/FD` points to, without the ` (deleted)` the kernel
+/// appends to unlinked files (unless a file of that name is the same file),
+/// as strace's `getfdpath` reports it.
+fn fd_path(tid: i32, fd: i32) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    let link = format!("/proc/{tid}/fd/{fd}");
+    let target = std::fs::read_link(&link).ok()?;
+    let mut b = target.as_os_str().as_bytes().to_vec();
+    const DELETED: &[u8] = b" (deleted)";
+    if b.len() > DELETED.len() && b.ends_with(DELETED) {
+        if let Ok(st_link) = std::fs::metadata(&link) {
+            let same = std::fs::symlink_metadata(&target)
+                .is_ok_and(|s| s.ino() == st_link.ino() && s.dev() == st_link.dev());
+            if !same {
+                b.truncate(b.len() - DELETED.len());
+            }
+        }
+    }
+    Some(b)
+}
+
+/// A NUL-terminated path of at most `PATH_MAX` bytes from tracee memory.
+fn read_path(mem: &mut ProcMem, addr: u64) -> Option<Vec<u8>> {
+    const PATH_MAX: usize = 4096;
+    if addr == 0 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 256];
+    while out.len() <= PATH_MAX {
+        let n = mem.read(addr + out.len() as u64, &mut chunk);
+        if n == 0 {
+            return None;
+        }
+        if let Some(z) = chunk[..n].iter().position(|&c| c == 0) {
+            out.extend_from_slice(&chunk[..z]);
+            return (out.len() <= PATH_MAX).then_some(out);
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
+    None
+}
+
+/// `-e raw=` prints numbers with C's `%#lx`, which writes zero as `0`.
+fn raw_zeros(args: &mut [Value]) {
+    for a in args {
+        if *a == Value::Hex(0) {
+            *a = Value::UInt(0);
+        }
+    }
+}
+
+/// `.` and the first `width` digits of `nanos` (nothing for width 0).
+fn push_fraction(out: &mut String, nanos: u32, width: u8) {
+    if width == 0 {
+        return;
+    }
+    let v = nanos / 10u32.pow(9 - width as u32);
+    let _ = write!(out, ".{v:0w$}", w = width as usize);
 }
 
 /// The name strace prints for a syscall (`syscall_0x1c7` when unknown).
@@ -627,8 +990,8 @@ fn display_name(e: &Entry, nr: u64) -> String {
     }
 }
 
-/// `name(entry args` plus a trailing `, ` when more arguments follow at exit.
-fn entry_text(out: &mut String, e: &Entry, nr: u64, args: &[Value], step: &Step, r: &RenderOpts) {
+/// `name(entry args`.
+fn entry_text(out: &mut String, e: &Entry, nr: u64, args: &[Value], r: &RenderOpts) {
     match e.name {
         Some(n) => out.push_str(n),
         None => {
@@ -642,7 +1005,6 @@ fn entry_text(out: &mut String, e: &Entry, nr: u64, args: &[Value], step: &Step,
         }
         text::render_value(out, a, r);
     }
-    let _ = step;
 }
 
 fn exit_text(out: &mut String, args: &[Value], r: &RenderOpts) {
@@ -673,14 +1035,6 @@ fn pad(out: &mut String, column: usize) {
     }
 }
 
-fn strip_fd_paths(args: &mut [Value]) {
-    for a in args {
-        if let Value::Fd { path, .. } = a {
-            *path = None;
-        }
-    }
-}
-
 /// Local time of day for `-t`.
 fn local_hms(secs: i64) -> (i64, i64, i64) {
     // SAFETY: localtime_r writes into `tm`, a plain struct we own.
@@ -693,3 +1047,21 @@ fn local_hms(secs: i64) -> (i64, i64, i64) {
 
 #[allow(dead_code)]
 fn _uses(_: &dyn FdResolver) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions() {
+        let f = |n, w| {
+            let mut s = String::new();
+            push_fraction(&mut s, n, w);
+            s
+        };
+        assert_eq!(f(123_456_789, 0), "");
+        assert_eq!(f(123_456_789, 3), ".123");
+        assert_eq!(f(1_456_789, 6), ".001456");
+        assert_eq!(f(123_456_789, 9), ".123456789");
+    }
+}

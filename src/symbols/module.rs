@@ -1,0 +1,181 @@
+//! One module (an ELF file or the vDSO) with its lazily parsed parts: the
+//! file, its separate debug file, symbols and DWARF. Shared through `Arc`
+//! by every process that maps the file.
+
+use super::debuglink::find_debug_file;
+use super::dwarf::DwarfInfo;
+use super::elf::ElfImage;
+use super::symtab::SymbolTable;
+use super::Warning;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What identifies a module across processes: the file's path, device and
+/// inode (a replaced file at the same path is another module). The vDSO is
+/// keyed by a hash of its bytes in `inode`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModuleKey {
+    /// Path as `/proc/PID/maps` shows it.
+    pub path: String,
+    /// Device number.
+    pub dev: u64,
+    /// Inode number.
+    pub inode: u64,
+}
+
+/// A module and its lazily parsed debug information.
+pub struct Module {
+    key: ModuleKey,
+    open_path: PathBuf,
+    bytes: Option<Arc<[u8]>>,
+    debug_dirs: Arc<Vec<PathBuf>>,
+    image: OnceLock<Option<Arc<ElfImage>>>,
+    debug: OnceLock<Option<Arc<ElfImage>>>,
+    symbols: OnceLock<SymbolTable>,
+    dwarf: OnceLock<Option<DwarfInfo>>,
+    warnings: Mutex<Vec<Warning>>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Module {
+    /// A module read from `open_path` on first use.
+    pub fn new(key: ModuleKey, open_path: PathBuf, debug_dirs: Arc<Vec<PathBuf>>) -> Module {
+        Module::make(key, open_path, None, debug_dirs)
+    }
+
+    /// A module whose bytes are already in memory (the vDSO).
+    pub fn from_bytes(key: ModuleKey, bytes: Arc<[u8]>) -> Module {
+        Module::make(key, PathBuf::new(), Some(bytes), Arc::new(Vec::new()))
+    }
+
+    fn make(
+        key: ModuleKey,
+        open_path: PathBuf,
+        bytes: Option<Arc<[u8]>>,
+        debug_dirs: Arc<Vec<PathBuf>>,
+    ) -> Module {
+        Module {
+            key,
+            open_path,
+            bytes,
+            debug_dirs,
+            image: OnceLock::new(),
+            debug: OnceLock::new(),
+            symbols: OnceLock::new(),
+            dwarf: OnceLock::new(),
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The module's identity.
+    pub fn key(&self) -> &ModuleKey {
+        &self.key
+    }
+
+    /// The path the module is displayed under.
+    pub fn path(&self) -> &str {
+        &self.key.path
+    }
+
+    fn warn(&self, w: Warning) {
+        let mut list = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
+        if !list.contains(&w) {
+            list.push(w);
+        }
+    }
+
+    /// Everything that went wrong reading this module so far.
+    pub fn warnings(&self) -> Vec<Warning> {
+        self.warnings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The parsed file, or `None` if it is unreadable or not ELF.
+    pub fn image(&self) -> Option<&Arc<ElfImage>> {
+        self.image
+            .get_or_init(|| {
+                let parsed = match &self.bytes {
+                    Some(b) => ElfImage::parse(b.clone()),
+                    None => ElfImage::open(&self.open_path),
+                };
+                parsed.map(Arc::new).map_err(|w| self.warn(w)).ok()
+            })
+            .as_ref()
+    }
+
+    /// The separate debug file, if one is found.
+    pub fn debug_image(&self) -> Option<&Arc<ElfImage>> {
+        self.debug
+            .get_or_init(|| {
+                let image = self.image()?;
+                if self.bytes.is_some() {
+                    return None;
+                }
+                let mut warnings = Vec::new();
+                let found = find_debug_file(
+                    Path::new(&self.open_path),
+                    image,
+                    &self.debug_dirs,
+                    &mut warnings,
+                );
+                for w in warnings {
+                    self.warn(w);
+                }
+                found.map(|(_, img)| Arc::new(img))
+            })
+            .as_ref()
+    }
+
+    /// Function symbols of the file and its debug file, with PLT stubs.
+    pub fn symbols(&self) -> &SymbolTable {
+        self.symbols.get_or_init(|| {
+            let Some(image) = self.image() else {
+                return SymbolTable::default();
+            };
+            let (table, w) = SymbolTable::build(image, self.debug_image().map(|d| &**d));
+            if let Some(w) = w {
+                self.warn(w);
+            }
+            table
+        })
+    }
+
+    /// The module's DWARF (from the debug file when it has some), if any.
+    pub fn dwarf(&self) -> Option<&DwarfInfo> {
+        self.dwarf
+            .get_or_init(|| {
+                let sources = self.debug_image().into_iter().chain(self.image());
+                let mut warnings = Vec::new();
+                let mut found = None;
+                for img in sources {
+                    match DwarfInfo::load(img, &mut warnings) {
+                        Ok(Some(d)) => {
+                            found = Some(d);
+                            break;
+                        }
+                        Ok(None) => {}
+                        Err(w) => warnings.push(w),
+                    }
+                }
+                for w in warnings {
+                    self.warn(w);
+                }
+                found
+            })
+            .as_ref()
+    }
+
+    /// Records a warning met while using this module's DWARF.
+    pub(crate) fn note(&self, w: Warning) {
+        self.warn(w);
+    }
+}

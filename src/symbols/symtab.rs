@@ -1,0 +1,312 @@
+//! Function symbols of one module: `.symtab` and `.dynsym` (of the file and
+//! of its separate debug file) and synthesized PLT stub symbols, sorted by
+//! address for lookups by address, searchable by name or glob.
+
+use super::demangle::demangle;
+use super::elf::ElfImage;
+use super::plt;
+use super::Warning;
+use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
+
+/// A function symbol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// File virtual address.
+    pub addr: u64,
+    /// Size in bytes (0 when the symbol table does not say).
+    pub size: u64,
+    /// The name as stored (mangled), without symbol version.
+    pub name: String,
+    /// Whether the symbol is global or weak.
+    pub global: bool,
+}
+
+/// The sorted function symbols of a module.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolTable {
+    syms: Vec<Symbol>,
+}
+
+impl SymbolTable {
+    /// Collects the function symbols of `image` and of its debug file.
+    /// Returns a warning next to whatever could be read when a table is
+    /// corrupt.
+    pub fn build(image: &ElfImage, debug: Option<&ElfImage>) -> (SymbolTable, Option<Warning>) {
+        let mut syms = Vec::new();
+        let mut warning = None;
+        for img in std::iter::once(image).chain(debug) {
+            if collect(img, &mut syms).is_err() {
+                warning = Some(Warning::BadSymbols);
+            }
+        }
+        syms.extend(plt::plt_symbols(image));
+        SymbolTable::from_symbols(syms).with_warning(warning)
+    }
+
+    /// A table from a list of symbols (sorted and deduplicated here).
+    pub fn from_symbols(mut syms: Vec<Symbol>) -> SymbolTable {
+        // By address; at one address the preferred name first, as gdb
+        // chooses among aliases (`raise` over `gsignal`): sized before
+        // unsized, then the name that sorts last.
+        syms.sort_by(|a, b| {
+            a.addr
+                .cmp(&b.addr)
+                .then((b.size != 0).cmp(&(a.size != 0)))
+                .then(b.name.cmp(&a.name))
+        });
+        syms.dedup_by(|b, a| a.addr == b.addr && a.name == b.name);
+        SymbolTable { syms }
+    }
+
+    fn with_warning(self, w: Option<Warning>) -> (SymbolTable, Option<Warning>) {
+        (self, w)
+    }
+
+    /// Number of symbols.
+    pub fn len(&self) -> usize {
+        self.syms.len()
+    }
+
+    /// Whether there are no symbols.
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty()
+    }
+
+    /// All symbols, sorted by address.
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.syms
+    }
+
+    /// The symbol containing file address `vaddr`: the nearest one at or
+    /// below it, if `vaddr` is within its size (or it has none and no other
+    /// symbol lies between).
+    pub fn lookup(&self, vaddr: u64) -> Option<&Symbol> {
+        let i = self.syms.partition_point(|s| s.addr <= vaddr);
+        let last = self.syms.get(i.checked_sub(1)?)?;
+        // The preferred symbol at that address sorts first in its group.
+        let first = self.syms[..i].partition_point(|s| s.addr < last.addr);
+        let group = &self.syms[first..i];
+        if let Some(sized) = group
+            .iter()
+            .find(|s| s.size != 0 && vaddr < s.addr + s.size)
+        {
+            return Some(sized);
+        }
+        if let Some(bare) = group.iter().find(|s| s.size == 0) {
+            return Some(bare);
+        }
+        // A sized symbol that ends before vaddr; a larger one may still
+        // enclose it (nested symbols are rare, so look back a little).
+        self.syms[..first]
+            .iter()
+            .rev()
+            .take(8)
+            .find(|s| s.size != 0 && vaddr >= s.addr && vaddr < s.addr + s.size)
+    }
+
+    /// Symbols whose raw or demangled name equals `pattern`, or matches it
+    /// as a glob (`*`, `?`, `[...]`) when it contains one of those.
+    pub fn find(&self, pattern: &str) -> Vec<&Symbol> {
+        let is_glob = pattern.contains(['*', '?', '[']);
+        let matches = |name: &str| {
+            if is_glob {
+                glob_match(pattern, name)
+            } else {
+                name == pattern
+            }
+        };
+        self.syms
+            .iter()
+            .filter(|s| {
+                if matches(&s.name) {
+                    return true;
+                }
+                let d = demangle(&s.name);
+                if d == s.name {
+                    return false;
+                }
+                // Also without the parameter list (`ns::f` for `ns::f(int)`).
+                matches(&d) || d.find('(').is_some_and(|p| matches(&d[..p]))
+            })
+            .collect()
+    }
+}
+
+fn collect(image: &ElfImage, out: &mut Vec<Symbol>) -> Result<(), object::Error> {
+    let file = object::File::parse(&**image.data())?;
+    let exec_sections: Vec<bool> = std::iter::once(false)
+        .chain(file.sections().map(|s| s.kind() == SectionKind::Text))
+        .collect();
+    for sym in file.symbols().chain(file.dynamic_symbols()) {
+        let in_text = sym
+            .section_index()
+            .and_then(|i| exec_sections.get(i.0).copied())
+            .unwrap_or(false);
+        let wanted = match sym.kind() {
+            SymbolKind::Text => true,
+            // Hand-written assembly often has untyped labels (glibc's __restore_rt).
+            SymbolKind::Unknown | SymbolKind::Label => in_text,
+            _ => false,
+        };
+        if !wanted || !sym.is_definition() && !in_text {
+            continue;
+        }
+        let Ok(name) = sym.name() else { continue };
+        if name.is_empty() {
+            continue;
+        }
+        out.push(Symbol {
+            addr: sym.address(),
+            size: sym.size(),
+            name: name.to_string(),
+            global: sym.is_global() || sym.is_weak(),
+        });
+    }
+    Ok(())
+}
+
+/// Shell-style glob matching: `*` (any run), `?` (one character), `[abc]`,
+/// `[a-z]`, `[!x]`.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() {
+            match p[pi] {
+                '*' => {
+                    star = Some((pi, ti));
+                    pi += 1;
+                    continue;
+                }
+                '?' => {
+                    pi += 1;
+                    ti += 1;
+                    continue;
+                }
+                '[' => {
+                    if let Some((ok, len)) = class_match(&p[pi..], t[ti]) {
+                        if ok {
+                            pi += len;
+                            ti += 1;
+                            continue;
+                        }
+                    } else if t[ti] == '[' {
+                        pi += 1;
+                        ti += 1;
+                        continue;
+                    }
+                }
+                c if c == t[ti] => {
+                    pi += 1;
+                    ti += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sp, st)) => {
+                pi = sp + 1;
+                ti = st + 1;
+                star = Some((sp, st + 1));
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Matches `c` against the class at the start of `p` (`[...]`); returns
+/// whether it matched and the class's length, or `None` if unterminated.
+fn class_match(p: &[char], c: char) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = matches!(p.get(1), Some('!' | '^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while i < p.len() {
+        if p[i] == ']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
+            matched |= p[i] <= c && c <= p[i + 2];
+            i += 3;
+        } else {
+            matched |= p[i] == c;
+            i += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(addr: u64, size: u64, name: &str, global: bool) -> Symbol {
+        Symbol {
+            addr,
+            size,
+            name: name.into(),
+            global,
+        }
+    }
+
+    #[test]
+    fn lookup_respects_sizes_and_picks_aliases_as_gdb_does() {
+        let t = SymbolTable::from_symbols(vec![
+            sym(0x1000, 0x10, "local_alias", false),
+            sym(0x1000, 0x10, "global_name", true),
+            sym(0x1000, 0, "label", true),
+            sym(0x1100, 0x100, "outer", true),
+            sym(0x1180, 0x10, "nested", false),
+            sym(0x2000, 0, "unsized", true),
+        ]);
+        assert_eq!(
+            t.lookup(0x1004).unwrap().name,
+            "local_alias",
+            "sized, last by name"
+        );
+        assert_eq!(
+            t.lookup(0x1010).unwrap().name,
+            "label",
+            "unsized alias covers the rest"
+        );
+        assert_eq!(t.lookup(0x1185).unwrap().name, "nested");
+        assert_eq!(t.lookup(0x11a0).unwrap().name, "outer");
+        assert_eq!(t.lookup(0x2345).unwrap().name, "unsized");
+        assert!(t.lookup(0xfff).is_none());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("vfs_*", "vfs_read"));
+        assert!(glob_match("*read*", "pread64"));
+        assert!(glob_match("m?lloc", "malloc"));
+        assert!(glob_match("[a-c]x[!0-9]", "bxz"));
+        assert!(!glob_match("[a-c]x[!0-9]", "bx5"));
+        assert!(!glob_match("vfs_*", "do_vfs_read"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "aXXbYYc"));
+        assert!(!glob_match("a*b*c", "aXXbYY"));
+        assert!(glob_match("[x", "[x"), "unterminated class is literal");
+    }
+
+    #[test]
+    fn find_by_demangled_name() {
+        let t = SymbolTable::from_symbols(vec![
+            sym(0x10, 4, "_ZN2ns4funcEi", true),
+            sym(0x20, 4, "plain", true),
+        ]);
+        assert_eq!(t.find("ns::func").len(), 1);
+        assert_eq!(t.find("ns::func(int)").len(), 1);
+        assert_eq!(t.find("ns::*").len(), 1);
+        assert_eq!(t.find("pl*").len(), 1);
+        assert!(t.find("nothing").is_empty());
+    }
+}
