@@ -261,6 +261,13 @@ fn bad_command_lines_fail_cleanly() {
         &["-e", "signal=NOPE", "true"],
         &["/nonexistent/program"],
         &["-p", "0"],
+        // Not implemented: refused, never accepted and ignored.
+        &["-d", "true"],
+        &["-D", "true"],
+        &["-O", "5", "true"],
+        &["-c", "-U", "calls", "true"],
+        &["-k", "true"],
+        &["-e", "inject=open:error=ENOENT", "true"],
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, 1, "{args:?}: {err}");

@@ -762,8 +762,11 @@ fn apply_short(
             }
             o.summary = true;
         }
-        b'd' => {}
-        b'D' => seen.daemonize = true,
+        b'd' => return Err(err("-d (debug output) is not implemented in rstrace")),
+        b'D' => {
+            seen.daemonize = true;
+            return Err(err("-D (daemonize) is not implemented in rstrace"));
+        }
         b'e' => apply_expr_seen(o, seen, &v)?,
         b'E' => match v.split_once('=') {
             Some((k, val)) => o.env.push((k.into(), Some(val.into()))),
@@ -786,7 +789,11 @@ fn apply_short(
         b'k' => o.stack_traces = true,
         b'n' => o.syscall_number = true,
         b'o' => o.output = Some(v),
-        b'O' => {}
+        b'O' => {
+            return Err(err(
+                "-O (syscall overhead for -c) is not implemented in rstrace",
+            ))
+        }
         b'p' => {
             for p in v.split([',', ' ', '\t', '\n']).filter(|s| !s.is_empty()) {
                 match filter::string_to_uint(p, i32::MAX as u64) {
@@ -834,7 +841,10 @@ fn apply_short(
             })
         }
         b'u' => o.user = Some(v),
-        b'U' => seen.columns_set = true,
+        b'U' => {
+            seen.columns_set = true;
+            return Err(err("-U (summary columns) is not implemented in rstrace"));
+        }
         b'v' => o.abbrev = SyscallSet::none(),
         b'V' => o.version = true,
         b'w' => o.wall_clock = true,
@@ -875,7 +885,10 @@ fn apply_long(
         Long::OutputSeparately => seen.output_separately_long = true,
         Long::Daemonize => match val.as_deref() {
             None | Some("grandchild") | Some("pgroup") | Some("pgrp") | Some("session")
-            | Some("sid") => seen.daemonize = true,
+            | Some("sid") => {
+                seen.daemonize = true;
+                return Err(err("-D (daemonize) is not implemented in rstrace"));
+            }
             Some(v) => return Err(bad(v)),
         },
         Long::Timestamps => {
