@@ -143,8 +143,10 @@ fn compare_opts(name: &str, ropts: &[&str], args: &[&str], skip: &[&str]) {
     }
     let dir = common::target_dir().join("strace_diff");
     std::fs::create_dir_all(&dir).unwrap();
-    let a = dir.join(format!("{name}.strace"));
-    let b = dir.join(format!("{name}.rstrace"));
+    // The pid keeps concurrent runs of this suite apart.
+    let id = std::process::id();
+    let a = dir.join(format!("{name}.{id}.strace"));
+    let b = dir.join(format!("{name}.{id}.rstrace"));
     let ca = trace_with(Path::new("strace"), args, &a);
     let cb = trace_with_opts(&rstrace(), ropts, args, &b);
     assert_eq!(ca, cb, "{name}: exit codes differ");
