@@ -266,7 +266,6 @@ fn bad_command_lines_fail_cleanly() {
         &["-D", "true"],
         &["-O", "5", "true"],
         &["-c", "-U", "calls", "true"],
-        &["-k", "true"],
         &["-e", "inject=open:error=ENOENT", "true"],
     ] {
         let (code, out, err) = run(args);

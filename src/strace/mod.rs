@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod filter;
 pub mod sink;
+pub mod stack;
 pub mod summary;
 pub mod trace;
 
@@ -53,16 +54,14 @@ pub fn main(args: &[OsString]) -> i32 {
         println!("rstrace (rtrace) {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    if o.stack_traces {
-        eprintln!("rstrace: -k (stack traces) is not implemented yet");
-        return 1;
-    }
     let launching = !o.command.is_empty();
     // Seccomp: only for a launched command followed with -f (an unfollowed
     // child would inherit the filter with no tracer and get ENOSYS), and only
     // when the set excludes something.
     let trace_all = o.trace.is_all();
+    // -k must see every mapping change, so it needs every syscall to stop.
     let seccomp = match o.seccomp {
+        _ if o.stack_traces => false,
         Some(false) => false,
         Some(true) => launching && o.follow && !trace_all,
         None => launching && o.follow && !trace_all,

@@ -90,6 +90,8 @@ pub struct Strace {
     initial_exec_seen: bool,
     /// Tasks to stop tracing, handed to the engine after the event.
     detach_queue: Vec<i32>,
+    /// `-k` state.
+    stack: Option<super::stack::StackTracer>,
 }
 
 /// An instruction pointer for `-i`: known, or not (`[????????????????]`).
@@ -113,7 +115,9 @@ impl Strace {
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
         let defer = !o.status.is_complete(status::COUNT);
+        let stack = o.stack_traces.then(super::stack::StackTracer::default);
         Strace {
+            stack,
             o,
             sink,
             summary: Summary::default(),
@@ -512,6 +516,12 @@ impl Strace {
             return;
         };
         let failed = is_error(ret);
+        if !p.shown || !self.printing() {
+            // Untraced calls still change the mappings -k caches.
+            if let Some(st) = self.stack.as_mut() {
+                st.after_syscall(tid, p.entry.name);
+            }
+        }
         if self.counting() && p.shown {
             let t = if self.o.wall_clock {
                 now.duration_since(p.start)
@@ -569,7 +579,16 @@ impl Strace {
             return;
         }
         let ip = self.ip_of(tid);
+        let name = p.entry.name;
         self.complete(tid, p, &exit_args, Some(&r), Some(dur), ip);
+        if let Some(st) = self.stack.as_mut() {
+            let mut text = String::new();
+            st.render(tid, &mut text);
+            st.after_syscall(tid, name);
+            let s = self.sink.stream(tid);
+            s.write_str(&text);
+            s.line_done();
+        }
     }
 
     /// Prints the end of a syscall line: on the open line when it is still
@@ -823,6 +842,10 @@ impl Handler for Strace {
                 th.arch = th.arch.or(arch);
             }
             Event::Exec { tid, old_tid } => {
+                if let Some(st) = self.stack.as_mut() {
+                    st.forget(tid);
+                    st.forget(old_tid);
+                }
                 self.see(old_tid);
                 if old_tid != tid {
                     // A non-leader thread exec'd and took the leader's tid:
