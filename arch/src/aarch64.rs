@@ -14,6 +14,9 @@ mod idx {
 /// The breakpoint instruction (`BRK #0`), little-endian.
 pub const TRAP_BYTES: &[u8] = &[0x00, 0x00, 0x20, 0xd4];
 
+/// The system-call instruction (`SVC #0`), little-endian.
+pub const SYSCALL_INSN: &[u8] = &[0x01, 0x00, 0x00, 0xd4];
+
 /// After a BRK trap the pc points at the breakpoint itself.
 pub const TRAP_PC_ADJUST: u64 = 0;
 
@@ -53,6 +56,12 @@ impl RegisterFile for Regs {
 
     fn set_pc(w: &mut [u64], pc: u64) {
         w[idx::PC] = pc;
+    }
+
+    fn prepare_syscall(w: &mut [u64], insn: u64, nr: u64, args: &[u64; 6]) {
+        w[idx::X8] = nr;
+        w[idx::X0..idx::X0 + 6].copy_from_slice(args);
+        w[idx::PC] = insn;
     }
 }
 

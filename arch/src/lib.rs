@@ -11,9 +11,11 @@
 
 pub mod aarch64;
 pub mod i386;
+pub mod insn_x86;
 pub mod regs;
 pub mod tables;
 pub mod x86_64;
+pub mod x86_debugreg;
 pub mod xlat;
 
 pub use regs::SyscallRegs;

@@ -34,4 +34,7 @@ pub trait RegisterFile {
     fn pc(words: &[u64]) -> u64;
     /// Sets the program counter.
     fn set_pc(words: &mut [u64], pc: u64);
+    /// Sets up the registers to make system call `nr` with `args` by
+    /// executing the system-call instruction at `insn` (syscall injection).
+    fn prepare_syscall(words: &mut [u64], insn: u64, nr: u64, args: &[u64; 6]);
 }

@@ -21,6 +21,54 @@ mod idx {
     pub const RSP: usize = 19;
 }
 
+/// Names of the `struct user_regs_struct` words, in order (for `--regs` and
+/// `$reg` in conditions).
+pub const REG_NAMES: [&str; 27] = [
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
+    "gs",
+];
+
+/// Word indices of the general-purpose registers, in the hardware encoding
+/// order (rax=0 … r15=15) that instruction operands use.
+pub const GPR_BY_ENCODING: [usize; 16] = [10, 11, 12, 5, 19, 4, 13, 14, 9, 8, 7, 6, 3, 2, 1, 0];
+
+/// Word index of the stack pointer.
+pub const SP: usize = idx::RSP;
+/// Word index of the program counter.
+pub const PC: usize = idx::RIP;
+/// Word index of the flags register.
+pub const FLAGS: usize = 18;
+/// Word index of the integer return-value register.
+pub const RET: usize = idx::RAX;
+/// Word indices of the integer argument registers of the SysV ABI, in order.
+pub const ARG_REGS: [usize; 6] = [idx::RDI, idx::RSI, idx::RDX, idx::RCX, idx::R8, idx::R9];
+
+/// The system-call instruction (`SYSCALL`).
+pub const SYSCALL_INSN: &[u8] = &[0x0f, 0x05];
+
+/// The word index of a register named as in `REG_NAMES` (also `pc`, `sp`,
+/// `ip`).
+pub fn reg_index(name: &str) -> Option<usize> {
+    match name {
+        "pc" | "ip" => Some(idx::RIP),
+        "sp" => Some(idx::RSP),
+        "fp" => Some(idx::RBP),
+        _ => REG_NAMES.iter().position(|n| *n == name),
+    }
+}
+
+/// Whether a thread stopped with registers `w` may run an injected system
+/// call: it is not inside a syscall (`orig_rax` is -1: a signal-delivery or
+/// interrupt stop in user code), or it is inside one the kernel will restart
+/// (`-ERESTARTSYS`, `-ERESTARTNOINTR`, `-ERESTARTNOHAND`,
+/// `-ERESTART_RESTARTBLOCK`), whose restart the restored registers still
+/// ask for. At a ptrace event stop (clone, fork, exec) the syscall is still
+/// completing and would overwrite the injected call's registers.
+pub fn can_inject(w: &[u64]) -> bool {
+    w[idx::ORIG_RAX] as i64 == -1 || matches!(w[idx::RAX] as i64, -514..=-512 | -516)
+}
+
 /// The code segment selector of 32-bit user code on x86_64 Linux (`__USER32_CS`).
 const USER32_CS: u64 = 0x23;
 
@@ -87,6 +135,19 @@ impl RegisterFile for Regs {
 
     fn set_pc(w: &mut [u64], pc: u64) {
         w[idx::RIP] = pc;
+    }
+
+    fn prepare_syscall(w: &mut [u64], insn: u64, nr: u64, args: &[u64; 6]) {
+        w[idx::RAX] = nr;
+        // Not inside a syscall: keeps the kernel's restart logic out.
+        w[idx::ORIG_RAX] = u64::MAX;
+        w[idx::RDI] = args[0];
+        w[idx::RSI] = args[1];
+        w[idx::RDX] = args[2];
+        w[idx::R10] = args[3];
+        w[idx::R8] = args[4];
+        w[idx::R9] = args[5];
+        w[idx::RIP] = insn;
     }
 }
 

@@ -1,7 +1,166 @@
-//! Software breakpoints and return probes (`rtrace break`). Not implemented yet.
+//! Software breakpoints and return probes (`rtrace break`).
+//!
+//! End to end: [`cli`] parses specs ([`spec`], conditions in [`cond`]);
+//! the engine launches or attaches with syscall stops off (`PTRACE_CONT`);
+//! at each exec (and at attach) the [`hit::Breaker`] handler resolves the
+//! specs in the process's modules ([`resolve`], through `crate::symbols`)
+//! and writes an INT3 at each address ([`space`]). A hit is a SIGTRAP
+//! signal-delivery stop: the handler reports it ([`report`]), then steps the
+//! thread over the displaced instruction without removing the INT3: it
+//! *emulates* the common first instructions of functions (endbr64, push,
+//! mov %rsp,%rbp, sub/add $imm,%rsp, nops, mov $imm, and every direct or
+//! indirect branch), and runs the others *out of line* in a page it maps
+//! near the code by injecting `mmap` (relocated by iced-x86, followed by a
+//! jump back). So a hit costs one stop, and no thread can pass a breakpoint
+//! unseen, as with kernel uprobes.
+//!
+//! Return probes (`ret:f`) replace the return address at entry with a
+//! trampoline (an INT3 in the out-of-line page) and keep a per-thread shadow
+//! stack of (original return address, its stack slot, entry time, entry
+//! arguments); the trampoline hit reports the return value and duration and
+//! resumes at the original address. The entry matching the current stack
+//! pointer is taken, so recursion nests and frames skipped by longjmp are
+//! dropped.
+//!
+//! Libraries loaded later are seen through rtrace's own breakpoint on the
+//! dynamic linker's `_dl_debug_state` (called after every change of the
+//! library list, as gdb uses it). Forked children that are not followed
+//! (`-f`) get their copy of every byte restored before they are let go.
+//! Every change is undone on detach (Ctrl-C, SIGTERM, end of `-p` tracing):
+//! code bytes, hijacked return addresses, threads inside out-of-line slots,
+//! the pages.
+//!
+//! Non-goals here: DWARF arguments/locals and `if` over program variables
+//! (a [`cond::ValueProvider`] that reads DWARF plugs in later), architectures
+//! other than x86-64.
+
+pub mod cli;
+pub mod cond;
+pub mod hit;
+pub mod report;
+pub mod resolve;
+pub mod space;
+pub mod spec;
+
+use crate::engine::signals::Interruptible;
+use crate::engine::{spawn, Config, Outcome, Tracer};
+use rtrace_arch::Arch;
+use std::ffi::OsString;
 
 /// `rtrace break ARGS…`; returns the exit code.
-pub fn main(_args: &[std::ffi::OsString]) -> i32 {
-    eprintln!("rtrace break: not implemented yet");
-    1
+pub fn main(args: &[OsString]) -> i32 {
+    let mut o = match cli::parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("rtrace break: {e}");
+            eprintln!("Try 'rtrace break --help' for more information.");
+            return 1;
+        }
+    };
+    if o.help {
+        print!("{}", cli::HELP);
+        return 0;
+    }
+    if Arch::native() != Arch::X86_64 {
+        eprintln!("rtrace break: only x86-64 is supported so far");
+        return 1;
+    }
+    if o.locals {
+        eprintln!("rtrace break: --locals needs DWARF variables, which are not supported yet");
+        return 1;
+    }
+    let out: Box<dyn std::io::Write> = match &o.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("rtrace break: {}: {e}", path.to_string_lossy());
+                return 1;
+            }
+        },
+        None => Box::new(std::io::LineWriter::new(std::io::stderr())),
+    };
+    let sink = report::Sink::new(out, o.json);
+    let cfg = Config {
+        // Children are always seen, so an unfollowed one can be cleaned.
+        follow_forks: true,
+        seccomp_sets: None,
+        syscall_info: true,
+        rusage: false,
+        interruptible: Interruptible::WaitOnly,
+        pin_cpu: false,
+        syscalls: false,
+    };
+    let pids = o.pids.clone();
+    let command = o.command.clone();
+    let mut h = hit::Breaker::new(&mut o, sink);
+    let mut tracer = Tracer::new(cfg);
+    for &pid in &pids {
+        if let Err(e) = tracer.attach(pid, &mut h) {
+            eprintln!("rtrace break: attach to {pid}: {e}");
+            if e.raw_os_error() == Some(libc::EPERM) {
+                eprintln!(
+                    "rtrace break: hint: the process may already be traced, or ptrace is \
+                     restricted (see /proc/sys/kernel/yama/ptrace_scope; run as root or with \
+                     CAP_SYS_PTRACE)"
+                );
+            }
+            tracer.detach_all(&mut h);
+            return 1;
+        }
+        let tids = crate::engine::tracer::list_threads(pid);
+        h.start_process(pid, &tids);
+        eprintln!(
+            "rtrace break: Process {pid} attached, {} breakpoint(s) placed",
+            h.sites_in(pid)
+        );
+    }
+    if !command.is_empty() {
+        let cmd = spawn::Command {
+            program: command[0].clone(),
+            args: command.clone(),
+            env: Vec::new(),
+            user: None,
+        };
+        if let Err(e) = tracer.launch(&cmd) {
+            eprintln!("rtrace break: {}: {e}", command[0].to_string_lossy());
+            return 1;
+        }
+    }
+    if !pids.is_empty() && !h.any_placed() {
+        eprintln!(
+            "rtrace break: no breakpoint could be placed ({})",
+            h.unplaced().join(", ")
+        );
+        tracer.detach_all(&mut h);
+        return 1;
+    }
+    let res = tracer.run(&mut h);
+    if let Err(e) = &res {
+        eprintln!("rtrace break: wait: {e}");
+    }
+    let code = if let Some(sig) = tracer.interrupted {
+        tracer.kill_launched_and_detach(sig, &mut h);
+        for pid in &pids {
+            eprintln!("rtrace break: Process {pid} detached");
+        }
+        if pids.is_empty() {
+            128 + sig
+        } else {
+            0
+        }
+    } else if res.is_err() {
+        tracer.detach_all(&mut h);
+        1
+    } else {
+        match tracer.outcome() {
+            Outcome::Exited(c) => c,
+            Outcome::Killed(sig, _) => 128 + sig,
+            Outcome::None => 0,
+        }
+    };
+    for s in h.unplaced() {
+        eprintln!("rtrace break: '{s}' matched nothing");
+    }
+    h.finish();
+    code
 }

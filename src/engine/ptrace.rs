@@ -250,3 +250,46 @@ pub fn kill(pid: Tid, sig: i32) -> io::Result<()> {
     let r = unsafe { libc::kill(pid, sig) };
     check(r as libc::c_long).map(drop)
 }
+
+/// `PTRACE_GETSIGMASK`: the thread's blocked-signal mask (kernel `sigset_t`).
+pub fn get_sigmask(tid: Tid) -> io::Result<u64> {
+    let mut m: u64 = 0;
+    ptrace(libc::PTRACE_GETSIGMASK, tid, 8, &mut m as *mut u64 as usize)?;
+    Ok(m)
+}
+
+/// `PTRACE_SETSIGMASK`: sets the thread's blocked-signal mask.
+pub fn set_sigmask(tid: Tid, mask: u64) -> io::Result<()> {
+    ptrace(
+        libc::PTRACE_SETSIGMASK,
+        tid,
+        8,
+        &mask as *const u64 as usize,
+    )
+    .map(drop)
+}
+
+/// Raw `wait4(tid, …, __WALL)` for one thread.
+pub fn wait_tid(tid: Tid) -> io::Result<i32> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` points to live, writable memory.
+        let pid = unsafe { libc::wait4(tid, &mut status, libc::__WALL, std::ptr::null_mut()) };
+        if pid >= 0 {
+            return Ok(status);
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+/// Whether two tasks share one address space (`kcmp(KCMP_VM)`); `None`
+/// when the kernel cannot tell (no `CONFIG_KCMP`).
+pub fn same_vm(a: Tid, b: Tid) -> Option<bool> {
+    const KCMP_VM: libc::c_long = 1;
+    // SAFETY: a plain syscall with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_kcmp, a, b, KCMP_VM, 0, 0) };
+    (r >= 0).then_some(r == 0)
+}

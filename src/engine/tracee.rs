@@ -7,6 +7,18 @@ use super::ptrace::{self, Tid};
 use crate::syscall::memory::Memory;
 use std::io;
 use std::os::unix::fs::FileExt;
+use std::sync::Mutex;
+
+/// Wait statuses that a synchronous operation on one tracee
+/// ([`Tracee::inject_syscall`]) collected but that belong to the wait loop
+/// (the thread died meanwhile); the loop takes them before waiting again.
+static REQUEUED: Mutex<Vec<(Tid, i32)>> = Mutex::new(Vec::new());
+
+/// The oldest requeued wait status, if any.
+pub(crate) fn take_requeued() -> Option<(Tid, i32)> {
+    let mut q = REQUEUED.lock().unwrap_or_else(|e| e.into_inner());
+    (!q.is_empty()).then(|| q.remove(0))
+}
 
 /// A stopped thread.
 pub struct Tracee {
@@ -55,6 +67,78 @@ impl Tracee {
         f.write_all_at(bytes, addr)
     }
 
+    /// The `siginfo_t` of the signal this thread is stopped for.
+    pub fn siginfo(&self) -> io::Result<[u8; 128]> {
+        ptrace::siginfo(self.tid)
+    }
+
+    /// Makes the stopped thread execute one system call and returns its raw
+    /// result; registers are restored afterwards, so the thread resumes as if
+    /// nothing happened. `insn` is the address of a system-call instruction in
+    /// the tracee (any executable copy of its bytes will do).
+    ///
+    /// Call only at a signal-delivery stop (not inside a syscall: the kernel
+    /// would apply syscall-restart logic to the borrowed registers).
+    /// All signals are blocked (`PTRACE_SETSIGMASK`) during the single step,
+    /// so no handler can run on the borrowed registers; a signal that still
+    /// stops the thread (SIGSTOP) is re-sent afterwards. If the thread dies
+    /// meanwhile, its wait status is requeued for the wait loop and ESRCH
+    /// returned.
+    pub fn inject_syscall(&self, insn: u64, nr: u64, args: [u64; 6]) -> io::Result<i64> {
+        use rtrace_arch::native::Regs;
+        use rtrace_arch::regs::RegisterFile;
+        let saved = self.regs()?;
+        let mask = ptrace::get_sigmask(self.tid)?;
+        let mut w = saved.clone();
+        Regs::prepare_syscall(&mut w, insn, nr, &args);
+        ptrace::set_sigmask(self.tid, !0u64)?;
+        let restore = |t: &Tracee| {
+            let _ = t.set_regs(&saved);
+            let _ = ptrace::set_sigmask(t.tid, mask);
+        };
+        if let Err(e) = self.set_regs(&w) {
+            restore(self);
+            return Err(e);
+        }
+        let mut resend = Vec::new();
+        let result = loop {
+            if let Err(e) = ptrace::singlestep(self.tid, 0) {
+                restore(self);
+                return Err(e);
+            }
+            let status = ptrace::wait_tid(self.tid)?;
+            match super::status::classify(status) {
+                super::status::Status::Signal(libc::SIGTRAP) => {
+                    let now = self.regs()?;
+                    if Regs::pc(&now) == insn {
+                        // Stepped nothing (a trap raced in): step again.
+                        continue;
+                    }
+                    break Regs::syscall_regs(&now).ret;
+                }
+                super::status::Status::Signal(sig) => {
+                    // Only unblockable signals get here; deliver them later.
+                    resend.push(sig);
+                }
+                super::status::Status::Exited(_) | super::status::Status::Killed { .. } => {
+                    REQUEUED
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((self.tid, status));
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                // A group-stop or an event: step on; the syscall has not run.
+                _ => {}
+            }
+        };
+        restore(self);
+        for sig in resend {
+            let tgid = tgid_of(self.tid).unwrap_or(self.tid);
+            let _ = ptrace::tgkill(tgid, self.tid, sig);
+        }
+        Ok(result)
+    }
+
     /// Reads a word of `struct user` (e.g. a debug register).
     pub fn peek_user(&self, offset: usize) -> io::Result<u64> {
         ptrace::peek_user(self.tid, offset)
@@ -64,6 +148,14 @@ impl Tracee {
     pub fn poke_user(&self, offset: usize, value: u64) -> io::Result<()> {
         ptrace::poke_user(self.tid, offset, value)
     }
+}
+
+/// The process id of thread `tid` (from /proc; only on rare paths).
+fn tgid_of(tid: Tid) -> Option<Tid> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 impl Memory for Tracee {

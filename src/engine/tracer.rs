@@ -140,6 +140,17 @@ pub trait Handler {
     fn detach_requests(&mut self) -> Vec<Tid> {
         Vec::new()
     }
+
+    /// Called once per task at its first ptrace-stop, while it is stopped
+    /// and before it runs on: a new child (fork or thread) before its first
+    /// instruction, an attached thread at its attach interrupt. Per-thread
+    /// state that is not inherited (debug registers) is set up here. For a
+    /// new child this may come before its creator's [`Event::NewTask`].
+    fn task_ready(&mut self, _tid: Tid) {}
+
+    /// Called while `tid` is stopped, just before rtrace detaches from it
+    /// (and it runs on untraced): the last chance to undo per-thread changes.
+    fn detaching(&mut self, _tid: Tid) {}
 }
 
 /// Extra facts about the moment of an event.
@@ -196,6 +207,8 @@ struct Task {
     attached: bool,
     /// A stop arrived before its creator's fork event.
     early: bool,
+    /// Its first ptrace-stop was seen ([`Handler::task_ready`] was called).
+    ready: bool,
 }
 
 impl Task {
@@ -214,6 +227,7 @@ impl Task {
             listening: false,
             attached,
             early: false,
+            ready: false,
         }
     }
 }
@@ -359,11 +373,12 @@ impl Tracer {
         self.outcome
     }
 
-    fn restart(&mut self, tid: Tid, sig: i32) {
+    fn restart(&mut self, tid: Tid, sig: i32, h: &mut dyn Handler) {
         let Some(t) = self.tasks.get(&tid) else {
             return;
         };
         let r = if t.detach_pending {
+            h.detaching(tid);
             let r = ptrace::detach(tid, sig);
             self.tasks.remove(&tid);
             r
@@ -386,7 +401,12 @@ impl Tracer {
                 self.interrupted = Some(sig);
                 return Ok(());
             }
-            let res = ptrace::wait_any(if self.cfg.rusage { Some(&mut ru) } else { None });
+            // A status a synchronous tracee operation collected first
+            // (tracee.rs) comes before anything new.
+            let res = match super::tracee::take_requeued() {
+                Some(x) => Ok(x),
+                None => ptrace::wait_any(if self.cfg.rusage { Some(&mut ru) } else { None }),
+            };
             let (tid, status) = match res {
                 Ok(x) => x,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
@@ -413,11 +433,32 @@ impl Tracer {
                 Status::Exited(_) | Status::Killed { .. } => return,
                 _ => {
                     // A new child stopping before its creator's fork event.
-                    let mut t = Task::new(self.filter.is_some(), false);
+                    // It belongs to an attached process when its creator
+                    // does: wait4 may report a busy thread's stops long
+                    // before the creator's event, and until then a child
+                    // taken for a launched one would be killed by
+                    // `kill_launched_and_detach`.
+                    let attached = creator_of(tid)
+                        .is_some_and(|c| self.tasks.get(&c).is_some_and(|t| t.attached));
+                    let mut t = Task::new(self.filter.is_some(), attached);
                     t.early = true;
                     self.tasks.insert(tid, t);
                 }
             }
+        }
+        if let Some(t) = self.tasks.get_mut(&tid) {
+            // A single step asked for at the previous stop is over.
+            t.step = false;
+        }
+        let first = match self.tasks.get_mut(&tid) {
+            Some(t) if !t.ready && !matches!(st, Status::Exited(_) | Status::Killed { .. }) => {
+                t.ready = true;
+                true
+            }
+            _ => false,
+        };
+        if first {
+            h.task_ready(tid);
         }
         match st {
             Status::Exited(code) => {
@@ -449,10 +490,13 @@ impl Tracer {
                 if let Some(t) = self.tasks.get_mut(&tid) {
                     t.listening = false;
                 }
-                self.restart(tid, 0);
+                // task_ready may have asked to let tasks go.
+                self.take_detach_requests(h);
+                self.restart(tid, 0, h);
             }
             Status::Signal(sig) => {
                 let hidden = self.tasks.get(&tid).is_some_and(|t| t.hidden);
+                let mut deliver = sig;
                 if !hidden {
                     let info = ptrace::siginfo(tid).unwrap_or([0; 128]);
                     h.event(
@@ -463,8 +507,19 @@ impl Tracer {
                         },
                         stamp,
                     );
+                    match h.signal_stop(tid, sig, &info) {
+                        Resume::Deliver => {}
+                        Resume::Suppress => deliver = 0,
+                        Resume::Step => {
+                            deliver = 0;
+                            if let Some(t) = self.tasks.get_mut(&tid) {
+                                t.step = true;
+                            }
+                        }
+                    }
+                    self.take_detach_requests(h);
                 }
-                self.restart(tid, sig);
+                self.restart(tid, deliver, h);
             }
             Status::Other => {}
         }
@@ -511,7 +566,7 @@ impl Tracer {
 
     fn on_syscall(&mut self, tid: Tid, h: &mut dyn Handler, stamp: &Stamp) {
         let Some(info) = self.syscall_view(tid) else {
-            self.restart(tid, 0);
+            self.restart(tid, 0, h);
             return;
         };
         let Some(t) = self.tasks.get_mut(&tid) else {
@@ -565,7 +620,7 @@ impl Tracer {
             _ => {}
         }
         self.take_detach_requests(h);
-        self.restart(tid, 0);
+        self.restart(tid, 0, h);
     }
 
     /// In seccomp mode, pins while exactly one task is traced and unpins as
@@ -712,7 +767,7 @@ impl Tracer {
             _ => {}
         }
         self.take_detach_requests(h);
-        self.restart(tid, 0);
+        self.restart(tid, 0, h);
     }
 
     /// Detaches from every tracee (attached ones run on). Tasks are
@@ -731,13 +786,21 @@ impl Tracer {
         for &tid in &tids {
             let _ = ptrace::interrupt(tid);
         }
-        while !self.tasks.is_empty() {
-            let (tid, status) = match ptrace::wait_any(None) {
+        // Stop every task before letting any go: a handler undoing its
+        // changes to an address space (breakpoint bytes, an injected page)
+        // must know no thread of it runs meanwhile.
+        let mut stopped: Vec<(Tid, i32)> = Vec::new();
+        while stopped.len() < self.tasks.len() {
+            let res = match super::tracee::take_requeued() {
+                Some(x) => Ok(x),
+                None => ptrace::wait_any(None),
+            };
+            let (tid, status) = match res {
                 Ok(x) => x,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(_) => break,
             };
-            if !self.tasks.contains_key(&tid) {
+            if !self.tasks.contains_key(&tid) || stopped.iter().any(|s| s.0 == tid) {
                 continue;
             }
             match classify(status) {
@@ -750,16 +813,27 @@ impl Tracer {
                     h.event(Event::Killed { tid, sig, core }, &Stamp::default());
                 }
                 Status::Signal(sig) => {
-                    let _ = ptrace::detach(tid, sig);
-                    self.tasks.remove(&tid);
-                    h.event(Event::Detached { tid }, &Stamp::default());
+                    // A trap rtrace caused (a watchpoint hit racing with the
+                    // interrupt) must not reach the program: SIGTRAP would
+                    // kill it.
+                    let info = ptrace::siginfo(tid).unwrap_or([0; 128]);
+                    let sig = match h.signal_stop(tid, sig, &info) {
+                        Resume::Deliver => sig,
+                        Resume::Suppress | Resume::Step => 0,
+                    };
+                    stopped.push((tid, sig));
                 }
-                _ => {
-                    let _ = ptrace::detach(tid, 0);
-                    self.tasks.remove(&tid);
-                    h.event(Event::Detached { tid }, &Stamp::default());
-                }
+                _ => stopped.push((tid, 0)),
             }
+        }
+        for (tid, sig) in stopped {
+            if !self.tasks.contains_key(&tid) {
+                continue;
+            }
+            h.detaching(tid);
+            let _ = ptrace::detach(tid, sig);
+            self.tasks.remove(&tid);
+            h.event(Event::Detached { tid }, &Stamp::default());
         }
     }
 
@@ -800,6 +874,22 @@ pub fn list_threads(pid: Tid) -> Vec<Tid> {
         .unwrap_or_default();
     v.sort_unstable();
     v
+}
+
+/// The task that created `tid` as far as /proc tells: its thread-group
+/// leader for a thread, else its parent process (early-stop path only).
+fn creator_of(tid: Tid) -> Option<Tid> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let field = |k: &str| -> Option<Tid> {
+        s.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    let tgid = field("Tgid:")?;
+    if tgid != tid {
+        return Some(tgid);
+    }
+    field("PPid:")
 }
 
 fn is_thread_of(child: Tid, parent: Tid) -> bool {

@@ -68,6 +68,12 @@ impl DwarfInfo {
         }))
     }
 
+    /// The parsed DWARF sections (shared with the variables and types
+    /// reader, [`super::vars`]).
+    pub fn gimli(&self) -> &Arc<gimli::Dwarf<Reader>> {
+        &self.dwarf
+    }
+
     /// The inline chain at file address `vaddr`, innermost first; the last
     /// entry is the containing function. Each entry's file and line are the
     /// location within that function (for outer entries: the call site).

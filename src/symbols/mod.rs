@@ -26,6 +26,7 @@ mod module;
 mod plt;
 mod symbolizer;
 mod symtab;
+pub mod vars;
 
 pub use debuglink::{crc32, DEFAULT_DEBUG_DIRS};
 pub use demangle::demangle;

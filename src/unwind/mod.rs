@@ -62,6 +62,18 @@ pub struct UnwoundFrame {
     pub recovered_by: Recovery,
 }
 
+/// One frame with the registers recovered for it.
+#[derive(Debug, Clone)]
+pub struct FrameState {
+    /// The frame.
+    pub frame: UnwoundFrame,
+    /// Its registers (callee-saved ones as the CFI recovered them; others
+    /// unknown in outer frames).
+    pub regs: InitialRegs,
+    /// Its canonical frame address, when the CFI or frame pointer gives it.
+    pub cfa: Option<u64>,
+}
+
 /// Walks stacks. Cheap to clone: clones share the per-module CFI cache;
 /// each keeps its own scratch state.
 #[derive(Clone)]
@@ -116,6 +128,65 @@ impl Unwinder {
         mem: &mut dyn Memory,
         max_frames: usize,
     ) -> Vec<UnwoundFrame> {
+        self.walk(symbols, map, regs, mem, max_frames, None)
+    }
+
+    /// The frames of the stack with each frame's recovered registers and
+    /// canonical frame address (what DWARF variable locations need:
+    /// `DW_OP_call_frame_cfa`, `DW_OP_bregN`), innermost first.
+    pub fn unwind_states(
+        &mut self,
+        symbols: &Symbolizer,
+        map: &ModuleMap,
+        regs: &InitialRegs,
+        mem: &mut dyn Memory,
+        max_frames: usize,
+    ) -> Vec<FrameState> {
+        let mut all_regs = Vec::new();
+        let frames = self.walk(symbols, map, regs, mem, max_frames, Some(&mut all_regs));
+        frames
+            .into_iter()
+            .zip(all_regs)
+            .map(|(frame, regs)| {
+                let cfa = self.cfa(symbols, map, &regs, frame.is_return_address, mem);
+                FrameState { frame, regs, cfa }
+            })
+            .collect()
+    }
+
+    /// The canonical frame address of the frame with registers `regs` (the
+    /// caller's stack pointer before the call), from the CFI at `regs.pc`
+    /// (`pc - 1` for a return address), else from the frame pointer.
+    pub fn cfa(
+        &mut self,
+        symbols: &Symbolizer,
+        map: &ModuleMap,
+        regs: &InitialRegs,
+        is_return_address: bool,
+        mem: &mut dyn Memory,
+    ) -> Option<u64> {
+        let mut mem = PageCache::new(mem);
+        let lookup = regs.pc.wrapping_sub(u64::from(is_return_address));
+        if let Some((cfi, vaddr)) = self.cfi_for(symbols, map, lookup) {
+            if let Some(found) = cfi.find(&mut self.ctx, vaddr) {
+                return walk::cfa(regs, &found, &cfi, &mut mem);
+            }
+        }
+        match walk::frame_pointer(regs, &mut mem) {
+            Step::Caller(caller) => caller.sp(),
+            _ => None,
+        }
+    }
+
+    fn walk(
+        &mut self,
+        symbols: &Symbolizer,
+        map: &ModuleMap,
+        regs: &InitialRegs,
+        mem: &mut dyn Memory,
+        max_frames: usize,
+        mut keep_regs: Option<&mut Vec<InitialRegs>>,
+    ) -> Vec<UnwoundFrame> {
         let mut mem = PageCache::new(mem);
         let mut frames: Vec<UnwoundFrame> = Vec::new();
         let mut seen = HashSet::new();
@@ -131,6 +202,9 @@ impl Unwinder {
                 signal_trampoline: false,
                 recovered_by,
             });
+            if let Some(keep) = keep_regs.as_deref_mut() {
+                keep.push(cur.clone());
+            }
             let lookup = if exact { pc } else { pc.wrapping_sub(1) };
             let found = self.cfi_for(symbols, map, lookup).and_then(|(cfi, vaddr)| {
                 let found = cfi.find(&mut self.ctx, vaddr)?;

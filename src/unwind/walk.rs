@@ -26,15 +26,9 @@ pub fn apply_cfi(
 ) -> Step {
     let arch = cur.arch;
     let ptr = arch.ptr;
-    let cfa = match found.row.cfa() {
-        CfaRule::RegisterAndOffset { register, offset } => cur
-            .get(register.0)
-            .map(|base| base.wrapping_add(*offset as u64)),
-        CfaRule::Expression(e) => cfi
-            .expression(found.source, e)
-            .and_then(|e| evaluate(e, cur, mem, None, cfi.address_size)),
+    let Some(cfa) = cfa(cur, found, cfi, mem) else {
+        return Step::Failed;
     };
-    let Some(cfa) = cfa else { return Step::Failed };
     let mut next = InitialRegs::empty(arch);
     let count = arch.names.len().max(usize::from(arch.ra) + 1) as u16;
     for n in 0..count {
@@ -80,6 +74,24 @@ pub fn apply_cfi(
             Step::Caller(Box::new(next))
         }
         None => Step::End,
+    }
+}
+
+/// The canonical frame address of the frame with registers `cur` under
+/// CFI `found` (of module `cfi`): the caller's stack pointer before the call.
+pub fn cfa(
+    cur: &InitialRegs,
+    found: &Found,
+    cfi: &ModuleCfi,
+    mem: &mut PageCache<'_>,
+) -> Option<u64> {
+    match found.row.cfa() {
+        CfaRule::RegisterAndOffset { register, offset } => cur
+            .get(register.0)
+            .map(|base| base.wrapping_add(*offset as u64)),
+        CfaRule::Expression(e) => cfi
+            .expression(found.source, e)
+            .and_then(|e| evaluate(e, cur, mem, None, cfi.address_size)),
     }
 }
 

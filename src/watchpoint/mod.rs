@@ -1,7 +1,233 @@
-//! Hardware watchpoints (`rtrace watch`). Not implemented yet.
+//! Hardware watchpoints: `rtrace watch EXPR|*ADDR[:LEN] [--rw|--write|--exec]
+//! [--count] [--bt] [--json] [-o FILE] [-p PID | -- CMD…]`.
+//!
+//! Scope: up to four watched ranges (the x86 debug address registers
+//! DR0–DR3) of 1, 2, 4 or 8 aligned bytes, trapping on writes, on reads and
+//! writes, or on execution, in every thread of one process, including
+//! threads created later. Per hit: thread, watch, old and new value, the
+//! accessing instruction (address, `func+off (file:line)`, disassembly) and
+//! optionally a backtrace; `--count` prints only a table of hits at exit.
+//!
+//! End to end: [`cli::parse`] -> expressions resolved to [`handler::Target`]s
+//! (symbols from the executable's ELF symbol table, before anything runs) ->
+//! slot plan ([`spec::plan`], errors for a fifth watch or a misaligned
+//! range) -> the engine runs the command (or attaches) with
+//! `Config::syscalls = false`, so tracees stop only for signals and
+//! clone/exec events -> [`handler::Watcher`] arms each thread
+//! ([`hwregs::DebugRegs`], encodings from `rtrace_arch::x86_debugreg`),
+//! reports traps ([`report::Report`]) and disarms every thread before it is
+//! detached.
+//!
+//! Where the accessing instruction is found: data watchpoints trap *after*
+//! the instruction, so the pc is the next instruction's. The instruction
+//! ending at the pc is found by decoding forward from the start of the pc's
+//! function (exact for compiled code); without a function start, by
+//! decoding backward and keeping the single candidate whose memory operand
+//! covers the watched range. Execute watchpoints trap *before* the
+//! instruction: the pc is the watched address itself.
+//!
+//! Non-goals (for now): `var.field` and values decoded by DWARF type (a
+//! [`value::ValueFormatter`] plugs in), ranges wider than 8 bytes (several
+//! slots), watches in shared libraries loaded later, following forked
+//! children, aarch64 (`NT_ARM_HW_WATCH`).
 
-/// `rtrace watch ARGS…`; returns the exit code.
-pub fn main(_args: &[std::ffi::OsString]) -> i32 {
-    eprintln!("rtrace watch: not implemented yet");
+pub mod cli;
+mod elfsym;
+pub mod handler;
+pub mod hwregs;
+pub mod report;
+pub mod resolve;
+pub mod spec;
+pub mod value;
+
+use crate::engine::signals::Interruptible;
+use crate::engine::{spawn, Config, Outcome, Tracer};
+use handler::{Target, Watcher, WatcherOptions};
+use resolve::SymbolSource;
+use rtrace_arch::x86_debugreg::Kind;
+use spec::Expr;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn error(msg: &str) -> i32 {
+    eprintln!("rtrace watch: {msg}");
     1
+}
+
+/// Resolves one expression in the executable `exe`.
+fn target(
+    expr: &Expr,
+    kind: Kind,
+    exe: &Path,
+    symbols: &mut dyn SymbolSource,
+) -> Result<Target, String> {
+    match expr {
+        Expr::Addr { addr, len } => {
+            let len = len.unwrap_or(if kind == Kind::Exec { 1 } else { 8 });
+            Ok(Target::Fixed(*addr, len))
+        }
+        Expr::Symbol(name) => {
+            let sym = symbols.find(exe, name, kind == Kind::Exec)?;
+            let len = match kind {
+                Kind::Exec => 1,
+                _ if matches!(sym.size, 1 | 2 | 4 | 8) => sym.size,
+                _ if sym.size == 0 => {
+                    return Err(format!(
+                        "'{name}' has no size in the symbol table: use *ADDR:LEN"
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "'{name}' is {} bytes; a watchpoint covers 1, 2, 4 or 8 aligned bytes: \
+                         watch part of it with *{:#x}:LEN (file address; add the load bias)",
+                        sym.size, sym.vaddr
+                    ))
+                }
+            };
+            Ok(Target::Symbol(sym, len))
+        }
+        Expr::Field { .. } => Err(format!(
+            "cannot watch {expr}: struct fields need DWARF type information, \
+             which rtrace does not read yet; watch the field's address with *ADDR:LEN"
+        )),
+    }
+}
+
+/// Runs `rtrace watch` with `args` (after `watch`); returns the exit code.
+pub fn main(args: &[OsString]) -> i32 {
+    let o = match cli::parse(args) {
+        Ok(o) => o,
+        Err(e) => return error(&format!("{e}\nTry 'rtrace watch -h' for more information.")),
+    };
+    if o.help {
+        print!("{}", cli::HELP);
+        return 0;
+    }
+    if let Err(e) = spec::check_count(o.exprs.len()) {
+        return error(&e.to_string());
+    }
+    let mut symbols = elfsym::source();
+    if o.bt && !symbols.can_backtrace() {
+        return error("--bt needs the DWARF unwinder, which this build does not have yet");
+    }
+    // The executable whose symbols name the watches.
+    let exe: PathBuf = match (o.pid, o.command.first()) {
+        (Some(pid), _) => PathBuf::from(format!("/proc/{pid}/exe")),
+        (None, Some(prog)) => match spawn::resolve(prog) {
+            Ok(p) => p,
+            Err(e) => {
+                return error(&format!("cannot run '{}': {e}", prog.to_string_lossy()));
+            }
+        },
+        (None, None) => return error("nothing to trace"),
+    };
+    let mut exprs = Vec::new();
+    for e in &o.exprs {
+        match target(e, o.kind, &exe, symbols.as_mut()) {
+            Ok(t) => exprs.push((e.clone(), t)),
+            Err(msg) => return error(&msg),
+        }
+    }
+    // Check lengths and alignment now, before anything runs (a load bias is
+    // page-aligned, so a symbol's file address has its runtime alignment).
+    let provisional: Vec<(Expr, u64, u64)> = exprs
+        .iter()
+        .map(|(e, t)| match t {
+            Target::Fixed(a, l) => (e.clone(), *a, *l),
+            Target::Symbol(s, l) => (e.clone(), s.vaddr, *l),
+        })
+        .collect();
+    match spec::plan(&provisional, o.kind) {
+        Ok(plan) => {
+            if let Err(e) = hwregs::DebugRegs::native(&plan) {
+                return error(&e);
+            }
+        }
+        Err(e) => return error(&e.to_string()),
+    }
+    let out: Box<dyn Write> = match &o.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => return error(&format!("cannot create {}: {e}", path.display())),
+        },
+        None => Box::new(std::io::stderr()),
+    };
+    let report = report::Report::new(out, o.json);
+    let mut h = Watcher::new(
+        exprs,
+        WatcherOptions {
+            kind: o.kind,
+            count_only: o.count,
+            bt: o.bt,
+            thread_notes: o.pid.is_some(),
+        },
+        symbols,
+        report,
+    );
+    let cfg = Config {
+        // Clone events, so new threads are armed before they run.
+        follow_forks: true,
+        seccomp_sets: None,
+        syscall_info: true,
+        rusage: false,
+        interruptible: Interruptible::WaitOnly,
+        pin_cpu: false,
+        syscalls: false,
+    };
+    let mut tracer = Tracer::new(cfg);
+    if let Some(pid) = o.pid {
+        if let Err(e) = h.start(pid) {
+            return error(&e);
+        }
+        if let Err(e) = tracer.attach(pid, &mut h) {
+            let mut msg = format!("cannot attach to process {pid}: {e}");
+            if e.raw_os_error() == Some(libc::EPERM) {
+                msg.push_str(
+                    " (it may already be traced, or ptrace is restricted: see \
+                     /proc/sys/kernel/yama/ptrace_scope; run as root or with CAP_SYS_PTRACE)",
+                );
+            }
+            tracer.detach_all(&mut h);
+            return error(&msg);
+        }
+    } else {
+        let cmd = spawn::Command {
+            program: o.command[0].clone(),
+            args: o.command.clone(),
+            env: Vec::new(),
+            user: None,
+        };
+        match tracer.launch(&cmd) {
+            Ok(pid) => h.launched = Some(pid),
+            Err(e) => {
+                return error(&format!(
+                    "cannot run '{}': {e}",
+                    o.command[0].to_string_lossy()
+                ))
+            }
+        }
+    }
+    let run = tracer.run(&mut h);
+    if let Some(sig) = tracer.interrupted {
+        // Attached threads are disarmed one by one as they are detached
+        // (Watcher::detaching); a launched command is killed.
+        tracer.kill_launched_and_detach(sig, &mut h);
+        h.finish();
+        return 128 + sig;
+    }
+    if let Err(e) = run {
+        tracer.kill_launched_and_detach(libc::SIGKILL, &mut h);
+        h.finish();
+        return error(&format!("wait: {e}"));
+    }
+    h.finish();
+    if h.fatal.is_some() {
+        return 1;
+    }
+    match tracer.outcome() {
+        Outcome::Exited(c) => c,
+        Outcome::Killed(sig, _) => 128 + sig,
+        Outcome::None => 0,
+    }
 }

@@ -1,0 +1,435 @@
+//! Breakpoint benchmark: the cost of one breakpoint hit under
+//! `rtrace break --count`, under `gdb -batch` with a silent continuing
+//! breakpoint, and under a bare "floor" tracer written here.
+//!
+//! # What is measured
+//!
+//! The workload is `testprogs/bp_bench.c`: a loop calling `hit()` N times,
+//! built non-PIE (so the floor tracer can take `hit`'s address from `nm`)
+//! at `-O0` (first instruction `push %rbp`) and `-O2` (`mov %rdi,%rax`).
+//! Each tool runs the workload at two sizes; the per-hit cost is
+//! `(t(N2) - t(N1)) / (N2 - N1)`, so start-up (gdb reading symbols, exec,
+//! dynamic linking) cancels out. Runs alternate round-robin over the tools
+//! (one run of each, then the next round) so drift hits all alike; the
+//! median over `--rounds` rounds (default 5) after one warm-up is reported.
+//! Nothing sleeps.
+//!
+//! | tool | what |
+//! |---|---|
+//! | rtrace | `rtrace break --count hit -- bp_bench N` |
+//! | gdb | `gdb -batch` with `break hit` + `commands / silent / continue / end`, `run` |
+//! | floor | here: INT3 at `hit`; per hit `GETREGS`, restore the byte, `SETREGS` (pc-1), `PTRACE_SINGLESTEP`, wait, re-insert the INT3, `PTRACE_CONT` |
+//!
+//! Targets: rtrace ≤ 0.15× gdb per hit, and ≤ 0.6× the floor (one stop per
+//! hit, because the first instruction is emulated, against the floor's two).
+//! Ratios and a markdown table (for README.md) are printed and the table is
+//! written to `<target>/bench-breakpoint.md`.
+//!
+//! # Running
+//!
+//! ```text
+//! cargo bench --bench breakpoint                 # 5 rounds
+//! cargo bench --bench breakpoint -- --quick      # 3 rounds, smaller sizes
+//! cargo bench --bench breakpoint -- --selftest   # the floor tracer counts hits right
+//! ```
+//!
+//! Run without `--bench` (as `cargo test --benches` does), it only runs
+//! `--selftest`.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// The floor tracer: the least work a remove/step/re-insert breakpoint
+/// tracer can do per hit.
+mod floor {
+    use rtrace_arch::x86_64::PC;
+    use std::ffi::CString;
+    use std::io;
+    use std::ptr;
+
+    fn check(r: libc::c_long) -> io::Result<libc::c_long> {
+        if r == -1 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r)
+        }
+    }
+
+    fn wait(pid: libc::pid_t) -> io::Result<i32> {
+        let mut st = 0;
+        loop {
+            // SAFETY: `st` is a live, writable int.
+            let r = unsafe { libc::waitpid(pid, &mut st, libc::__WALL) };
+            if r >= 0 {
+                return Ok(st);
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+    }
+
+    /// Runs `argv` with an INT3 at `addr`; returns (exit code, hits).
+    pub fn run(argv: &[CString], addr: u64) -> io::Result<(i32, u64)> {
+        let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        ptrs.push(ptr::null());
+        // The workload's output is not wanted.
+        let devnull = CString::new("/dev/null").expect("no NUL");
+        // SAFETY: the child only calls async-signal-safe functions on memory
+        // prepared before the fork.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: as above.
+            unsafe {
+                let fd = libc::open(devnull.as_ptr(), libc::O_WRONLY);
+                libc::dup2(fd, 1);
+                libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0);
+                libc::execv(ptrs[0], ptrs.as_ptr());
+                libc::_exit(127);
+            }
+        }
+        // The exec SIGTRAP.
+        wait(pid)?;
+        let word_at = |a: u64| -> io::Result<u64> {
+            // SAFETY: PEEKDATA with integer arguments; errno tells errors.
+            unsafe {
+                *libc::__errno_location() = 0;
+                let v = libc::ptrace(libc::PTRACE_PEEKDATA, pid, a, 0);
+                if v == -1 && *libc::__errno_location() != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(v as u64)
+            }
+        };
+        let poke = |a: u64, v: u64| -> io::Result<()> {
+            // SAFETY: POKEDATA with integer arguments.
+            check(unsafe { libc::ptrace(libc::PTRACE_POKEDATA, pid, a, v) }).map(drop)
+        };
+        let orig = word_at(addr)?;
+        let trapped = (orig & !0xff) | rtrace_arch::x86_64::TRAP_BYTES[0] as u64;
+        poke(addr, trapped)?;
+        let mut hits = 0u64;
+        // SAFETY: CONT with integer arguments.
+        check(unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, 0) })?;
+        loop {
+            let st = wait(pid)?;
+            if libc::WIFEXITED(st) {
+                return Ok((libc::WEXITSTATUS(st), hits));
+            }
+            if libc::WIFSIGNALED(st) {
+                return Ok((128 + libc::WTERMSIG(st), hits));
+            }
+            let sig = libc::WSTOPSIG(st);
+            if sig == libc::SIGTRAP {
+                // NT_PRSTATUS words, viewed through rtrace_arch (x86-64:
+                // this benchmark measures x86 INT3 breakpoints).
+                let mut regs = [0u64; 27];
+                let mut iov = libc::iovec {
+                    iov_base: regs.as_mut_ptr().cast(),
+                    iov_len: std::mem::size_of_val(&regs),
+                };
+                // SAFETY: GETREGSET fills `regs` through `iov`.
+                check(unsafe { libc::ptrace(libc::PTRACE_GETREGSET, pid, 1, &mut iov) })?;
+                if regs[PC] == addr + 1 {
+                    hits += 1;
+                    poke(addr, orig)?;
+                    regs[PC] = addr;
+                    let mut iov = libc::iovec {
+                        iov_base: regs.as_mut_ptr().cast(),
+                        iov_len: std::mem::size_of_val(&regs),
+                    };
+                    // SAFETY: SETREGSET reads `regs` through `iov`;
+                    // SINGLESTEP takes integers.
+                    unsafe {
+                        check(libc::ptrace(libc::PTRACE_SETREGSET, pid, 1, &mut iov))?;
+                        check(libc::ptrace(libc::PTRACE_SINGLESTEP, pid, 0, 0))?;
+                    }
+                    let st = wait(pid)?;
+                    if !libc::WIFSTOPPED(st) {
+                        continue;
+                    }
+                    poke(addr, trapped)?;
+                    // SAFETY: CONT with integer arguments.
+                    check(unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, 0) })?;
+                    continue;
+                }
+            }
+            let pass = if sig == libc::SIGTRAP { 0 } else { sig };
+            // SAFETY: CONT with integer arguments.
+            check(unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, pass) })?;
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tool {
+    Untraced,
+    Rtrace,
+    Gdb,
+    Floor,
+}
+
+impl Tool {
+    fn name(self) -> &'static str {
+        match self {
+            Tool::Untraced => "untraced",
+            Tool::Rtrace => "rtrace",
+            Tool::Gdb => "gdb",
+            Tool::Floor => "floor",
+        }
+    }
+}
+
+struct Workload {
+    name: &'static str,
+    path: PathBuf,
+    addr: u64,
+}
+
+fn symbol_addr(prog: &Path, name: &str) -> Option<u64> {
+    let out = Command::new("nm").arg(prog).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.len() == 3 && f[2] == name)
+            .then(|| u64::from_str_radix(f[0], 16).ok())
+            .flatten()
+    })
+}
+
+fn rtrace() -> PathBuf {
+    std::env::var_os("RTRACE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_rtrace")))
+}
+
+/// One timed run; `None` when the tool failed or counted wrong.
+fn run_once(tool: Tool, w: &Workload, n: u64, gdb_script: &Path) -> Option<Duration> {
+    let expect = format!("sum {}", (0..n as i64).map(|i| i ^ 0x5a).sum::<i64>());
+    let t0 = Instant::now();
+    match tool {
+        Tool::Floor => {
+            let argv = [
+                CString::new(w.path.to_str()?).ok()?,
+                CString::new(n.to_string()).ok()?,
+            ];
+            let (code, hits) = floor::run(&argv, w.addr).ok()?;
+            let d = t0.elapsed();
+            (code == 0 && hits == n).then_some(d)
+        }
+        _ => {
+            let mut c = match tool {
+                Tool::Untraced => Command::new(&w.path),
+                Tool::Rtrace => {
+                    let mut c = Command::new(rtrace());
+                    c.args(["break", "--count", "--json", "hit", "--"])
+                        .arg(&w.path);
+                    c
+                }
+                _ => {
+                    let mut c = Command::new("gdb");
+                    c.args(["-batch", "-nx", "-x"])
+                        .arg(gdb_script)
+                        .arg("--args")
+                        .arg(&w.path);
+                    c
+                }
+            };
+            let out = c.arg(n.to_string()).stdin(Stdio::null()).output().ok()?;
+            let d = t0.elapsed();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !out.status.success() || !stdout.contains(&expect) {
+                return None;
+            }
+            if tool == Tool::Rtrace {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let want = format!("\"hits\":{n}");
+                if !err.contains(&want) {
+                    return None;
+                }
+            }
+            Some(d)
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+fn selftest(w: &Workload) -> bool {
+    let argv = [
+        CString::new(w.path.to_str().unwrap_or("")).expect("path"),
+        CString::new("1000").expect("n"),
+    ];
+    match floor::run(&argv, w.addr) {
+        Ok((0, 1000)) => {
+            println!("selftest: floor tracer counted 1000 hits of 1000: ok");
+            true
+        }
+        other => {
+            println!("selftest: floor tracer failed: {other:?}");
+            false
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bench = args.iter().any(|a| a == "--bench");
+    let quick = args.iter().any(|a| a == "--quick");
+    let rounds: usize = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(if quick { 3 } else { 5 });
+    let workloads: Vec<Workload> = [("O0", "-O0"), ("O2", "-O2")]
+        .iter()
+        .filter_map(|(name, opt)| {
+            let path =
+                common::testprog_variant("bp_bench", &format!("nopie-{name}"), &["-no-pie", opt]);
+            let addr = symbol_addr(&path, "hit")?;
+            Some(Workload { name, path, addr })
+        })
+        .collect();
+    if workloads.len() != 2 {
+        eprintln!("could not build or inspect testprogs/bp_bench.c");
+        return ExitCode::FAILURE;
+    }
+    if !bench || args.iter().any(|a| a == "--selftest") {
+        return if workloads.iter().all(selftest) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    let gdb_script = common::target_dir().join("bench-breakpoint.gdb");
+    if std::fs::write(
+        &gdb_script,
+        "break hit\ncommands\nsilent\ncontinue\nend\nrun\n",
+    )
+    .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
+    let mut tools = vec![Tool::Untraced, Tool::Rtrace, Tool::Floor];
+    if common::have("gdb") {
+        tools.push(Tool::Gdb);
+    } else {
+        println!("gdb: skipped (not installed)");
+    }
+    // (N1, N2) per tool; gdb is ~20x slower per hit.
+    let sizes = |t: Tool| -> (u64, u64) {
+        let (a, b) = match t {
+            Tool::Gdb => (1_000, 11_000),
+            _ => (20_000, 120_000),
+        };
+        if quick {
+            (a / 4, b / 4)
+        } else {
+            (a, b)
+        }
+    };
+    let mut table = String::from(
+        "| workload | tool | per hit (µs) | vs gdb | vs floor |\n|---|---|---:|---:|---:|\n",
+    );
+    let mut ok = true;
+    for w in &workloads {
+        let mut per_hit: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
+        let mut failed = vec![false; tools.len()];
+        for round in 0..=rounds {
+            for (ti, &t) in tools.iter().enumerate() {
+                if failed[ti] {
+                    continue;
+                }
+                let (n1, n2) = sizes(t);
+                let a = run_once(t, w, n1, &gdb_script);
+                let b = run_once(t, w, n2, &gdb_script);
+                match (a, b) {
+                    (Some(a), Some(b)) => {
+                        if round > 0 {
+                            let us = (b.as_secs_f64() - a.as_secs_f64()) * 1e6 / (n2 - n1) as f64;
+                            per_hit[ti].push(us);
+                        }
+                    }
+                    _ => {
+                        println!(
+                            "{}: {} failed (wrong output or count); skipped",
+                            w.name,
+                            t.name()
+                        );
+                        failed[ti] = true;
+                    }
+                }
+            }
+        }
+        let med: Vec<f64> = per_hit.iter_mut().map(|v| median(v)).collect();
+        let of = |t: Tool| tools.iter().position(|x| *x == t).map(|i| med[i]);
+        let untraced = of(Tool::Untraced).unwrap_or(0.0);
+        println!("workload bp_bench {} (hit at {:#x}):", w.name, w.addr);
+        for (ti, &t) in tools.iter().enumerate() {
+            if failed[ti] {
+                continue;
+            }
+            // Costs above the untraced loop.
+            let c = med[ti] - if t == Tool::Untraced { 0.0 } else { untraced };
+            println!("  {:<9} {:>9.3} µs/hit", t.name(), c);
+        }
+        let r = of(Tool::Rtrace).map(|v| v - untraced);
+        let g = of(Tool::Gdb).map(|v| v - untraced);
+        let f = of(Tool::Floor).map(|v| v - untraced);
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        let rg = ratio(r, g);
+        let rf = ratio(r, f);
+        let show = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+        println!(
+            "  rtrace/gdb = {} (target <= 0.15), rtrace/floor = {} (target <= 0.6)",
+            show(rg),
+            show(rf)
+        );
+        if rg.is_some_and(|v| v > 0.15) || rf.is_some_and(|v| v > 0.6) {
+            ok = false;
+        }
+        for (ti, &t) in tools.iter().enumerate() {
+            if t == Tool::Untraced || failed[ti] {
+                continue;
+            }
+            let c = med[ti] - untraced;
+            let (vg, vf) = match t {
+                Tool::Rtrace => (show(rg), show(rf)),
+                Tool::Floor => (show(ratio(f, g)), "1.000".into()),
+                _ => ("1.000".into(), show(ratio(g, f))),
+            };
+            table.push_str(&format!(
+                "| bp_bench {} | {} | {:.2} | {} | {} |\n",
+                w.name,
+                t.name(),
+                c,
+                vg,
+                vf
+            ));
+        }
+    }
+    println!("\n{table}");
+    let _ = std::fs::write(common::target_dir().join("bench-breakpoint.md"), &table);
+    if !ok {
+        println!("note: a target ratio was missed");
+    }
+    ExitCode::SUCCESS
+}

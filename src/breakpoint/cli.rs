@@ -1,0 +1,138 @@
+//! `rtrace break` command line: parsed from a slice of arguments, so it is
+//! unit-tested without a process.
+
+use super::spec::{self, Spec};
+use std::ffi::OsString;
+
+/// Usage text.
+pub const HELP: &str = "\
+usage: rtrace break SPEC... [options] [-p PID | -- CMD [ARG...]]
+
+SPEC:
+  func            a function (every module that defines it)
+  'glob*'         every function matching the glob
+  lib:func        a function in one library (libc.so.6:getpid)
+  file.c:LINE     the code of a source line
+  *0xADDR         an address
+  ret:FUNC        a return probe: return value and duration
+  'SPEC if EXPR'  only when EXPR holds: registers ($rdi, $rax, ...), $arg1..$arg6,
+                  $retval (ret: probes), literals, == != < <= > >= && || ! & | ^ + -
+
+options:
+  --count         only count hits; print a table at exit
+  --bt            print a backtrace at each hit
+  --regs          print the registers at each hit
+  --json          JSON Lines output
+  -o FILE         write the output to FILE (default: standard error)
+  -f              keep breakpoints in forked children (default: remove them and let go)
+  -p PID          attach to a running process (detach on Ctrl-C restores its code)
+  -h, --help      this text
+";
+
+/// Parsed options.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Breakpoint specs.
+    pub specs: Vec<Spec>,
+    /// `--count`.
+    pub count: bool,
+    /// `--bt`.
+    pub bt: bool,
+    /// `--regs`.
+    pub regs: bool,
+    /// `--locals` (needs DWARF variables).
+    pub locals: bool,
+    /// `--json`.
+    pub json: bool,
+    /// `-o FILE`.
+    pub output: Option<OsString>,
+    /// `-f`.
+    pub follow: bool,
+    /// `-p PID` (repeatable).
+    pub pids: Vec<i32>,
+    /// The command after `--`.
+    pub command: Vec<OsString>,
+    /// `-h`.
+    pub help: bool,
+}
+
+/// Parses `args` (without the program and subcommand names).
+pub fn parse(args: &[OsString]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let s = a
+            .to_str()
+            .ok_or_else(|| "arguments must be UTF-8".to_string())?;
+        match s {
+            "--" => {
+                o.command = it.cloned().collect();
+                break;
+            }
+            "--count" | "-c" => o.count = true,
+            "--bt" => o.bt = true,
+            "--regs" => o.regs = true,
+            "--locals" => o.locals = true,
+            "--json" => o.json = true,
+            "-f" => o.follow = true,
+            "-h" | "--help" => o.help = true,
+            "-o" => o.output = Some(it.next().ok_or("-o needs a file name")?.clone()),
+            "-p" => {
+                let p = it.next().and_then(|p| p.to_str()).ok_or("-p needs a PID")?;
+                o.pids
+                    .push(p.parse().map_err(|_| format!("bad PID '{p}'"))?);
+            }
+            _ if s.starts_with("-p") && s.len() > 2 => {
+                o.pids.push(
+                    s[2..]
+                        .parse()
+                        .map_err(|_| format!("bad PID '{}'", &s[2..]))?,
+                );
+            }
+            _ if s.starts_with('-') && !s.starts_with("-0") => {
+                return Err(format!("unknown option '{s}'"));
+            }
+            _ => o.specs.push(spec::parse(s)?),
+        }
+    }
+    if o.help {
+        return Ok(o);
+    }
+    if o.specs.is_empty() {
+        return Err("no breakpoint given".into());
+    }
+    if o.pids.is_empty() == o.command.is_empty() {
+        return Err("give either -p PID or -- CMD".into());
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Vec<OsString> {
+        s.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses() {
+        let o = parse(&args(&[
+            "--count",
+            "f",
+            "ret:g if $rax > 0",
+            "--",
+            "prog",
+            "-x",
+        ]))
+        .unwrap();
+        assert!(o.count);
+        assert_eq!(o.specs.len(), 2);
+        assert_eq!(o.command, args(&["prog", "-x"]));
+        let o = parse(&args(&["f", "-p", "12", "--json"])).unwrap();
+        assert_eq!(o.pids, vec![12]);
+        assert!(parse(&args(&["f"])).is_err());
+        assert!(parse(&args(&["--", "prog"])).is_err());
+        assert!(parse(&args(&["--frob", "f", "--", "p"])).is_err());
+    }
+}

@@ -1,0 +1,717 @@
+//! The breakpoint handler: turns engine events into placed breakpoints,
+//! hits, return probes and clean detaches.
+//!
+//! A hit is a SIGTRAP signal-delivery stop with `si_code == SI_KERNEL` (what
+//! INT3 raises) whose pc minus the trap length is one of our sites, or the
+//! return trampoline. The trap is suppressed and the displaced instruction is
+//! emulated or run out of line, so the INT3 stays in place and no thread can
+//! run past a breakpoint unseen.
+
+use super::cli::Options;
+use super::cond::{EvalError, ValueProvider};
+use super::report::{Record, Sink};
+use super::resolve::Resolver;
+use super::space::Space;
+use super::spec::{Kind, Spec};
+use crate::engine::memory::ProcMem;
+use crate::engine::ptrace::{self, Tid};
+use crate::engine::tracee::Tracee;
+use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::syscall::memory::Memory;
+use rtrace_arch::insn_x86::{self, Plan};
+use rtrace_arch::x86_64::{can_inject, reg_index, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// `si_code` of the SIGTRAP an INT3 raises (`SI_KERNEL`).
+const SI_KERNEL: i32 = 0x80;
+
+/// Most return probes pending per thread; deeper calls are not probed
+/// (their entries still count).
+const MAX_SHADOW: usize = 4096;
+
+/// Stack slots closer than this below the stack pointer are on the same
+/// stack (a signal's alternate stack is usually far from the thread's).
+const SAME_STACK: u64 = 8 << 20;
+
+/// A probe: one spec and its hit count.
+pub struct Probe {
+    /// The spec.
+    pub spec: Spec,
+    /// Hits (condition true).
+    pub hits: u64,
+    /// Addresses it was placed at (over all processes).
+    pub placed: usize,
+}
+
+/// A return address rtrace replaced with the trampoline.
+#[derive(Clone, Debug)]
+struct Shadow {
+    /// The original return address.
+    ret: u64,
+    /// Where it was on the stack.
+    slot: u64,
+    /// When the function was entered.
+    at: Instant,
+    /// The entry site.
+    site: u64,
+    /// Argument registers at entry (for `$argN` at the return).
+    args: [u64; 6],
+}
+
+/// Per-thread state.
+struct Thread {
+    space: u64,
+    shadow: Vec<Shadow>,
+}
+
+/// Tracee memory in which the stack slots rtrace hijacked for return
+/// probes read as the original return addresses (for the unwinder).
+struct Unhijacked {
+    inner: ProcMem,
+    hijacked: Vec<(u64, u64)>,
+}
+
+impl Memory for Unhijacked {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        let n = self.inner.read(addr, buf);
+        for &(slot, ret) in &self.hijacked {
+            let bytes = ret.to_le_bytes();
+            for (i, b) in bytes.iter().enumerate() {
+                let a = slot + i as u64;
+                if a >= addr && a < addr + n as u64 {
+                    buf[(a - addr) as usize] = *b;
+                }
+            }
+        }
+        n
+    }
+}
+
+/// Register values for conditions.
+pub struct RegValues<'a> {
+    /// The register words.
+    pub regs: &'a [u64],
+    /// Arguments at entry (return probes); else the argument registers.
+    pub args: Option<[u64; 6]>,
+    /// At a return: the return value is meaningful.
+    pub at_return: bool,
+}
+
+impl ValueProvider for RegValues<'_> {
+    fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
+        if let Some(n) = name
+            .strip_prefix("arg")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            if (1..=6).contains(&n) {
+                return Ok(match self.args {
+                    Some(a) => a[n - 1],
+                    None => self.regs[ARG_REGS[n - 1]],
+                } as i64);
+            }
+        }
+        if name == "retval" {
+            return if self.at_return {
+                Ok(self.regs[RET] as i64)
+            } else {
+                Err(EvalError::Unavailable(name.into()))
+            };
+        }
+        reg_index(name)
+            .and_then(|i| self.regs.get(i))
+            .map(|v| *v as i64)
+            .ok_or_else(|| EvalError::UnknownRegister(name.into()))
+    }
+}
+
+/// The `rtrace break` handler.
+pub struct Breaker {
+    /// Probes, in command-line order.
+    pub probes: Vec<Probe>,
+    opts_count: bool,
+    opts_bt: bool,
+    opts_regs: bool,
+    follow: bool,
+    spaces: HashMap<u64, Space>,
+    next_space: u64,
+    threads: HashMap<Tid, Thread>,
+    resolver: Resolver,
+    /// Module maps per space, read at placement (for backtraces).
+    maps: HashMap<u64, crate::symbols::ModuleMap>,
+    unwinder: crate::unwind::Unwinder,
+    sink: Sink,
+    start: Instant,
+    detach: Vec<Tid>,
+    /// Unfollowed fork children waiting to be let go.
+    leaving: Vec<Tid>,
+    warned: std::collections::HashSet<String>,
+    /// Problems worth a non-zero exit (nothing placed).
+    pub errors: usize,
+}
+
+fn tgid_and_ppid(tid: Tid) -> Option<(Tid, Tid)> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let field = |k: &str| -> Option<Tid> {
+        s.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    Some((field("Tgid:")?, field("PPid:")?))
+}
+
+impl Breaker {
+    /// A handler for `opts`, writing to `sink`.
+    pub fn new(opts: &mut Options, sink: Sink) -> Breaker {
+        Breaker {
+            probes: std::mem::take(&mut opts.specs)
+                .into_iter()
+                .map(|spec| Probe {
+                    spec,
+                    hits: 0,
+                    placed: 0,
+                })
+                .collect(),
+            opts_count: opts.count,
+            opts_bt: opts.bt,
+            opts_regs: opts.regs,
+            follow: opts.follow,
+            spaces: HashMap::new(),
+            next_space: 1,
+            threads: HashMap::new(),
+            resolver: Resolver::new(),
+            maps: HashMap::new(),
+            unwinder: crate::unwind::Unwinder::new(),
+            sink,
+            start: Instant::now(),
+            detach: Vec::new(),
+            leaving: Vec::new(),
+            warned: Default::default(),
+            errors: 0,
+        }
+    }
+
+    fn warn(&mut self, msg: String) {
+        if self.warned.insert(msg.clone()) {
+            eprintln!("rtrace break: {msg}");
+        }
+    }
+
+    fn new_space(&mut self, pid: Tid) -> u64 {
+        let id = self.next_space;
+        self.next_space += 1;
+        self.spaces.insert(id, Space::new(pid));
+        id
+    }
+
+    fn add_thread(&mut self, tid: Tid, space: u64, shadow: Vec<Shadow>) {
+        if let Some(s) = self.spaces.get_mut(&space) {
+            s.threads.insert(tid);
+        }
+        self.threads.insert(tid, Thread { space, shadow });
+    }
+
+    /// Starts tracing process `pid` (attached or just exec'd): places every
+    /// probe its modules resolve now, and the dynamic linker's hook.
+    pub fn start_process(&mut self, pid: Tid, tids: &[Tid]) {
+        let id = self.new_space(pid);
+        for &t in tids {
+            self.add_thread(t, id, Vec::new());
+        }
+        self.place_all(id);
+    }
+
+    /// (Re)resolves every probe in the space and places the new addresses.
+    fn place_all(&mut self, id: u64) {
+        let Some(space) = self.spaces.get_mut(&id) else {
+            return;
+        };
+        let map = self.resolver.map(space.pid);
+        space.drop_unmapped(&Resolver::exec_ranges(&map));
+        self.maps.remove(&id);
+        if let Some(hook) = self.resolver.dl_hook(&map) {
+            if let Err(e) = space.place(hook, None, super::resolve::DL_HOOK) {
+                self.warned.insert(e.clone());
+                eprintln!("rtrace break: libraries loaded later will not be seen: {e}");
+            }
+        }
+        let mut problems = Vec::new();
+        for (i, p) in self.probes.iter_mut().enumerate() {
+            for t in self.resolver.resolve(&map, &p.spec.loc) {
+                if !space.placed.insert((i, t.addr)) {
+                    continue;
+                }
+                match space.place(t.addr, Some(i), &t.label) {
+                    Ok(()) => p.placed += 1,
+                    Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
+                }
+            }
+        }
+        for e in problems {
+            self.warn(e);
+        }
+    }
+
+    /// Called once the run is over: probes that never found an address.
+    pub fn unplaced(&self) -> Vec<&str> {
+        self.probes
+            .iter()
+            .filter(|p| p.placed == 0)
+            .map(|p| p.spec.text.as_str())
+            .collect()
+    }
+
+    /// Breakpoint addresses placed in process `pid` (rtrace's own included).
+    pub fn sites_in(&self, pid: Tid) -> usize {
+        self.spaces
+            .values()
+            .filter(|s| s.pid == pid)
+            .map(|s| s.sites.values().filter(|x| !x.internal).count())
+            .sum()
+    }
+
+    /// Whether any probe found an address so far.
+    pub fn any_placed(&self) -> bool {
+        self.probes.iter().any(|p| p.placed > 0)
+    }
+
+    /// The space of `tid`, adopting a thread or child whose creation event
+    /// has not come yet (its first trap may come first).
+    fn space_of(&mut self, tid: Tid) -> Option<u64> {
+        if let Some(t) = self.threads.get(&tid) {
+            return Some(t.space);
+        }
+        let (tgid, ppid) = tgid_and_ppid(tid)?;
+        let find = |b: &Breaker, pid: Tid| {
+            b.threads
+                .iter()
+                .find(|(t, _)| **t == pid)
+                .map(|(_, th)| th.space)
+        };
+        if let Some(id) = find(self, tgid).filter(|_| tgid != tid) {
+            self.add_thread(tid, id, Vec::new());
+            return Some(id);
+        }
+        let parent = find(self, ppid)?;
+        self.new_child(ppid, tid, parent);
+        self.threads.get(&tid).map(|t| t.space)
+    }
+
+    /// A new process `child` of `parent` (in space `pspace`).
+    fn new_child(&mut self, parent: Tid, child: Tid, pspace: u64) {
+        if ptrace::same_vm(parent, child) == Some(true) {
+            // vfork (or clone(CLONE_VM)): it shares the parent's memory and
+            // breakpoints until it execs.
+            self.add_thread(child, pspace, Vec::new());
+            if !self.follow {
+                self.leaving.push(child);
+            }
+            return;
+        }
+        let Some(ps) = self.spaces.get(&pspace) else {
+            return;
+        };
+        let copy = ps.fork_copy(child);
+        let id = self.next_space;
+        self.next_space += 1;
+        self.spaces.insert(id, copy);
+        let shadow = self
+            .threads
+            .get(&parent)
+            .map(|t| t.shadow.clone())
+            .unwrap_or_default();
+        self.add_thread(child, id, shadow);
+        if !self.follow {
+            self.detach.push(child);
+        }
+    }
+
+    fn remove_thread(&mut self, tid: Tid) {
+        if let Some(t) = self.threads.remove(&tid) {
+            if let Some(s) = self.spaces.get_mut(&t.space) {
+                s.threads.remove(&tid);
+                if s.threads.is_empty() {
+                    self.spaces.remove(&t.space);
+                    self.maps.remove(&t.space);
+                }
+            }
+        }
+    }
+
+    /// A trap at site `addr`.
+    fn entry_hit(&mut self, tid: Tid, id: u64, addr: u64, mut regs: Vec<u64>) -> Resume {
+        let now = Instant::now();
+        let tracee = Tracee::new(tid);
+        let space = self.spaces.get_mut(&id).expect("space of a thread");
+        let site = space.sites.get(&addr).expect("site");
+        let (internal, plan, len) = (site.internal, site.insn.plan.clone(), site.insn.len);
+        let probes = site.probes.clone();
+        let label = site.label.clone();
+        let pid = space.pid;
+        let thread = self.threads.get_mut(&tid).expect("thread");
+        let depth = thread.shadow.len();
+        let mut hijack = false;
+        let mut fired = Vec::new();
+        for &pi in &probes {
+            let p = &mut self.probes[pi];
+            match p.spec.kind {
+                Kind::Return => hijack = true,
+                Kind::Entry => {
+                    let ok = match &p.spec.cond {
+                        None => Ok(true),
+                        Some(c) => c
+                            .eval(&mut RegValues {
+                                regs: &regs,
+                                args: None,
+                                at_return: false,
+                            })
+                            .map(|v| v != 0),
+                    };
+                    match ok {
+                        Ok(true) => {
+                            p.hits += 1;
+                            fired.push(pi);
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            let m = format!("{}: {e}", p.spec.text);
+                            self.warn(m);
+                        }
+                    }
+                }
+            }
+        }
+        if !self.opts_count {
+            for pi in fired {
+                let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
+                let rec = Record::Hit {
+                    spec: &self.probes[pi].spec.text,
+                    pid,
+                    tid,
+                    time: now - self.start,
+                    addr,
+                    label: &label,
+                    depth,
+                    regs: self.opts_regs.then_some(&regs[..]),
+                    bt: bt.as_deref(),
+                };
+                self.sink.record(&rec);
+            }
+        }
+        let space = self.spaces.get_mut(&id).expect("space of a thread");
+        let thread = self.threads.get_mut(&tid).expect("thread");
+        if hijack && thread.shadow.len() < MAX_SHADOW {
+            // The return address is at the stack pointer at the function's
+            // first instruction.
+            let sp = regs[SP];
+            if let Some(tramp) = space.trampoline(addr, tid) {
+                let mut b = [0u8; 8];
+                if space.mem.read(sp, &mut b) && space.mem.write(sp, &tramp.to_le_bytes()) {
+                    let ret = u64::from_le_bytes(b);
+                    // Frames at or below this slot on this stack are gone
+                    // (longjmp'd over), as uretprobes judges; an entry far
+                    // away is on another stack (sigaltstack) and stays.
+                    thread
+                        .shadow
+                        .retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
+                    let mut args = [0u64; 6];
+                    for (a, r) in args.iter_mut().zip(ARG_REGS) {
+                        *a = regs[r];
+                    }
+                    thread.shadow.push(Shadow {
+                        ret,
+                        slot: sp,
+                        at: now,
+                        site: addr,
+                        args,
+                    });
+                }
+            }
+        }
+        // Step over the displaced instruction without removing the trap.
+        let mut done = false;
+        if let Plan::Emulate(e) = &plan {
+            done = insn_x86::emulate(e, addr, len, &mut regs, &mut space.mem).is_ok();
+        }
+        if !done {
+            match space.slot(addr, tid) {
+                Ok(slot) => regs[PC] = slot.addr,
+                Err(e) => {
+                    // No way to step over it here: take this site out and
+                    // re-run the original instruction.
+                    space.retire(addr);
+                    regs[PC] = addr;
+                    self.warn(format!("breakpoint at {label} removed: {e}"));
+                }
+            }
+        }
+        if internal {
+            // The dynamic linker's hook: the library list changed.
+            self.place_all(id);
+        }
+        if tracee.set_regs(&regs).is_err() {
+            return Resume::Suppress;
+        }
+        Resume::Suppress
+    }
+
+    /// A trap at the return trampoline.
+    fn return_hit(&mut self, tid: Tid, id: u64, mut regs: Vec<u64>) -> Resume {
+        let now = Instant::now();
+        let Some(thread) = self.threads.get_mut(&tid) else {
+            return Resume::Deliver;
+        };
+        // `ret` popped the trampoline's address: it was at sp - 8.
+        let want = regs[SP].wrapping_sub(8);
+        let entry = match thread.shadow.iter().rposition(|s| s.slot == want) {
+            Some(i) => {
+                // Entries above it were skipped by longjmp or an exception.
+                let e = thread.shadow[i].clone();
+                thread.shadow.truncate(i);
+                e
+            }
+            None => match thread.shadow.pop() {
+                Some(e) => e,
+                None => {
+                    self.warn(format!(
+                        "thread {tid} returned to the trampoline with no return address saved"
+                    ));
+                    return Resume::Deliver;
+                }
+            },
+        };
+        let depth = thread.shadow.len();
+        let Some(space) = self.spaces.get(&id) else {
+            return Resume::Deliver;
+        };
+        let pid = space.pid;
+        let (probes, label) = match space.sites.get(&entry.site) {
+            Some(s) => (s.probes.clone(), s.label.clone()),
+            None => (Vec::new(), format!("{:#x}", entry.site)),
+        };
+        regs[PC] = entry.ret;
+        let _ = Tracee::new(tid).set_regs(&regs);
+        for pi in probes {
+            if self.probes[pi].spec.kind != Kind::Return {
+                continue;
+            }
+            let ok = match &self.probes[pi].spec.cond {
+                None => Ok(true),
+                Some(c) => c
+                    .eval(&mut RegValues {
+                        regs: &regs,
+                        args: Some(entry.args),
+                        at_return: true,
+                    })
+                    .map(|v| v != 0),
+            };
+            match ok {
+                Ok(true) => self.probes[pi].hits += 1,
+                Ok(false) => continue,
+                Err(e) => {
+                    let m = format!("{}: {e}", self.probes[pi].spec.text);
+                    self.warn(m);
+                    continue;
+                }
+            }
+            if self.opts_count {
+                continue;
+            }
+            let rec = Record::Return {
+                spec: &self.probes[pi].spec.text,
+                pid,
+                tid,
+                time: now - self.start,
+                label: &label,
+                retval: regs[RET],
+                duration: now - entry.at,
+                depth,
+                args: entry.args,
+                regs: self.opts_regs.then_some(&regs[..]),
+            };
+            self.sink.record(&rec);
+        }
+        Resume::Suppress
+    }
+
+    /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where
+    /// there is none) from the breakpoint address; return addresses rtrace
+    /// replaced with its trampoline read as the originals.
+    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64]) -> Vec<String> {
+        let Some(space) = self.spaces.get(&id) else {
+            return Vec::new();
+        };
+        let pid = space.pid;
+        let map = self
+            .maps
+            .entry(id)
+            .or_insert_with(|| self.resolver.map(pid));
+        let mut at = regs.to_vec();
+        at[PC] = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
+        let init = crate::unwind::from_prstatus_x86_64(&at);
+        let hijacked: Vec<(u64, u64)> = self
+            .threads
+            .get(&tid)
+            .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
+            .unwrap_or_default();
+        let mut mem = Unhijacked {
+            inner: ProcMem::new(tid),
+            hijacked,
+        };
+        let sym = self.resolver.symbolizer();
+        let frames = self.unwinder.unwind_frames(sym, map, &init, &mut mem, 64);
+        crate::unwind::symbolize_frames(sym, map, &frames)
+            .iter()
+            .map(|f| f.to_string())
+            .collect()
+    }
+
+    /// Undoes rtrace's changes to the thread `tid` before it is let go:
+    /// code bytes of its space (first thread), its pc if inside an
+    /// out-of-line page, the return addresses it has hijacked; the pages
+    /// with the first thread stopped where it can run `munmap`.
+    fn release(&mut self, tid: Tid) {
+        let Some(t) = self.threads.get(&tid) else {
+            return;
+        };
+        let id = t.space;
+        let shadow = t.shadow.clone();
+        let Some(space) = self.spaces.get_mut(&id) else {
+            return;
+        };
+        space.restore_code();
+        let tracee = Tracee::new(tid);
+        let regs0 = tracee.regs().ok();
+        if let Some(mut regs) = regs0.clone() {
+            let pc = regs[PC];
+            let mut newpc = space.pc_outside_pages(pc);
+            if Some(pc) == space.trampoline {
+                // Between `ret` and the trap: return for real.
+                let want = regs[SP].wrapping_sub(8);
+                newpc = shadow
+                    .iter()
+                    .rev()
+                    .find(|s| s.slot == want)
+                    .or(shadow.last())
+                    .map(|s| s.ret);
+            }
+            if let Some(p) = newpc {
+                regs[PC] = p;
+                let _ = tracee.set_regs(&regs);
+            }
+        }
+        if let Some(tramp) = space.trampoline {
+            let mut done = std::collections::HashSet::new();
+            for s in shadow.iter().rev() {
+                if !done.insert(s.slot) {
+                    continue;
+                }
+                let mut b = [0u8; 8];
+                if space.mem.read(s.slot, &mut b) && u64::from_le_bytes(b) == tramp {
+                    space.mem.write(s.slot, &s.ret.to_le_bytes());
+                }
+            }
+        }
+        // Every other thread of the space is stopped too (the engine stops
+        // all before letting any go), and their pcs are only registers: the
+        // pages can go with the first thread that can run a syscall.
+        if !space.unmapped && regs0.as_deref().is_some_and(can_inject) {
+            space.unmap_pages(tid);
+        }
+        self.remove_thread(tid);
+    }
+
+    /// Writes the `--count` table (and flushes).
+    pub fn finish(&mut self) {
+        if self.opts_count {
+            let rows: Vec<(String, u64)> = self
+                .probes
+                .iter()
+                .map(|p| (p.spec.text.clone(), p.hits))
+                .collect();
+            self.sink.table(&rows);
+        }
+        self.sink.flush();
+    }
+}
+
+impl Handler for Breaker {
+    fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
+        match ev {
+            Event::NewTask {
+                parent,
+                child,
+                thread,
+            } => {
+                if self.threads.contains_key(&child) {
+                    return; // adopted at an earlier trap
+                }
+                let Some(ps) = self.threads.get(&parent).map(|t| t.space) else {
+                    return;
+                };
+                if thread {
+                    self.add_thread(child, ps, Vec::new());
+                } else {
+                    self.new_child(parent, child, ps);
+                }
+            }
+            Event::Exec { tid, old_tid } => {
+                self.remove_thread(old_tid);
+                self.remove_thread(tid);
+                if self.leaving.contains(&tid) || self.leaving.contains(&old_tid) {
+                    // An unfollowed vfork child now has memory of its own,
+                    // with nothing of ours in it.
+                    self.detach.push(tid);
+                    return;
+                }
+                self.start_process(tid, &[tid]);
+            }
+            Event::Exited { tid, .. } | Event::Killed { tid, .. } | Event::Detached { tid } => {
+                self.remove_thread(tid);
+                self.leaving.retain(|t| *t != tid);
+            }
+            _ => {}
+        }
+    }
+
+    fn signal_stop(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Resume {
+        if sig != libc::SIGTRAP {
+            return Resume::Deliver;
+        }
+        let code = i32::from_ne_bytes([info[8], info[9], info[10], info[11]]);
+        if code != SI_KERNEL {
+            return Resume::Deliver;
+        }
+        let Some(id) = self.space_of(tid) else {
+            return Resume::Deliver;
+        };
+        let Ok(mut regs) = Tracee::new(tid).regs() else {
+            return Resume::Deliver;
+        };
+        let pc = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
+        let Some(space) = self.spaces.get(&id) else {
+            return Resume::Deliver;
+        };
+        if Some(pc) == space.trampoline {
+            return self.return_hit(tid, id, regs);
+        }
+        if space.sites.contains_key(&pc) {
+            return self.entry_hit(tid, id, pc, regs);
+        }
+        if space.retired.contains(&pc) {
+            // Trapped on a breakpoint just taken out: run the original.
+            regs[PC] = pc;
+            let _ = Tracee::new(tid).set_regs(&regs);
+            return Resume::Suppress;
+        }
+        Resume::Deliver
+    }
+
+    fn detach_requests(&mut self) -> Vec<Tid> {
+        std::mem::take(&mut self.detach)
+    }
+
+    fn detaching(&mut self, tid: Tid) {
+        self.release(tid);
+    }
+}

@@ -1,0 +1,185 @@
+//! From specs to addresses in one process, through [`crate::symbols`]:
+//! names and globs per module (with the load bias from the module map),
+//! `file:line` through DWARF line tables, labels for output.
+
+use super::spec::Location;
+use crate::engine::memory::ProcMem;
+use crate::engine::ptrace::Tid;
+use crate::symbols::{Mapping, ModuleMap, Symbolizer};
+use std::path::Path;
+
+/// The dynamic linker's hook, called after each change of the loaded-library
+/// list (glibc's `_dl_debug_state`, the `r_brk` of `struct r_debug`).
+pub const DL_HOOK: &str = "_dl_debug_state";
+
+/// Resolves specs against the modules a process has mapped now.
+pub struct Resolver {
+    sym: Symbolizer,
+}
+
+/// One resolved address.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Runtime address.
+    pub addr: u64,
+    /// `func+0xoff (file:line)` for output.
+    pub label: String,
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a library spec (`libc.so.6`, `libc`, `/usr/lib/…/libc.so.6`)
+/// names the module at `path`.
+fn lib_matches(lib: &str, path: &str) -> bool {
+    if lib.contains('/') {
+        return path == lib;
+    }
+    let f = file_name(path);
+    f == lib
+        || f.strip_prefix(lib)
+            .is_some_and(|r| r.starts_with('.') || r.starts_with('-'))
+}
+
+impl Default for Resolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Resolver {
+    /// A resolver with an empty symbol cache.
+    pub fn new() -> Resolver {
+        Resolver {
+            sym: Symbolizer::new(),
+        }
+    }
+
+    /// The module map of process `pid` now.
+    pub fn map(&self, pid: Tid) -> ModuleMap {
+        let mut mem = ProcMem::new(pid);
+        ModuleMap::from_pid(pid, &mut mem).unwrap_or_default()
+    }
+
+    /// File-backed executable modules: one mapping per path.
+    fn modules(map: &ModuleMap) -> Vec<&Mapping> {
+        let mut seen = std::collections::HashSet::new();
+        map.mappings()
+            .iter()
+            .filter(|m| m.is_exec() && m.is_file() && m.bias.is_some())
+            .filter(|m| seen.insert(m.path.clone()))
+            .collect()
+    }
+
+    /// Executable ranges of the map (to drop sites of unloaded modules).
+    pub fn exec_ranges(map: &ModuleMap) -> Vec<(u64, u64)> {
+        map.mappings()
+            .iter()
+            .filter(|m| m.is_exec())
+            .map(|m| (m.start, m.end))
+            .collect()
+    }
+
+    /// `func+0xoff (file:line)` for `addr`, or the address.
+    pub fn label(&self, map: &ModuleMap, addr: u64) -> String {
+        let frames = self.sym.symbolize(map, addr);
+        let Some(f) = frames.last() else {
+            return format!("{addr:#x}");
+        };
+        let mut s = match (&f.function, f.offset_in_function) {
+            (Some(n), Some(0)) => n.clone(),
+            (Some(n), Some(o)) => format!("{n}+{o:#x}"),
+            (Some(n), None) => n.clone(),
+            (None, _) => format!("{addr:#x}"),
+        };
+        if let (Some(file), Some(line)) = (&frames[0].file, frames[0].line) {
+            s.push_str(&format!(" ({}:{line})", file_name(file)));
+        }
+        s
+    }
+
+    /// The symbolizer (for backtraces).
+    pub fn symbolizer(&self) -> &Symbolizer {
+        &self.sym
+    }
+
+    /// Addresses of `loc` in the modules of `map`.
+    pub fn resolve(&self, map: &ModuleMap, loc: &Location) -> Vec<Target> {
+        let mut out = Vec::new();
+        match loc {
+            Location::Addr(a) => {
+                if map.find(*a).is_some_and(|m| m.is_exec()) {
+                    out.push(Target {
+                        addr: *a,
+                        label: self.label(map, *a),
+                    });
+                }
+            }
+            Location::Func { lib, name } => {
+                for m in Self::modules(map) {
+                    if lib.as_deref().is_some_and(|l| !lib_matches(l, &m.path)) {
+                        continue;
+                    }
+                    let bias = m.bias.unwrap_or(0);
+                    let path = map.open_path(m);
+                    for (_, vaddr, _) in self.sym.lookup(Path::new(&path), name) {
+                        let addr = vaddr.wrapping_add(bias);
+                        if map.find(addr).is_some_and(|x| x.is_exec()) {
+                            out.push(Target {
+                                addr,
+                                label: self.label(map, addr),
+                            });
+                        }
+                    }
+                }
+            }
+            Location::Line { file, line } => {
+                for m in Self::modules(map) {
+                    let bias = m.bias.unwrap_or(0);
+                    let path = map.open_path(m);
+                    for vaddr in self.sym.lines_to_addresses(Path::new(&path), file, *line) {
+                        let addr = vaddr.wrapping_add(bias);
+                        if map.find(addr).is_some_and(|x| x.is_exec()) {
+                            out.push(Target {
+                                addr,
+                                label: self.label(map, addr),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|t| t.addr);
+        out.dedup_by_key(|t| t.addr);
+        out
+    }
+
+    /// The dynamic linker's hook in `map`, if a dynamic linker is mapped.
+    pub fn dl_hook(&self, map: &ModuleMap) -> Option<u64> {
+        let loc = Location::Func {
+            lib: None,
+            name: DL_HOOK.to_string(),
+        };
+        self.resolve(map, &loc).first().map(|t| t.addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_names() {
+        assert!(lib_matches(
+            "libc.so.6",
+            "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        ));
+        assert!(lib_matches("libc", "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+        assert!(!lib_matches(
+            "libc",
+            "/usr/lib/x86_64-linux-gnu/libcrypt.so.1"
+        ));
+        assert!(lib_matches("/lib/a.so", "/lib/a.so"));
+    }
+}

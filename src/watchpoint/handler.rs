@@ -1,0 +1,460 @@
+//! The engine handler of `rtrace watch`: arms every thread of the watched
+//! process, turns debug-register traps into [`Hit`]s, and disarms every
+//! thread it lets go.
+//!
+//! Life of a watch:
+//! - Launched command: the plan's addresses are final at the first
+//!   `execve` (PIE load bias known from `/proc/PID/maps`); the execing thread
+//!   is armed at its exec stop, before the new program's first instruction.
+//! - Attached process: each thread is armed at its first stop (the attach
+//!   interrupt, [`Handler::task_ready`]).
+//! - New threads: armed at their first stop, before their first
+//!   instruction (debug registers are not inherited). Forked children are
+//!   let go (they are another address space, and start with empty debug
+//!   registers).
+//! - A hit is a SIGTRAP signal-delivery stop with `si_code == TRAP_HWBKPT`
+//!   and a slot bit in DR6; it is reported, DR6 cleared, and the SIGTRAP
+//!   suppressed.
+//! - Every thread rtrace detaches from is disarmed first
+//!   ([`Handler::detaching`]); threads that exit take their registers with
+//!   them.
+
+use super::hwregs::DebugRegs;
+use super::report::{Found, Hit, Report, Site};
+use super::resolve::{FileSymbol, SymbolSource};
+use super::spec::{self, Expr, Watch};
+use super::value::{IntFormatter, ValueFormatter};
+use crate::engine::ptrace::Tid;
+use crate::engine::tracee::Tracee;
+use crate::engine::{Event, Handler, Resume, Stamp};
+use rtrace_arch::regs::RegisterFile;
+use rtrace_arch::x86_debugreg::{self, Kind};
+use std::collections::BTreeSet;
+
+/// `si_code` of a hardware breakpoint/watchpoint trap (`TRAP_HWBKPT`).
+const TRAP_HWBKPT: i32 = 4;
+
+/// Longest function prefix decoded to find an accessing instruction.
+const MAX_DECODE: u64 = 64 * 1024;
+
+/// Where each expression's address comes from.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A fixed address and length.
+    Fixed(u64, u64),
+    /// A symbol of the executable, placed by the load bias at run time;
+    /// with the length to watch.
+    Symbol(FileSymbol, u64),
+}
+
+/// The state of one watched process.
+pub struct Watcher {
+    exprs: Vec<(Expr, Target)>,
+    kind: Kind,
+    plan: Vec<Watch>,
+    regs: Option<DebugRegs>,
+    /// Last seen bytes of each watch (the "old" value of the next write).
+    copies: Vec<Option<Vec<u8>>>,
+    hits: Vec<u64>,
+    /// Per watch: how its bytes become a value (an integer of the watched
+    /// length until a DWARF-typed formatter is given).
+    formatters: Vec<Box<dyn ValueFormatter>>,
+    symbols: Box<dyn SymbolSource>,
+    report: Report,
+    /// The watched process, once known.
+    tgid: Option<Tid>,
+    /// Threads whose debug registers hold the plan.
+    armed: BTreeSet<Tid>,
+    /// Watches are live (until the process execs again).
+    active: bool,
+    count_only: bool,
+    bt: bool,
+    /// Print per-thread armed/cleared lines in text mode (attach mode).
+    thread_notes: bool,
+    detach: Vec<Tid>,
+    /// A failure that ends the session (reported; rtrace exits 1).
+    pub fatal: Option<String>,
+    /// The launched command's pid, to kill on a fatal error.
+    pub launched: Option<Tid>,
+}
+
+/// Options of a [`Watcher`].
+pub struct WatcherOptions {
+    /// Access kind.
+    pub kind: Kind,
+    /// `--count`.
+    pub count_only: bool,
+    /// `--bt`.
+    pub bt: bool,
+    /// Attach mode: print per-thread lines.
+    pub thread_notes: bool,
+}
+
+fn tgid_of(tid: Tid) -> Option<Tid> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+impl Watcher {
+    /// A watcher for `exprs`, resolved to `targets`.
+    pub fn new(
+        exprs: Vec<(Expr, Target)>,
+        o: WatcherOptions,
+        symbols: Box<dyn SymbolSource>,
+        report: Report,
+    ) -> Watcher {
+        let n = exprs.len();
+        Watcher {
+            exprs,
+            kind: o.kind,
+            plan: Vec::new(),
+            regs: None,
+            copies: vec![None; n],
+            hits: vec![0; n],
+            formatters: (0..n)
+                .map(|_| Box::new(IntFormatter) as Box<dyn ValueFormatter>)
+                .collect(),
+            symbols,
+            report,
+            tgid: None,
+            armed: BTreeSet::new(),
+            active: false,
+            count_only: o.count_only,
+            bt: o.bt,
+            thread_notes: o.thread_notes,
+            detach: Vec::new(),
+            fatal: None,
+            launched: None,
+        }
+    }
+
+    /// Places every expression in process `pid` and builds the register
+    /// image; called once the process's address space is final (exec or
+    /// attach).
+    pub fn start(&mut self, pid: Tid) -> Result<(), String> {
+        let mut targets = Vec::new();
+        for (expr, t) in &self.exprs {
+            let (addr, len) = match t {
+                Target::Fixed(a, l) => (*a, *l),
+                Target::Symbol(sym, len) => (self.symbols.runtime_addr(pid, sym)?, *len),
+            };
+            targets.push((expr.clone(), addr, len));
+        }
+        let plan = spec::plan(&targets, self.kind).map_err(|e| e.to_string())?;
+        self.regs = Some(DebugRegs::native(&plan)?);
+        self.plan = plan;
+        self.tgid = Some(pid);
+        self.active = true;
+        let mut t = Tracee::new(pid);
+        for (i, w) in self.plan.iter().enumerate() {
+            self.copies[i] = read_bytes(&mut t, w.addr, w.len);
+        }
+        let plan = self.plan.clone();
+        self.report.plan(&plan);
+        Ok(())
+    }
+
+    /// Decodes the values of watch `index` (0-based, command-line order)
+    /// with `f` (e.g. by the variable's DWARF type).
+    pub fn set_formatter(&mut self, index: usize, f: Box<dyn ValueFormatter>) {
+        if let Some(slot) = self.formatters.get_mut(index) {
+            *slot = f;
+        }
+    }
+
+    /// The watched process.
+    pub fn tgid(&self) -> Option<Tid> {
+        self.tgid
+    }
+
+    /// Threads currently armed.
+    pub fn armed(&self) -> usize {
+        self.armed.len()
+    }
+
+    fn fail(&mut self, msg: String) {
+        if self.fatal.is_none() {
+            self.report.note(&msg);
+            self.fatal = Some(msg);
+        }
+        // Let everything go (disarming on the way); kill what we launched.
+        self.active = false;
+        if let Some(pid) = self.launched {
+            let _ = crate::engine::ptrace::kill(pid, libc::SIGKILL);
+        } else {
+            self.detach.extend(self.armed.iter().copied());
+            if let Some(p) = self.tgid {
+                self.detach.extend(crate::engine::tracer::list_threads(p));
+            }
+        }
+    }
+
+    fn arm(&mut self, tid: Tid) {
+        let Some(regs) = &self.regs else { return };
+        let t = Tracee::new(tid);
+        match regs.arm(&t) {
+            Ok(()) => {
+                self.armed.insert(tid);
+                self.report.thread("armed", tid, self.thread_notes);
+            }
+            // The thread died meanwhile: nothing to arm.
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+            Err(e) => {
+                let _ = regs.disarm(&t);
+                let msg = format!(
+                    "cannot set the debug registers of thread {tid}: {e} \
+                     (the kernel refused the address or length)"
+                );
+                self.fail(msg);
+            }
+        }
+    }
+
+    fn disarm(&mut self, tid: Tid) {
+        if !self.armed.remove(&tid) {
+            return;
+        }
+        let Some(regs) = &self.regs else { return };
+        let t = Tracee::new(tid);
+        match regs.disarm(&t) {
+            Ok(()) => self.report.thread("cleared", tid, self.thread_notes),
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+            Err(e) => self.report.note(&format!(
+                "could not clear the debug registers of thread {tid}: {e}"
+            )),
+        }
+    }
+
+    /// Prints the `--count` table.
+    pub fn finish(&mut self) {
+        if self.count_only && !self.plan.is_empty() {
+            let plan = self.plan.clone();
+            let hits = self.hits.clone();
+            self.report.counts(&plan, &hits);
+        }
+        let _ = self.report.flush();
+    }
+
+    /// Reports the hits of one trap; false if no slot of ours fired.
+    fn on_trap(&mut self, tid: Tid) -> bool {
+        let Some(regs) = &self.regs else { return false };
+        let mut t = Tracee::new(tid);
+        let slots = match regs.take_hits(&t) {
+            Ok(s) => s,
+            Err(_) => return false,
+        };
+        if slots.is_empty() {
+            return false;
+        }
+        let words = t.regs().unwrap_or_default();
+        let pc = if words.is_empty() {
+            0
+        } else {
+            rtrace_arch::native::Regs::pc(&words)
+        };
+        let pid = self.tgid.unwrap_or(tid);
+        for slot in slots {
+            let Some(i) = self.plan.iter().position(|w| w.slot == slot) else {
+                continue;
+            };
+            self.hits[i] += 1;
+            let w = self.plan[i].clone();
+            let now = read_bytes(&mut t, w.addr, w.len);
+            let old = std::mem::replace(&mut self.copies[i], now.clone());
+            if self.count_only {
+                continue;
+            }
+            let pc_place = self.symbols.place(pid, pc);
+            let (site, access) = if w.kind == Kind::Exec {
+                (None, None)
+            } else {
+                let site = find_site(&mut t, &words, &pc_place, &w, self.symbols.as_mut(), pid);
+                let access = match (&site, w.kind) {
+                    (_, Kind::Write) => Some("write"),
+                    (Some((_, a)), _) if a.is_some() => *a,
+                    _ if old != now => Some("write"),
+                    _ => None,
+                };
+                (site.map(|(s, _)| s), access)
+            };
+            let bt = if self.bt {
+                Some(
+                    self.symbols
+                        .backtrace(pid, tid)
+                        .unwrap_or_else(|| vec!["(no backtrace)".to_string()]),
+                )
+            } else {
+                None
+            };
+            let (old_v, new_v) = if w.kind == Kind::Exec {
+                (None, None)
+            } else {
+                (
+                    Some(self.formatters[i].decode(old.as_deref())),
+                    Some(self.formatters[i].decode(now.as_deref())),
+                )
+            };
+            let hit = Hit {
+                tid,
+                watch: &w,
+                old: old_v,
+                new: new_v,
+                access,
+                pc: pc_place,
+                site,
+                bt,
+            };
+            self.report.hit(&hit);
+        }
+        true
+    }
+
+    /// The hit counts, per watch.
+    pub fn hit_counts(&self) -> &[u64] {
+        &self.hits
+    }
+}
+
+fn read_bytes(t: &mut Tracee, addr: u64, len: u64) -> Option<Vec<u8>> {
+    let mut b = vec![0u8; len as usize];
+    (t.read(addr, &mut b) == b.len()).then_some(b)
+}
+
+/// Finds the instruction that made a data access: the pc at a data
+/// watchpoint trap is the *next* instruction's. Decodes forward from the
+/// function start when the pc's function is known (exact), else backward
+/// (accepted only when exactly one candidate touches the watched range).
+/// Also tells whether the instruction read and/or wrote the range.
+fn find_site(
+    t: &mut Tracee,
+    words: &[u64],
+    pc: &super::resolve::Place,
+    w: &Watch,
+    symbols: &mut dyn SymbolSource,
+    pid: Tid,
+) -> Option<(Site, Option<&'static str>)> {
+    let access_of = |ins: &x86_debugreg::Insn| {
+        let m = ins.mem.iter().find(|m| m.touches(w.addr, w.len))?;
+        Some(match (m.read, m.write) {
+            (true, true) => "read-write",
+            (false, true) => "write",
+            _ => "read",
+        })
+    };
+    let regs = (!words.is_empty()).then_some(words);
+    if let Some(start) = pc
+        .func_start()
+        .filter(|&s| s < pc.addr && pc.addr - s <= MAX_DECODE)
+    {
+        let mut code = vec![0u8; (pc.addr - start) as usize + 16];
+        let n = t.read(start, &mut code);
+        code.truncate(n);
+        if let Some(ins) = x86_debugreg::insn_ending_at(&code, start, pc.addr, regs) {
+            let access = access_of(&ins);
+            let place = symbols.place(pid, ins.addr);
+            return Some((
+                Site {
+                    place,
+                    text: ins.text,
+                    found: Found::FromFunctionStart,
+                },
+                access,
+            ));
+        }
+    }
+    let regs = regs?;
+    let mut before = [0u8; 15];
+    let from = pc.addr.checked_sub(15)?;
+    if t.read(from, &mut before) != before.len() {
+        return None;
+    }
+    let mut c =
+        x86_debugreg::insns_ending_at_touching(&before, pc.addr, regs, w.addr, w.len, w.kind);
+    if c.len() != 1 {
+        return None;
+    }
+    let ins = c.pop()?;
+    let access = access_of(&ins);
+    let place = symbols.place(pid, ins.addr);
+    Some((
+        Site {
+            place,
+            text: ins.text,
+            found: Found::OnlyCandidate,
+        },
+        access,
+    ))
+}
+
+impl Handler for Watcher {
+    fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
+        match ev {
+            Event::Exec { tid, old_tid } => {
+                if self.tgid.is_none() {
+                    // The launched command's program is in place: the
+                    // thread is stopped before its first instruction.
+                    if let Err(e) = self.start(tid) {
+                        self.fail(e);
+                        return;
+                    }
+                    self.arm(tid);
+                } else if self.tgid == Some(tid) && self.active {
+                    // execve flushed every thread's debug registers along
+                    // with the address space the watches referred to.
+                    self.armed.clear();
+                    self.armed.remove(&old_tid);
+                    self.active = false;
+                    self.report.note(&format!(
+                        "process {tid} executed a new program: watchpoints removed"
+                    ));
+                }
+            }
+            // Another process (fork): its debug registers start empty; let
+            // it run untraced.
+            Event::NewTask {
+                child,
+                thread: false,
+                ..
+            } if !self.armed.contains(&child) => self.detach.push(child),
+            Event::Exited { tid, .. } | Event::Killed { tid, .. } => {
+                self.armed.remove(&tid);
+            }
+            _ => {}
+        }
+    }
+
+    fn task_ready(&mut self, tid: Tid) {
+        if !self.active || self.armed.contains(&tid) {
+            return;
+        }
+        if self.tgid.is_some() && tgid_of(tid) == self.tgid {
+            self.arm(tid);
+        }
+    }
+
+    fn signal_stop(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Resume {
+        if sig != libc::SIGTRAP || !self.armed.contains(&tid) {
+            return Resume::Deliver;
+        }
+        // siginfo: si_signo, si_errno, si_code (three ints).
+        let code = i32::from_ne_bytes([info[8], info[9], info[10], info[11]]);
+        if code != TRAP_HWBKPT {
+            return Resume::Deliver;
+        }
+        if self.on_trap(tid) {
+            Resume::Suppress
+        } else {
+            Resume::Deliver
+        }
+    }
+
+    fn detach_requests(&mut self) -> Vec<Tid> {
+        std::mem::take(&mut self.detach)
+    }
+
+    fn detaching(&mut self, tid: Tid) {
+        self.disarm(tid);
+    }
+}

@@ -1,0 +1,353 @@
+//! What `rtrace watch` prints: hits, notes and the `--count` table, as text
+//! or JSON Lines from the same records.
+
+use super::resolve::Place;
+use super::spec::Watch;
+use super::value::WatchValue;
+use crate::engine::ptrace::Tid;
+use rtrace_arch::x86_debugreg::Kind;
+use serde_json::{json, Value as J};
+use std::io::{self, Write};
+
+/// How the accessing instruction of a data watchpoint hit was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Decoded forward from the start of the function containing the pc:
+    /// the instruction ending exactly at the pc.
+    FromFunctionStart,
+    /// Decoded backward from the pc: the only instruction ending at the pc
+    /// whose memory operand (addressed with the registers at the trap)
+    /// covers the watched range.
+    OnlyCandidate,
+}
+
+impl Found {
+    fn name(self) -> &'static str {
+        match self {
+            Found::FromFunctionStart => "function-start",
+            Found::OnlyCandidate => "only-candidate",
+        }
+    }
+}
+
+/// The instruction that made the access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where it is.
+    pub place: Place,
+    /// Its disassembly.
+    pub text: String,
+    /// How it was found.
+    pub found: Found,
+}
+
+/// One watchpoint hit.
+#[derive(Clone, Debug)]
+pub struct Hit<'a> {
+    /// The thread.
+    pub tid: Tid,
+    /// The watch that fired.
+    pub watch: &'a Watch,
+    /// The value before (data watches).
+    pub old: Option<WatchValue>,
+    /// The value now (data watches).
+    pub new: Option<WatchValue>,
+    /// `read`, `write` or `read-write`, when known.
+    pub access: Option<&'static str>,
+    /// The pc at the trap: for an exec watch the watched instruction, for a
+    /// data watch the instruction after the accessing one.
+    pub pc: Place,
+    /// The accessing instruction (data watches), when it could be found.
+    pub site: Option<Site>,
+    /// Backtrace lines, with `--bt`.
+    pub bt: Option<Vec<String>>,
+}
+
+/// Where and how the report is written.
+pub struct Report {
+    out: Box<dyn Write>,
+    json: bool,
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:#x}")
+}
+
+fn place_json(p: &Place) -> J {
+    json!({
+        "addr": hex(p.addr),
+        "func": p.func,
+        "offset": p.off,
+        "inlined": p.inlined,
+        "file": p.file,
+        "line": p.line,
+        "location": p.to_string(),
+    })
+}
+
+impl Report {
+    /// A report to `out`.
+    pub fn new(out: Box<dyn Write>, json: bool) -> Report {
+        Report { out, json }
+    }
+
+    fn line(&mut self, s: &str) {
+        // The report is best effort: a closed pipe must not stop the
+        // cleanup that follows.
+        let _ = writeln!(self.out, "{s}");
+        let _ = self.out.flush();
+    }
+
+    /// The text of one hit.
+    pub fn hit_text(h: &Hit<'_>) -> String {
+        let w = h.watch;
+        let mut s = format!("[pid {}] watch {} {} ", h.tid, w.id, w.kind);
+        match w.expr {
+            super::spec::Expr::Addr { .. } => s.push_str(&format!("*{:#x}:{}", w.addr, w.len)),
+            _ => s.push_str(&format!("{} (*{:#x}:{})", w.expr, w.addr, w.len)),
+        }
+        if w.kind == Kind::Exec {
+            s.push_str(&format!(": at {}", h.pc));
+        } else {
+            let v = |x: &Option<WatchValue>| x.as_ref().map_or("?".to_string(), |v| v.text());
+            match h.access {
+                Some("read") => s.push_str(&format!(": read {}", v(&h.new))),
+                Some(a) => s.push_str(&format!(": {a} old {} new {}", v(&h.old), v(&h.new))),
+                None => s.push_str(&format!(": old {} new {}", v(&h.old), v(&h.new))),
+            }
+            match &h.site {
+                Some(site) => {
+                    s.push_str(&format!(" by {:#x}", site.place.addr));
+                    if site.place.func.is_some() {
+                        s.push_str(&format!(" {}", site.place));
+                    }
+                    s.push_str(&format!(" \"{}\"", site.text));
+                    if site.found == Found::OnlyCandidate {
+                        // No function start: decoded backward from the pc.
+                        s.push_str(" [decoded backward]");
+                    }
+                    s.push_str(&format!(", pc {:#x}", h.pc.addr));
+                }
+                None => s.push_str(&format!(
+                    " by the instruction before pc {} (not decodable)",
+                    h.pc
+                )),
+            }
+        }
+        if let Some(bt) = &h.bt {
+            for (i, f) in bt.iter().enumerate() {
+                s.push_str(&format!("\n    #{i} {f}"));
+            }
+        }
+        s
+    }
+
+    /// The JSON object of one hit.
+    pub fn hit_json(h: &Hit<'_>) -> J {
+        let w = h.watch;
+        let mut o = json!({
+            "type": "hit",
+            "tid": h.tid,
+            "watch": w.id,
+            "expr": w.expr.to_string(),
+            "kind": w.kind.name(),
+            "addr": hex(w.addr),
+            "len": w.len,
+            "pc": place_json(&h.pc),
+        });
+        let m = o.as_object_mut().expect("object");
+        if w.kind != Kind::Exec {
+            m.insert("old".into(), h.old.as_ref().map_or(J::Null, |v| v.json()));
+            m.insert("new".into(), h.new.as_ref().map_or(J::Null, |v| v.json()));
+            m.insert("access".into(), json!(h.access));
+            m.insert(
+                "insn".into(),
+                match &h.site {
+                    Some(site) => {
+                        let mut p = place_json(&site.place);
+                        p["text"] = json!(site.text);
+                        p["found"] = json!(site.found.name());
+                        p
+                    }
+                    None => J::Null,
+                },
+            );
+        }
+        if let Some(bt) = &h.bt {
+            m.insert("bt".into(), json!(bt));
+        }
+        o
+    }
+
+    /// Prints one hit.
+    pub fn hit(&mut self, h: &Hit<'_>) {
+        let s = if self.json {
+            Self::hit_json(h).to_string()
+        } else {
+            Self::hit_text(h)
+        };
+        self.line(&s);
+    }
+
+    /// A thread's debug registers were set (`armed`) or cleared (`cleared`);
+    /// printed in JSON, and as text when `text` is set.
+    pub fn thread(&mut self, what: &str, tid: Tid, text: bool) {
+        if self.json {
+            self.line(&json!({ "type": what, "tid": tid }).to_string());
+        } else if text {
+            self.line(&format!("rtrace watch: [pid {tid}] watchpoints {what}"));
+        }
+    }
+
+    /// The watches, once their addresses are known.
+    pub fn plan(&mut self, plan: &[Watch]) {
+        for w in plan {
+            if self.json {
+                self.line(
+                    &json!({
+                        "type": "watch", "watch": w.id, "expr": w.expr.to_string(),
+                        "kind": w.kind.name(), "addr": hex(w.addr), "len": w.len,
+                        "slot": w.slot.to_string(),
+                    })
+                    .to_string(),
+                );
+            } else {
+                self.line(&format!(
+                    "rtrace watch: watch {}: {} {} at {:#x}, {} byte{} ({})",
+                    w.id,
+                    w.kind,
+                    w.expr,
+                    w.addr,
+                    w.len,
+                    if w.len == 1 { "" } else { "s" },
+                    w.slot
+                ));
+            }
+        }
+    }
+
+    /// A message for the user.
+    pub fn note(&mut self, msg: &str) {
+        if self.json {
+            self.line(&json!({ "type": "note", "message": msg }).to_string());
+        } else {
+            self.line(&format!("rtrace watch: {msg}"));
+        }
+    }
+
+    /// The `--count` table.
+    pub fn counts(&mut self, plan: &[Watch], hits: &[u64]) {
+        if self.json {
+            for (w, n) in plan.iter().zip(hits) {
+                self.line(
+                    &json!({
+                        "type": "count", "watch": w.id, "expr": w.expr.to_string(),
+                        "kind": w.kind.name(), "addr": hex(w.addr), "len": w.len, "hits": n,
+                    })
+                    .to_string(),
+                );
+            }
+            return;
+        }
+        self.line(&format!(
+            "{:>5} {:>5} {:>18} {:>3} {:>10}  expr",
+            "watch", "kind", "address", "len", "hits"
+        ));
+        for (w, n) in plan.iter().zip(hits) {
+            self.line(&format!(
+                "{:>5} {:>5} {:>18} {:>3} {:>10}  {}",
+                w.id,
+                w.kind.name(),
+                hex(w.addr),
+                w.len,
+                n,
+                w.expr
+            ));
+        }
+    }
+
+    /// Flushes.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watchpoint::spec::{Expr, Watch};
+    use rtrace_arch::x86_debugreg::Slot;
+
+    fn watch(kind: Kind) -> Watch {
+        Watch {
+            id: 1,
+            expr: Expr::Symbol("counter".into()),
+            addr: 0x4010,
+            len: 4,
+            kind,
+            slot: Slot::new(0).unwrap(),
+        }
+    }
+
+    #[test]
+    fn renders_a_write_hit() {
+        let w = watch(Kind::Write);
+        let place = |addr, off| Place {
+            addr,
+            func: Some("bump".into()),
+            off: Some(off),
+            file: Some("wp.c".into()),
+            line: Some(9),
+            ..Place::default()
+        };
+        let h = Hit {
+            tid: 7,
+            watch: &w,
+            old: Some(WatchValue::Int { value: 1, len: 4 }),
+            new: Some(WatchValue::Int { value: 2, len: 4 }),
+            access: Some("write"),
+            pc: place(0x1010, 0x10),
+            site: Some(Site {
+                place: place(0x1006, 6),
+                text: "movl $0x2,0x2ff4(%rip)".into(),
+                found: Found::FromFunctionStart,
+            }),
+            bt: None,
+        };
+        assert_eq!(
+            Report::hit_text(&h),
+            "[pid 7] watch 1 write counter (*0x4010:4): write old 1 (0x1) new 2 (0x2) \
+             by 0x1006 bump+0x6 (wp.c:9) \"movl $0x2,0x2ff4(%rip)\", pc 0x1010"
+        );
+        let j = Report::hit_json(&h);
+        assert_eq!(j["old"]["dec"], 1);
+        assert_eq!(j["new"]["hex"], "0x2");
+        assert_eq!(j["insn"]["addr"], "0x1006");
+        assert_eq!(j["insn"]["line"], 9);
+        assert_eq!(j["insn"]["found"], "function-start");
+        assert_eq!(j["pc"]["offset"], 0x10);
+    }
+
+    #[test]
+    fn renders_an_exec_hit() {
+        let w = watch(Kind::Exec);
+        let h = Hit {
+            tid: 7,
+            watch: &w,
+            old: None,
+            new: None,
+            access: None,
+            pc: Place {
+                addr: 0x4010,
+                ..Place::default()
+            },
+            site: None,
+            bt: Some(vec!["main+0x5".into()]),
+        };
+        assert_eq!(
+            Report::hit_text(&h),
+            "[pid 7] watch 1 exec counter (*0x4010:4): at 0x4010\n    #0 main+0x5"
+        );
+        assert!(Report::hit_json(&h).get("old").is_none());
+    }
+}

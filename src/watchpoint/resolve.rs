@@ -1,0 +1,151 @@
+//! What the watch tool needs from symbol information, as a trait, so the
+//! tool runs (with `*ADDR[:LEN]` and raw addresses) where symbols are
+//! missing and tests can supply their own.
+
+use crate::engine::ptrace::Tid;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A symbol found in a file, before the process that maps it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSymbol {
+    /// The file (as given; compared with `/proc/PID/maps` after
+    /// canonicalisation).
+    pub path: PathBuf,
+    /// Its name.
+    pub name: String,
+    /// File virtual address.
+    pub vaddr: u64,
+    /// Size in bytes (0 if unknown).
+    pub size: u64,
+}
+
+/// A code location: `func+0xoff (file:line)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The address.
+    pub addr: u64,
+    /// The containing function.
+    pub func: Option<String>,
+    /// `addr` minus the function's start.
+    pub off: Option<u64>,
+    /// The innermost inlined function at `addr`, when not `func`.
+    pub inlined: Option<String>,
+    /// Source file.
+    pub file: Option<String>,
+    /// Source line.
+    pub line: Option<u32>,
+}
+
+impl Place {
+    /// The start of the containing function, when known.
+    pub fn func_start(&self) -> Option<u64> {
+        self.off.map(|o| self.addr - o)
+    }
+}
+
+impl fmt::Display for Place {
+    /// `func+0xoff (file:line)`, `inl [inlined in func+0xoff] (file:line)`,
+    /// or the bare address.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.func, self.off) {
+            (Some(func), Some(off)) => {
+                if let Some(inl) = &self.inlined {
+                    write!(f, "{inl} [inlined in {func}+{off:#x}]")?;
+                } else {
+                    write!(f, "{func}+{off:#x}")?;
+                }
+            }
+            (Some(func), None) => f.write_str(func)?,
+            _ => write!(f, "{:#x}", self.addr)?,
+        }
+        if let Some(file) = &self.file {
+            let short = Path::new(file)
+                .file_name()
+                .map_or(file.as_str(), |n| n.to_str().unwrap_or(file));
+            write!(f, " ({short}:{})", self.line.unwrap_or(0))?;
+        }
+        Ok(())
+    }
+}
+
+/// Symbol lookups for the watch tool.
+pub trait SymbolSource {
+    /// A data object (`code == false`) or function (`code == true`) named
+    /// `name` in the executable `exe`.
+    fn find(&mut self, exe: &Path, name: &str, code: bool) -> Result<FileSymbol, String>;
+
+    /// Where `sym` is in process `pid` (its file's load bias applied).
+    /// Reads the process's module map afresh.
+    fn runtime_addr(&mut self, pid: Tid, sym: &FileSymbol) -> Result<u64, String>;
+
+    /// The location of `addr` in process `pid` (module map as last read).
+    fn place(&mut self, pid: Tid, addr: u64) -> Place;
+
+    /// Caller frames of stopped thread `tid` (innermost first), each
+    /// rendered; `None` without an unwinder.
+    fn backtrace(&mut self, pid: Tid, tid: Tid) -> Option<Vec<String>>;
+
+    /// Whether [`SymbolSource::backtrace`] can work at all.
+    fn can_backtrace(&self) -> bool;
+}
+
+/// No symbol information: names cannot be resolved, places are addresses.
+#[derive(Debug, Default)]
+pub struct NoSymbols;
+
+impl SymbolSource for NoSymbols {
+    fn find(&mut self, _exe: &Path, name: &str, _code: bool) -> Result<FileSymbol, String> {
+        Err(format!(
+            "cannot look up '{name}': this build has no symbol support; use *ADDR[:LEN]"
+        ))
+    }
+
+    fn runtime_addr(&mut self, _pid: Tid, sym: &FileSymbol) -> Result<u64, String> {
+        Ok(sym.vaddr)
+    }
+
+    fn place(&mut self, _pid: Tid, addr: u64) -> Place {
+        Place {
+            addr,
+            ..Place::default()
+        }
+    }
+
+    fn backtrace(&mut self, _pid: Tid, _tid: Tid) -> Option<Vec<String>> {
+        None
+    }
+
+    fn can_backtrace(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_render_like_gdb() {
+        let p = Place {
+            addr: 0x1010,
+            func: Some("bump".into()),
+            off: Some(0x10),
+            inlined: None,
+            file: Some("/src/testprogs/wp.c".into()),
+            line: Some(12),
+        };
+        assert_eq!(p.to_string(), "bump+0x10 (wp.c:12)");
+        assert_eq!(p.func_start(), Some(0x1000));
+        let bare = Place {
+            addr: 0x1010,
+            ..Place::default()
+        };
+        assert_eq!(bare.to_string(), "0x1010");
+        let inl = Place {
+            inlined: Some("helper".into()),
+            ..p
+        };
+        assert_eq!(inl.to_string(), "helper [inlined in bump+0x10] (wp.c:12)");
+    }
+}
