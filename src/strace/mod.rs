@@ -156,7 +156,10 @@ pub fn main(args: &[OsString]) -> i32 {
         };
         if let Err(e) = tracer.launch(&cmd) {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
-            eprintln!("rstrace: Can't stat '{}': {msg}", command[0].to_string_lossy());
+            eprintln!(
+                "rstrace: Can't stat '{}': {msg}",
+                command[0].to_string_lossy()
+            );
             return 1;
         }
         h.set_nprocs(tracer.live());

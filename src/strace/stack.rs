@@ -17,25 +17,26 @@ const MAX_FRAMES: usize = 256;
 
 /// Syscalls after which the mappings of the process may have changed.
 const INVALIDATES: &[&str] = &[
-    "mmap", "mmap2", "munmap", "mprotect", "mremap", "brk", "execve", "execveat", "shmat",
-    "shmdt", "remap_file_pages", "pkey_mprotect",
+    "mmap",
+    "mmap2",
+    "munmap",
+    "mprotect",
+    "mremap",
+    "brk",
+    "execve",
+    "execveat",
+    "shmat",
+    "shmdt",
+    "remap_file_pages",
+    "pkey_mprotect",
 ];
 
 /// Per-run state of `-k`.
+#[derive(Default)]
 pub struct StackTracer {
     symbols: Symbolizer,
     unwinder: Unwinder,
     maps: HashMap<i32, ModuleMap>,
-}
-
-impl Default for StackTracer {
-    fn default() -> Self {
-        StackTracer {
-            symbols: Symbolizer::new(),
-            unwinder: Unwinder::new(),
-            maps: HashMap::new(),
-        }
-    }
 }
 
 impl StackTracer {
@@ -46,18 +47,18 @@ impl StackTracer {
             out.push_str(" > unexpected_backtracing_error [0x0]\n");
             return;
         };
-        if !self.maps.contains_key(&tid) {
-            match ModuleMap::from_pid(tid, &mut t) {
-                Ok(m) => {
-                    self.maps.insert(tid, m);
-                }
-                Err(_) => {
-                    out.push_str(" > unexpected_backtracing_error [0x0]\n");
-                    return;
+        let map = match self.maps.entry(tid) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                match ModuleMap::from_pid(tid, &mut t) {
+                    Ok(m) => v.insert(m),
+                    Err(_) => {
+                        out.push_str(" > unexpected_backtracing_error [0x0]\n");
+                        return;
+                    }
                 }
             }
-        }
-        let map = &self.maps[&tid];
+        };
         let regs = from_prstatus_x86_64(&words);
         let frames = self
             .unwinder
