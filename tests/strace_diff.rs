@@ -308,3 +308,47 @@ fn stack_traces_match_strace_k() {
     assert_eq!(a, b);
     assert!(b.iter().any(|l| l.contains("stack_k")), "{b:?}");
 }
+
+/// `rstrace -f -o x sh -c 'ls; true'` writes what strace writes.
+#[test]
+fn sh_c_ls_true_as_in_the_issue() {
+    compare("sh_ls_true", &["sh", "-c", "ls; true"]);
+}
+
+/// `rstrace -c ls /`: the same syscalls with the same call and error counts
+/// as `strace -c ls /` (times differ run to run; rows are compared by name).
+#[test]
+fn summary_of_ls_matches_strace_c() {
+    if !have("strace") {
+        eprintln!("skip: strace is not installed");
+        return;
+    }
+    let rows = |tool: &Path| -> Vec<(String, String, String)> {
+        let out = Command::new(tool).args(["-c", "ls", "/"]).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stderr).into_owned();
+        let mut v: Vec<(String, String, String)> = text
+            .lines()
+            .skip(2)
+            .filter(|l| !l.starts_with("---"))
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                // % time, seconds, usecs/call, calls, [errors], name
+                let name = f.last().unwrap().to_string();
+                let calls = f[3].to_string();
+                let errors = if f.len() == 6 {
+                    f[4].to_string()
+                } else {
+                    String::new()
+                };
+                (name, calls, errors)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let a = rows(Path::new("strace"));
+    let b = rows(&rstrace());
+    assert_eq!(a, b);
+    assert!(b.iter().any(|r| r.0 == "total"));
+}
