@@ -12,26 +12,34 @@
 //! [`rtrace::symbols::vars`]. Separately, gdb runs the same binary to the
 //! same stop and prints `info args`, `info locals`, `print EXPR`, `whatis`
 //! and `print &EXPR`. Values, the order of names, type names and addresses
-//! must agree; where gdb says `<optimized out>`, so must we.
+//! must agree; where gdb says `<optimized out>`, so must we. The one gap
+//! allowed: a parameter whose location is `DW_OP_entry_value`, which gdb
+//! recovers from the caller's call-site records and we report as
+//! unavailable (logged, and counted out of the exact matches).
 //!
 //! Variants: -O0 and -O2 (location lists, constants, registers), each with
-//! DWARF 5 (`.debug_loclists`, `DW_OP_addrx` forms) and DWARF 4
-//! (`.debug_loc`), and a non-PIE -O2 build. Without gdb the structural
-//! checks and the known values still run.
+//! DWARF 5 (`.debug_loclists`) and DWARF 4 (`.debug_loc`), and a non-PIE
+//! -O2 build. The child runs without address randomization, as under gdb,
+//! so module addresses compare as they are; stack addresses compare
+//! relative to the stack pointer. Without gdb the structural checks and
+//! the known values still run. Also here: gdb's `break FUNC` addresses,
+//! corrupt DWARF (`dwarf_vars/corrupt.rs`), and the warm cost of a hit.
 #![cfg(target_arch = "x86_64")]
 
 mod common;
+#[path = "dwarf_vars/corrupt.rs"]
+mod corrupt;
 #[path = "dwarf_vars/support.rs"]
 mod support;
 
 use rtrace::engine::memory::ProcMem;
 use rtrace::output::text::{render_value, RenderOpts};
 use rtrace::symbols::vars::cond::{parse_cond, FrameEnv};
-use rtrace::symbols::vars::{format_value, FrameRegs, PathError, VarDesc, VarError, Vars};
-use rtrace::symbols::{ModuleMap, Symbolizer};
+use rtrace::symbols::vars::{format_value, PathError, VarDesc, VarError, Vars};
+use rtrace::symbols::Symbolizer;
 use rtrace::syscall::memory::Memory;
 use rtrace::syscall::value::Value;
-use std::path::Path;
+use rtrace::unwind::Unwinder;
 use std::process::Command;
 use support::*;
 
@@ -77,6 +85,12 @@ fn check_inspect(variant: &str, flags: &[&str]) {
         Some("inspect"),
         "{variant}"
     );
+    let ret = scope.frames[0]
+        .return_type
+        .as_ref()
+        .expect("inspect returns int");
+    assert_eq!(ret.name(), "int");
+    assert_eq!(format_value(ret, &(-7i32).to_le_bytes()), Value::Int(-7));
     let args = our_vars(&s, 0, false);
     let locals = our_vars(&s, 0, true);
     let main_locals = our_vars(&s, 1, true);
@@ -196,6 +210,10 @@ fn check_inspect(variant: &str, flags: &[&str]) {
     }
     let g = gdb(&prog, &[], INSPECT_GDB);
     let sp = gdb_sp(&g["sp"]);
+    let fixed = s.fixed_layout && !g.contains_key(RANDOMIZED);
+    if !fixed {
+        eprintln!("{variant}: address randomization is on: module addresses compared relatively");
+    }
     let mut exact = compare(
         &format!("{variant} args"),
         &s,
@@ -228,6 +246,9 @@ fn check_inspect(variant: &str, flags: &[&str]) {
         ("w.b[1]", "w.b[1]"),
     ] {
         let want = gdb_print(&g[key]);
+        if key == "callback" && !fixed {
+            continue;
+        }
         match s
             .vars
             .lookup_with(&s.map, &s.frames[0], &mut mem, expr, FULL)
@@ -237,16 +258,29 @@ fn check_inspect(variant: &str, flags: &[&str]) {
             Err(e) => panic!("{variant}: {expr}: {e} (gdb: {want})"),
         }
     }
-    // Addresses and sizes of globals and their parts, as watchpoints need.
+    // Addresses and sizes of globals and their parts, as watchpoints need
+    // (relative to `config` when the load addresses differ from gdb's).
+    let gdb_addr = |key: &str| {
+        let text = gdb_print(&g[key]);
+        let hex = text.rsplit("0x").next().unwrap_or("");
+        u64::from_str_radix(hex.trim(), 16).expect("gdb address")
+    };
+    let (ours_base, gdb_base) = if fixed {
+        (0, 0)
+    } else {
+        (cfg.addr, gdb_addr("&config"))
+    };
     for (key, expr, size) in [
         ("&origin.y", "config.origin.y", 4),
         ("&table[3]", "table[3]", 8),
         ("&config", "config", 40),
     ] {
-        let g_addr = gdb_print(&g[key]);
-        let addr = g_addr.rsplit(' ').next().unwrap();
         let var = s.vars.global(&s.map, None, expr).unwrap();
-        assert_eq!(format!("{:#x}", var.addr), addr, "{variant}: &{expr}");
+        assert_eq!(
+            var.addr.wrapping_sub(ours_base),
+            gdb_addr(key).wrapping_sub(gdb_base),
+            "{variant}: &{expr}"
+        );
         assert_eq!(var.size, size, "{variant}: sizeof {expr}");
     }
     // Type names, as gdb's `whatis` spells them.
@@ -380,110 +414,6 @@ fn inlined_subroutine_scopes() {
     }
 }
 
-/// Corrupt DWARF gives fewer answers, never a panic or a hang: random
-/// bytes of the debug sections of the test program are overwritten, and
-/// every lookup the tools make runs at every pc of `.text`.
-#[test]
-fn corrupt_dwarf_never_panics() {
-    use object::{Object, ObjectSection};
-    let dir = common::target_dir().join("tmp").join("dwarf_vars_corrupt");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    for &(variant, flags) in &VARIANTS[..4] {
-        let original = std::fs::read(build(variant, flags)).unwrap();
-        let file = object::File::parse(&*original).unwrap();
-        let text = file.section_by_name(".text").unwrap();
-        let (text_start, text_len) = (text.address(), text.size());
-        let ranges: Vec<(usize, usize)> = file
-            .sections()
-            .filter(|s| s.name().is_ok_and(|n| n.starts_with(".debug_")))
-            .filter_map(|s| s.file_range())
-            .map(|(o, l)| (o as usize, l as usize))
-            .filter(|r| r.1 > 0)
-            .collect();
-        let path = dir.join(format!("{variant}-original"));
-        std::fs::write(&path, &original).unwrap();
-        let read = exercise(&path, text_start, text_len);
-        assert!(
-            read > 50,
-            "{variant}: only {read} values read from intact DWARF"
-        );
-        for round in 0..40 {
-            let mut bytes = original.clone();
-            let hits = 1 + (rand() % 24) as usize;
-            for _ in 0..hits {
-                let (off, len) = ranges[rand() as usize % ranges.len()];
-                let at = off + rand() as usize % len;
-                bytes[at] = match rand() % 4 {
-                    0 => 0,
-                    1 => 0xff,
-                    _ => rand() as u8,
-                };
-            }
-            let path = dir.join(format!("{variant}-{round}"));
-            std::fs::write(&path, &bytes).unwrap();
-            exercise(&path, text_start, text_len);
-        }
-    }
-}
-
-/// Every public lookup over a module mapped at 0x5555_5555_4000; returns
-/// how many variables were read.
-fn exercise(path: &Path, text_start: u64, text_len: u64) -> usize {
-    let base = 0x5555_5555_4000u64;
-    let mut map = ModuleMap::parse(&format!(
-        "{base:x}-{:x} r-xp 00000000 00:00 0 {}\n",
-        base + 0x10_0000,
-        path.display()
-    ));
-    map.compute_biases();
-    let vars = Vars::new(&Symbolizer::new());
-    let mut mem = rtrace::syscall::memory::FakeMemory::default();
-    let stack = mem.put(&[0x41u8; 4096]) + 2048;
-    let mut regs = rtrace::unwind::InitialRegs::empty(&rtrace::unwind::X86_64);
-    for r in 0..17 {
-        regs.set(r, Some(stack + u64::from(r) * 8));
-    }
-    let mut read = 0;
-    for off in (0..text_len).step_by(3) {
-        regs.pc = base + text_start + off;
-        let frame = FrameRegs::new(regs.clone(), Some(stack + 64));
-        let Some(scope) = vars.scope(&map, regs.pc) else {
-            continue;
-        };
-        for f in &scope.frames {
-            for v in f.params.iter().chain(&f.locals) {
-                let _ = v.ty.name();
-                read += usize::from(vars.read(v, &frame, &mut mem).is_ok());
-                let _ = vars.lookup(&map, &frame, &mut mem, &v.name);
-            }
-        }
-    }
-    let frame = FrameRegs::new(regs, None);
-    for g in [
-        "config",
-        "config.origin.y",
-        "table[3]",
-        "greeting",
-        "callback",
-        "GREEN",
-    ] {
-        if let Ok(var) = vars.global(&map, None, g) {
-            let _ = format_value(&var.ty, &[0x5a; 64]);
-            let _ = var.ty.name();
-        }
-        let _ = vars.lookup(&map, &frame, &mut mem, g);
-        let _ = vars.lookup_scalar(&map, &frame, &mut mem, g);
-    }
-    read
-}
-
 /// `Vars::after_prologue` gives the address gdb's `break FUNC` uses: past
 /// the prologue in unoptimized code (where the parameters have been stored
 /// to the frame slots DWARF names), the entry itself in optimized code.
@@ -532,4 +462,41 @@ fn breakpoint_addresses_after_the_prologue() {
         // non-PIE executable is 0).
         assert_eq!(ours_, gdb_addrs, "{variant}:\n{text}");
     }
+}
+
+/// What one breakpoint hit costs once the module is parsed: the frame's
+/// CFA, the scope at the pc, and every argument and local read and
+/// decoded. Printed for the record; the bound only catches regressions
+/// such as re-parsing DWARF per hit.
+#[test]
+fn warm_hit_cost() {
+    use std::time::Instant;
+    let prog = build(VARIANTS[1].0, VARIANTS[1].1);
+    let s = Stopped::start(&prog, &[]);
+    let regs = s.frames[0].regs.clone();
+    let symbols = Symbolizer::new();
+    let vars = Vars::new(&symbols);
+    let mut unwinder = Unwinder::new();
+    let mut mem = s.mem();
+    let mut hit = |mem: &mut ProcMem| {
+        let frame = vars.innermost(&mut unwinder, &s.map, regs.clone(), mem);
+        let scope = vars.scope(&s.map, frame.lookup_pc()).unwrap();
+        let f = &scope.frames[0];
+        f.params
+            .iter()
+            .chain(&f.locals)
+            .filter(|v| vars.read(v, &frame, mem).is_ok())
+            .count()
+    };
+    let cold = Instant::now();
+    let read = hit(&mut mem);
+    let cold = cold.elapsed();
+    let rounds = 2000;
+    let warm = Instant::now();
+    for _ in 0..rounds {
+        assert_eq!(hit(&mut mem), read);
+    }
+    let per_hit = warm.elapsed() / rounds;
+    eprintln!("{read} variables: cold {cold:?}, warm {per_hit:?} per hit");
+    assert!(per_hit.as_micros() < 5000, "{per_hit:?} per hit");
 }

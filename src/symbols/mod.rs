@@ -11,8 +11,9 @@
 //! [`Symbolizer`] that can be shared by every traced process (files are keyed
 //! by path and inode).
 //!
-//! Non-goals: DWARF variables, types and location lists (the breakpoint
-//! actions own those), split DWARF (`.dwo`), dwz supplementary files
+//! DWARF variables, types and location lists are in [`vars`].
+//!
+//! Non-goals: split DWARF (`.dwo`), dwz supplementary files
 //! (`.gnu_debugaltlink`), debuginfod. Bad or truncated files never panic: they
 //! give fewer details and a [`Warning`].
 

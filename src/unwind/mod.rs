@@ -341,6 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn frame_states_carry_registers_and_cfas() {
+        let (mut mem, regs) = fp_stack(&[(1, 0x40_2000), (2, 0)]);
+        let fp = regs.get(X86_64.fp).unwrap();
+        let states = Unwinder::new().unwind_states(
+            &Symbolizer::new(),
+            &ModuleMap::default(),
+            &regs,
+            &mut mem,
+            8,
+        );
+        assert_eq!(states.len(), 2);
+        assert_eq!(states[0].regs.pc, 0x40_1000);
+        // Without CFI the CFA is the frame pointer's caller sp.
+        assert_eq!(states[0].cfa, Some(fp + 16));
+        assert_eq!(states[1].regs.sp(), Some(fp + 16));
+        assert_eq!(states[1].regs.get(X86_64.fp), Some(fp + 16));
+        assert_eq!(states[1].cfa, Some(fp + 32));
+        assert!(states[1].frame.is_return_address);
+    }
+
+    #[test]
     fn unreadable_stack_gives_just_the_first_frame() {
         let mut mem = FakeMemory::default();
         let mut regs = InitialRegs::empty(&X86_64);

@@ -45,6 +45,9 @@ pub struct Stopped {
     pub vars: Vars,
     /// Frame registers, innermost first.
     pub frames: Vec<FrameRegs>,
+    /// Whether address randomization could be turned off (not under
+    /// Docker's default seccomp profile, for one).
+    pub fixed_layout: bool,
 }
 
 impl Stopped {
@@ -99,11 +102,16 @@ impl Stopped {
         let first = vars.innermost(&mut unwinder, &map, regs, &mut mem);
         assert_eq!(first.cfa, frames[0].cfa, "CFA of frame 0 two ways");
         frames[0] = first;
+        let persona = std::fs::read_to_string(format!("/proc/{pid}/personality"))
+            .ok()
+            .and_then(|p| u64::from_str_radix(p.trim(), 16).ok())
+            .unwrap_or(0);
         Stopped {
             pid,
             map,
             vars,
             frames,
+            fixed_layout: persona & ADDR_NO_RANDOMIZE != 0,
         }
     }
 
@@ -206,6 +214,9 @@ pub fn normalize_gdb(s: &str) -> String {
     s.into_owned()
 }
 
+/// The key [`gdb`] adds when gdb could not turn address randomization off.
+pub const RANDOMIZED: &str = "!randomized";
+
 /// gdb's output at the program's stop, split at `echo @@KEY` markers.
 pub fn gdb(prog: &Path, args: &[&str], commands: &[(&str, &str)]) -> HashMap<String, Vec<String>> {
     let mut cmd = Command::new("gdb");
@@ -236,11 +247,14 @@ pub fn gdb(prog: &Path, args: &[&str], commands: &[(&str, &str)]) -> HashMap<Str
                 .push(line.to_string());
         }
     }
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         sections.len() == commands.len(),
-        "gdb did not answer:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "gdb did not answer:\n{text}\n{stderr}"
     );
+    if stderr.contains("Error disabling address space randomization") {
+        sections.insert(RANDOMIZED.into(), Vec::new());
+    }
     sections
 }
 

@@ -141,6 +141,10 @@ impl Env<'_> {
         mem: &mut dyn Memory,
         depth: u8,
     ) -> Result<Vec<Piece<Reader>>, VarError> {
+        // An empty location description: the value is optimized out.
+        if gimli::Reader::is_empty(&expr.0) {
+            return Ok(Vec::new());
+        }
         let encoding = self.encoding().ok_or(VarError::Corrupt)?;
         let mut eval = expr.clone().evaluation(encoding);
         eval.set_max_iterations(MAX_OPS);
@@ -372,5 +376,190 @@ impl Env<'_> {
                 Err(VarError::Unavailable(Unavailable::ImplicitPointer))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::unwind::{InitialRegs, X86_64};
+    use std::sync::{Arc, OnceLock};
+
+    /// The test binary's own DWARF: units to evaluate expressions in.
+    fn own() -> &'static ModVars {
+        static M: OnceLock<ModVars> = OnceLock::new();
+        M.get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let image = crate::symbols::ElfImage::open(&exe).unwrap();
+            let dwarf = crate::symbols::DwarfInfo::load(&image, &mut Vec::new())
+                .unwrap()
+                .expect("the test binary has DWARF");
+            ModVars::new(dwarf.gimli().clone())
+        })
+    }
+
+    fn expr(bytes: &[u8]) -> Expression<Reader> {
+        Expression(Reader::new(Arc::from(bytes), gimli::RunTimeEndian::Little))
+    }
+
+    /// A frame with rax = 0x1122334455667788, rsp = `sp`, CFA `sp + 16`.
+    fn frame(sp: u64) -> FrameRegs {
+        let mut regs = InitialRegs::empty(&X86_64);
+        regs.pc = 0x1000;
+        regs.set(0, Some(0x1122_3344_5566_7788));
+        regs.set(X86_64.sp, Some(sp));
+        FrameRegs::new(regs, Some(sp + 16))
+    }
+
+    fn eval(
+        bytes: &[u8],
+        size: u64,
+        frame: &FrameRegs,
+        mem: &mut FakeMemory,
+    ) -> Result<Raw, VarError> {
+        let base = Loc::Expr(expr(&[0x9c])); // DW_OP_call_frame_cfa
+        let env = Env {
+            m: own(),
+            unit: 0,
+            frame,
+            bias: 0x5000,
+            frame_base: Some(&base),
+        };
+        let pieces = env.evaluate(&expr(bytes), mem, 0)?;
+        env.materialize(&pieces, size, mem)
+    }
+
+    #[test]
+    fn registers_memory_and_values() {
+        let mut mem = FakeMemory::default();
+        let sp = mem.put(&[
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+        ]);
+        let f = frame(sp);
+        // DW_OP_reg0: the low bytes of rax.
+        assert_eq!(
+            eval(&[0x50], 4, &f, &mut mem).unwrap().bytes,
+            [0x88, 0x77, 0x66, 0x55]
+        );
+        // DW_OP_breg7 +2: memory at rsp + 2, read once.
+        let raw = eval(&[0x77, 2], 4, &f, &mut mem).unwrap();
+        assert_eq!((raw.bytes, raw.addr), (vec![3, 4, 5, 6], Some(sp + 2)));
+        // DW_OP_fbreg -14 over DW_OP_call_frame_cfa (sp + 16).
+        assert_eq!(eval(&[0x91, 0x72], 2, &f, &mut mem).unwrap().bytes, [3, 4]);
+        // DW_OP_lit5; DW_OP_stack_value.
+        assert_eq!(
+            eval(&[0x35, 0x9f], 4, &f, &mut mem).unwrap().bytes,
+            [5, 0, 0, 0]
+        );
+        // DW_OP_implicit_value 3 bytes.
+        assert_eq!(
+            eval(&[0x9e, 3, 9, 8, 7], 3, &f, &mut mem).unwrap().bytes,
+            [9, 8, 7]
+        );
+        // DW_OP_addr 0x10: plus the load bias.
+        let mut addr = vec![0x03];
+        addr.extend_from_slice(&0x10u64.to_le_bytes());
+        addr.push(0x9f);
+        assert_eq!(
+            eval(&addr, 8, &f, &mut mem).unwrap().bytes,
+            0x5010u64.to_le_bytes()
+        );
+        // Memory that is not there.
+        assert_eq!(
+            eval(&[0x77, 0x7f], 8, &f, &mut mem).unwrap_err(),
+            VarError::Unreadable(sp - 1)
+        );
+    }
+
+    #[test]
+    fn pieces_and_missing_pieces() {
+        let mut mem = FakeMemory::default();
+        let sp = mem.put(&[0xaa; 16]);
+        let f = frame(sp);
+        // rax's low 4 bytes, then 4 optimized-out bytes, then 2 from memory.
+        let raw = eval(
+            &[0x50, 0x93, 4, 0x93, 4, 0x77, 0, 0x93, 2],
+            10,
+            &f,
+            &mut mem,
+        )
+        .unwrap();
+        assert_eq!(raw.bytes, [0x88, 0x77, 0x66, 0x55, 0, 0, 0, 0, 0xaa, 0xaa]);
+        let known = raw.known.unwrap();
+        assert_eq!(
+            known,
+            [true, true, true, true, false, false, false, false, true, true]
+        );
+        // Every piece missing: optimized out.
+        assert_eq!(
+            eval(&[0x93, 4, 0x93, 4], 8, &f, &mut mem).unwrap_err(),
+            VarError::OptimizedOut
+        );
+        // An empty expression: optimized out.
+        assert_eq!(
+            eval(&[], 4, &f, &mut mem).unwrap_err(),
+            VarError::OptimizedOut
+        );
+        // Bit pieces are not supported (yet), and say so.
+        assert_eq!(
+            eval(&[0x50, 0x9d, 3, 0], 4, &f, &mut mem).unwrap_err(),
+            VarError::Unavailable(Unavailable::Unsupported)
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_known_is_reported() {
+        let mut mem = FakeMemory::default();
+        let f = frame(mem.put(&[0; 16]));
+        // DW_OP_entry_value(DW_OP_reg5); DW_OP_stack_value.
+        assert_eq!(
+            eval(&[0xa3, 1, 0x55, 0x9f], 4, &f, &mut mem).unwrap_err(),
+            VarError::Unavailable(Unavailable::EntryValue)
+        );
+        // DW_OP_regx 40: a register the frame does not have.
+        assert_eq!(
+            eval(&[0x90, 40], 4, &f, &mut mem).unwrap_err(),
+            VarError::Unavailable(Unavailable::Register(40))
+        );
+        // No CFA.
+        let mut no_cfa = f.clone();
+        no_cfa.cfa = None;
+        assert_eq!(
+            eval(&[0x91, 0], 4, &no_cfa, &mut mem).unwrap_err(),
+            VarError::Unavailable(Unavailable::Cfa)
+        );
+        // A bigger value than a register holds.
+        assert_eq!(
+            eval(&[0x50], 16, &f, &mut mem).unwrap_err(),
+            VarError::Unavailable(Unavailable::Register(0))
+        );
+        // Garbage and endless loops (DW_OP_skip -3) are corrupt, not hangs.
+        assert_eq!(
+            eval(&[0xff, 0xff], 4, &f, &mut mem).unwrap_err(),
+            VarError::Corrupt
+        );
+        assert_eq!(
+            eval(&[0x2f, 0xfd, 0xff], 4, &f, &mut mem).unwrap_err(),
+            VarError::Corrupt
+        );
+    }
+
+    #[test]
+    fn location_lists_pick_the_range_of_the_pc() {
+        let list = Loc::List(vec![
+            (0x100, 0x110, expr(&[0x50])),
+            (0x110, 0x120, expr(&[0x51])),
+        ]);
+        let first = |v| {
+            list.at(v)
+                .map(|e| gimli::Reader::to_slice(&e.0).unwrap()[0])
+        };
+        assert_eq!(first(0xff), None, "before");
+        assert_eq!(first(0x100), Some(0x50));
+        assert_eq!(first(0x10f), Some(0x50));
+        assert_eq!(first(0x110), Some(0x51), "end is exclusive");
+        assert_eq!(first(0x120), None, "after: optimized out");
+        assert!(Loc::None.at(0x100).is_none());
     }
 }

@@ -12,8 +12,16 @@
 //! `DW_AT_frame_base` (`DW_OP_call_frame_cfa` from the CFI), registers,
 //! `DW_OP_addr`/`DW_OP_addrx` plus the load bias, pieces, implicit values;
 //! values decoded by type into [`Value`] ([`Vars::read`],
-//! [`format_value`]); C type names ([`Ty::name`]); and a condition language
-//! over variables, registers and integers ([`cond`]).
+//! [`format_value`]); C type names ([`Ty::name`]); function return types
+//! ([`ScopeFrame::return_type`]); gdb's post-prologue breakpoint address
+//! ([`Vars::after_prologue`]); and a condition language over variables,
+//! registers and integers ([`cond`]).
+//!
+//! A breakpoint hit, end to end: [`Vars::innermost`] (registers + CFA) ->
+//! [`Vars::scope`] at [`FrameRegs::lookup_pc`] -> [`Vars::read`] per
+//! parameter -> `output::text` / `output::json` render the [`Value`]s.
+//! Floating-point values are [`Value::Sym`] text (`3.5`), as `Value` has no
+//! float; `<optimized out>` parts of a value likewise.
 //!
 //! The DWARF is the symbolizer's (one parse per module, shared); the
 //! per-module state here (units, type nodes, scopes per pc, the globals
@@ -129,6 +137,9 @@ pub struct ScopeFrame {
     pub function: Option<String>,
     /// Whether it was inlined into the next frame.
     pub inlined: bool,
+    /// Its return type (`None`: `void`): decode a return value with
+    /// [`format_value`].
+    pub return_type: Option<Ty>,
     /// Its formal parameters, in declaration order.
     pub params: Vec<VarDesc>,
     /// Its locals visible at the pc: innermost block first.
@@ -230,6 +241,10 @@ impl Vars {
             .map(|f| ScopeFrame {
                 function: f.function.clone(),
                 inlined: f.inlined,
+                return_type: f.ret.map(|r| Ty {
+                    m: m.clone(),
+                    r: Some(r),
+                }),
                 params: f.params.iter().map(|v| desc(v, VarKind::Param)).collect(),
                 locals: f.locals.iter().map(|v| desc(v, VarKind::Local)).collect(),
             })
@@ -480,4 +495,49 @@ pub fn format_value_with(
     opts: DecodeOpts,
 ) -> Value {
     decode::Decoder::new(&ty.m, mem, opts).value(ty.r, bytes, None, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shareable_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Vars>();
+        send_sync::<VarDesc>();
+        send_sync::<Ty>();
+        send_sync::<Scope>();
+        send_sync::<GlobalVar>();
+    }
+
+    #[test]
+    fn errors_print_like_gdb() {
+        assert_eq!(VarError::OptimizedOut.to_string(), "<optimized out>");
+        assert_eq!(
+            VarError::Unreadable(0x10).to_value(),
+            Value::Unreadable(0x10)
+        );
+        assert_eq!(
+            VarError::Unavailable(Unavailable::EntryValue).to_value(),
+            Value::sym("<unavailable: entry value>")
+        );
+    }
+
+    #[test]
+    fn no_dwarf_no_answers() {
+        let vars = Vars::new(&Symbolizer::new());
+        let map = ModuleMap::default();
+        assert!(vars.scope(&map, 0x1000).is_none());
+        assert!(vars.params(&map, 0x1000).is_empty());
+        assert_eq!(vars.after_prologue(&map, 0x1000), 0x1000);
+        assert_eq!(
+            vars.global(&map, None, "x").unwrap_err(),
+            PathError::NotFound("x".into())
+        );
+        assert_eq!(
+            vars.global(&map, None, "x..y").unwrap_err(),
+            PathError::Syntax(2)
+        );
+    }
 }

@@ -29,6 +29,8 @@ pub(crate) struct VarData {
 #[derive(Debug)]
 pub(crate) struct FrameData {
     pub function: Option<String>,
+    /// The function's return type (`None`: `void`).
+    pub ret: Option<DieRef>,
     pub inlined: bool,
     pub params: Vec<Arc<VarData>>,
     pub locals: Vec<Arc<VarData>>,
@@ -135,6 +137,7 @@ impl Walker<'_> {
                     };
                     self.frames.push(FrameData {
                         function: self.m.name(r),
+                        ret: self.m.type_of(r),
                         inlined,
                         params: Vec::new(),
                         locals: Vec::new(),
