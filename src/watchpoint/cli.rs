@@ -19,9 +19,13 @@ up to four memory ranges, in every thread, with old and new values and the
 accessing instruction.
 
 EXPR:
-  NAME            a global variable (address and size from the ELF symbol table)
-  *ADDR[:LEN]     LEN bytes (1, 2, 4 or 8; default 8) at ADDR (hex with 0x, or decimal)
-  NAME.FIELD      a struct field (needs DWARF types: not supported yet)
+  NAME            a global variable (address and size from the ELF symbol table,
+                  value printed by its DWARF type when there is debug info);
+                  with --exec, a function
+  NAME.FIELD, NAME[N], NAME.A[N].B
+                  a member or element of a global (placed by DWARF)
+  *ADDR[:LEN]     LEN bytes (1, 2, 4 or 8; default 8, 1 for --exec) at ADDR
+                  (hex with 0x, or decimal)
 
 options:
   --write         trap on writes (default)

@@ -3,20 +3,27 @@
 //! (file:line)` from the shared [`Symbolizer`], load biases from the
 //! process's [`ModuleMap`], backtraces from the DWARF [`Unwinder`].
 
-use super::resolve::{FileSymbol, Place, SymbolSource};
+use super::resolve::{FileSymbol, Place, SymbolSource, TypedGlobal};
+use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
+use crate::output::{json::value_json, text};
+use crate::symbols::vars::{self, Ty, Vars};
 use crate::symbols::{ModuleMap, Symbolizer};
+use crate::syscall::value::Value;
 use crate::unwind::{self, Unwinder};
 use object::{Object, ObjectSymbol, SymbolKind};
 use rtrace_arch::Arch;
+use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The symbol source of this build.
 pub fn source() -> Box<dyn SymbolSource> {
+    let sym = Symbolizer::new();
     Box::new(ElfSymbols {
-        sym: Symbolizer::new(),
+        vars: Vars::new(&sym),
+        sym,
         maps: HashMap::new(),
         unwinder: Unwinder::new(),
     })
@@ -28,6 +35,48 @@ struct ElfSymbols {
     /// an address falls outside every known mapping (dlopen).
     maps: HashMap<Tid, ModuleMap>,
     unwinder: Unwinder,
+    /// DWARF variables and types (shares the symbolizer's parsed modules).
+    vars: Vars,
+}
+
+/// Decodes watched bytes by a DWARF type: integers keep the
+/// `N (0xH)` / `{"dec", "hex"}` form of [`super::value::IntFormatter`]
+/// (signed where the type is), enums, floats, pointers and aggregates
+/// print as `rtrace break` prints them.
+struct DwarfFormatter {
+    ty: Ty,
+    name: String,
+}
+
+impl ValueFormatter for DwarfFormatter {
+    fn decode(&self, bytes: Option<&[u8]>) -> WatchValue {
+        let Some(b) = bytes else {
+            return WatchValue::Unreadable;
+        };
+        let mut raw = [0u8; 8];
+        let n = b.len().min(8);
+        raw[..n].copy_from_slice(&b[..n]);
+        let hex = format!("{:#x}", u64::from_le_bytes(raw));
+        let v = vars::format_value(&self.ty, b);
+        match v {
+            Value::Int(i) => WatchValue::Typed {
+                text: format!("{i} ({hex})"),
+                json: json!({ "dec": i, "hex": hex, "type": self.name }),
+            },
+            Value::UInt(u) => WatchValue::Typed {
+                text: format!("{u} ({hex})"),
+                json: json!({ "dec": u, "hex": hex, "type": self.name }),
+            },
+            other => {
+                let mut t = String::new();
+                text::render_value(&mut t, &other, &text::RenderOpts::default());
+                WatchValue::Typed {
+                    json: json!({ "text": t, "value": value_json(&other), "type": self.name }),
+                    text: t,
+                }
+            }
+        }
+    }
 }
 
 /// Deepest backtrace printed per hit.
@@ -98,8 +147,8 @@ impl SymbolSource for ElfSymbols {
         }
         Err(format!(
             "no global variable '{name}' in the symbol table of {} \
-             (local and stack variables need DWARF, which rtrace does not read yet; \
-             use *ADDR:LEN)",
+             (only globals and statics have one address for the whole run; \
+             watch anything else with *ADDR:LEN)",
             exe.display()
         ))
     }
@@ -121,6 +170,27 @@ impl SymbolSource for ElfSymbols {
                 sym.name
             )),
         }
+    }
+
+    fn dwarf_global(&mut self, pid: Tid, exe: &Path, expr: &str) -> Result<TypedGlobal, String> {
+        let exe = canonical(exe);
+        let module = exe.to_string_lossy().into_owned();
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        let g = self
+            .vars
+            .global(map, Some(&module), expr)
+            .map_err(|e| format!("{expr}: {e}"))?;
+        let type_name = g.ty.name();
+        Ok(TypedGlobal {
+            addr: g.addr,
+            size: g.size,
+            type_name: type_name.clone(),
+            formatter: Box::new(DwarfFormatter {
+                ty: g.ty,
+                name: type_name,
+            }),
+        })
     }
 
     fn place(&mut self, pid: Tid, addr: u64) -> Place {

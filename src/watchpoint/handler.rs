@@ -30,6 +30,7 @@ use crate::engine::{Event, Handler, Resume, Stamp};
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::x86_debugreg::{self, Kind};
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 /// `si_code` of a hardware breakpoint/watchpoint trap (`TRAP_HWBKPT`).
 const TRAP_HWBKPT: i32 = 4;
@@ -43,8 +44,11 @@ pub enum Target {
     /// A fixed address and length.
     Fixed(u64, u64),
     /// A symbol of the executable, placed by the load bias at run time;
-    /// with the length to watch.
+    /// with the length to watch. Typed by DWARF when it has the variable.
     Symbol(FileSymbol, u64),
+    /// A part of a global variable of the executable (`cfg.origin.y`),
+    /// placed and typed by DWARF at run time.
+    Dwarf(PathBuf, String),
 }
 
 /// The state of one watched process.
@@ -135,10 +139,34 @@ impl Watcher {
     /// attach).
     pub fn start(&mut self, pid: Tid) -> Result<(), String> {
         let mut targets = Vec::new();
-        for (expr, t) in &self.exprs {
+        for (i, (expr, t)) in self.exprs.iter().enumerate() {
             let (addr, len) = match t {
                 Target::Fixed(a, l) => (*a, *l),
-                Target::Symbol(sym, len) => (self.symbols.runtime_addr(pid, sym)?, *len),
+                Target::Symbol(sym, len) => {
+                    let addr = self.symbols.runtime_addr(pid, sym)?;
+                    // The same variable in DWARF gives its type.
+                    if let Ok(g) = self.symbols.dwarf_global(pid, &sym.path, &sym.name) {
+                        if g.addr == addr && g.size == *len {
+                            self.formatters[i] = g.formatter;
+                        }
+                    }
+                    (addr, *len)
+                }
+                Target::Dwarf(exe, text) => {
+                    let g = self
+                        .symbols
+                        .dwarf_global(pid, exe, text)
+                        .map_err(|e| format!("cannot watch {e}"))?;
+                    if !matches!(g.size, 1 | 2 | 4 | 8) {
+                        return Err(format!(
+                            "cannot watch {text}: it is {} bytes ({}); a watchpoint covers \
+                             1, 2, 4 or 8 aligned bytes: watch a part of it",
+                            g.size, g.type_name
+                        ));
+                    }
+                    self.formatters[i] = g.formatter;
+                    (g.addr, g.size)
+                }
             };
             targets.push((expr.clone(), addr, len));
         }

@@ -26,10 +26,14 @@
 //! covers the watched range. Execute watchpoints trap *before* the
 //! instruction: the pc is the watched address itself.
 //!
-//! Non-goals (for now): `var.field` and values decoded by DWARF type (a
-//! [`value::ValueFormatter`] plugs in), ranges wider than 8 bytes (several
-//! slots), watches in shared libraries loaded later, following forked
-//! children, aarch64 (`NT_ARM_HW_WATCH`).
+//! Values: integers of the watched length by default; where DWARF describes
+//! the variable, by its type (signed integers, enums, floats, pointers),
+//! through a [`value::ValueFormatter`]. `var.field`, `var[N]` are placed by
+//! DWARF ([`crate::symbols::vars`]) once the program is mapped.
+//!
+//! Non-goals (for now): ranges wider than 8 bytes (several slots), watches
+//! in shared libraries (`lib:var`) or loaded later, locals, following
+//! forked children, aarch64 (`NT_ARM_HW_WATCH`).
 
 pub mod cli;
 mod elfsym;
@@ -80,17 +84,25 @@ fn target(
                 _ => {
                     return Err(format!(
                         "'{name}' is {} bytes; a watchpoint covers 1, 2, 4 or 8 aligned bytes: \
-                         watch part of it with *{:#x}:LEN (file address; add the load bias)",
-                        sym.size, sym.vaddr
+                         watch a member or element of it ({name}.field, {name}[N]) \
+                         or part of it with *ADDR:LEN",
+                        sym.size
                     ))
                 }
             };
             Ok(Target::Symbol(sym, len))
         }
-        Expr::Field { .. } => Err(format!(
-            "cannot watch {expr}: struct fields need DWARF type information, \
-             which rtrace does not read yet; watch the field's address with *ADDR:LEN"
-        )),
+        Expr::Path { var, text } => {
+            if kind == Kind::Exec {
+                return Err(format!(
+                    "cannot watch {text} for execution: give a function name or *ADDR"
+                ));
+            }
+            // The variable must exist now; its part is placed and typed by
+            // DWARF once the program is mapped.
+            symbols.find(exe, var, false)?;
+            Ok(Target::Dwarf(exe.to_path_buf(), text.clone()))
+        }
     }
 }
 
@@ -136,6 +148,8 @@ pub fn main(args: &[OsString]) -> i32 {
         .map(|(e, t)| match t {
             Target::Fixed(a, l) => (e.clone(), *a, *l),
             Target::Symbol(s, l) => (e.clone(), s.vaddr, *l),
+            // Placed at run time; checked then.
+            Target::Dwarf(..) => (e.clone(), 0, 1),
         })
         .collect();
     match spec::plan(&provisional, o.kind) {

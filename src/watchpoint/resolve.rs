@@ -2,6 +2,7 @@
 //! tool runs (with `*ADDR[:LEN]` and raw addresses) where symbols are
 //! missing and tests can supply their own.
 
+use super::value::ValueFormatter;
 use crate::engine::ptrace::Tid;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,18 @@ impl fmt::Display for Place {
     }
 }
 
+/// A global variable, or a part of one, placed and typed by DWARF.
+pub struct TypedGlobal {
+    /// Runtime address.
+    pub addr: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// C type name (`int`, `enum color`).
+    pub type_name: String,
+    /// Decodes its bytes by that type.
+    pub formatter: Box<dyn ValueFormatter>,
+}
+
 /// Symbol lookups for the watch tool.
 pub trait SymbolSource {
     /// A data object (`code == false`) or function (`code == true`) named
@@ -78,6 +91,11 @@ pub trait SymbolSource {
     /// Where `sym` is in process `pid` (its file's load bias applied).
     /// Reads the process's module map afresh.
     fn runtime_addr(&mut self, pid: Tid, sym: &FileSymbol) -> Result<u64, String>;
+
+    /// A global variable or a part of one (`counter`, `cfg.origin.y`,
+    /// `table[3]`) of the executable `exe`, as mapped in process `pid`,
+    /// from DWARF.
+    fn dwarf_global(&mut self, pid: Tid, exe: &Path, expr: &str) -> Result<TypedGlobal, String>;
 
     /// The location of `addr` in process `pid` (module map as last read).
     fn place(&mut self, pid: Tid, addr: u64) -> Place;
@@ -103,6 +121,12 @@ impl SymbolSource for NoSymbols {
 
     fn runtime_addr(&mut self, _pid: Tid, sym: &FileSymbol) -> Result<u64, String> {
         Ok(sym.vaddr)
+    }
+
+    fn dwarf_global(&mut self, _pid: Tid, _exe: &Path, expr: &str) -> Result<TypedGlobal, String> {
+        Err(format!(
+            "cannot resolve {expr}: this build reads no DWARF; use *ADDR[:LEN]"
+        ))
     }
 
     fn place(&mut self, _pid: Tid, addr: u64) -> Place {

@@ -9,12 +9,13 @@ use std::fmt;
 pub enum Expr {
     /// A global variable (or, with `--exec`, a function).
     Symbol(String),
-    /// `var.field…`: needs DWARF type information.
-    Field {
+    /// A part of a global variable: `var.field`, `table[3]`, `p->x`
+    /// (resolved through DWARF types).
+    Path {
         /// The variable.
         var: String,
-        /// The field path.
-        fields: Vec<String>,
+        /// The whole expression as typed.
+        text: String,
     },
     /// `*ADDR[:LEN]`.
     Addr {
@@ -66,23 +67,28 @@ impl Expr {
             };
             return Ok(Expr::Addr { addr, len });
         }
-        let mut parts = s.split('.');
-        let var = parts.next().unwrap_or_default();
+        let var_len = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == ':'))
+            .unwrap_or(s.len());
+        let var = &s[..var_len];
         if !is_ident(var) {
             return Err(format!(
-                "{s:?} is not something to watch: give a variable name or *ADDR[:LEN]"
+                "{s:?} is not something to watch: give a variable name, var.field, \
+                 var[N] or *ADDR[:LEN]"
             ));
         }
-        let fields: Vec<String> = parts.map(str::to_string).collect();
-        if fields.is_empty() {
+        let rest = &s[var_len..];
+        if rest.is_empty() {
             return Ok(Expr::Symbol(var.to_string()));
         }
-        if fields.iter().any(|f| !is_ident(f)) {
-            return Err(format!("{s:?}: bad field name"));
+        if !(rest.starts_with('.') || rest.starts_with('[') || rest.starts_with("->")) {
+            return Err(format!(
+                "{s:?}: expected .field, ->field or [N] after '{var}'"
+            ));
         }
-        Ok(Expr::Field {
+        Ok(Expr::Path {
             var: var.to_string(),
-            fields,
+            text: s.to_string(),
         })
     }
 }
@@ -91,7 +97,7 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expr::Symbol(s) => f.write_str(s),
-            Expr::Field { var, fields } => write!(f, "{var}.{}", fields.join(".")),
+            Expr::Path { text, .. } => f.write_str(text),
             Expr::Addr { addr, len: Some(l) } => write!(f, "*{addr:#x}:{l}"),
             Expr::Addr { addr, len: None } => write!(f, "*{addr:#x}"),
         }
@@ -192,11 +198,19 @@ mod tests {
         assert_eq!(Expr::parse("counter"), Ok(Expr::Symbol("counter".into())));
         assert_eq!(
             Expr::parse("cfg.limits.max"),
-            Ok(Expr::Field {
+            Ok(Expr::Path {
                 var: "cfg".into(),
-                fields: vec!["limits".into(), "max".into()]
+                text: "cfg.limits.max".into()
             })
         );
+        assert_eq!(
+            Expr::parse("table[3]"),
+            Ok(Expr::Path {
+                var: "table".into(),
+                text: "table[3]".into()
+            })
+        );
+        assert!(Expr::parse("cfg+1").is_err());
         assert!(Expr::parse("*0x10:3").unwrap_err().contains("1, 2, 4 or 8"));
         assert!(Expr::parse("*zz").is_err());
         assert!(Expr::parse("1abc").is_err());
