@@ -121,11 +121,13 @@ fn return_probes_nest_in_recursion() {
             match r["type"].as_str() {
                 Some("hit") => {
                     assert_eq!(r["depth"].as_u64(), Some(stack.len() as u64));
-                    stack.push(-1);
+                    // The DWARF argument (read past the prologue at -O0).
+                    stack.push(r["args"][0]["value"].as_i64().expect("n"));
                 }
                 Some("return") => {
-                    stack.pop().expect("return without entry");
+                    let n = stack.pop().expect("return without entry");
                     let arg = r["entry_args"][0].as_i64().expect("arg");
+                    assert_eq!(n, arg, "{variant}: {r}");
                     assert_eq!(r["retval"].as_i64(), Some(fib(arg)), "{r}");
                     assert_eq!(r["depth"].as_u64(), Some(stack.len() as u64), "{r}");
                 }
@@ -434,4 +436,241 @@ fn threads_attached_then_detached_while_hitting() {
     let status = p.wait().expect("wait");
     assert!(status.success(), "{status:?} {out}");
     assert_eq!(out, expect);
+}
+
+/// `bp_args` at -O0 and -O2.
+fn args_progs() -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("O0", common::testprog("bp_args")),
+        ("O2", common::testprog_variant("bp_args", "O2", &["-O2"])),
+    ]
+}
+
+/// The address of `pts` that `bp_args` prints.
+fn pts_addr(stdout: &[u8]) -> u64 {
+    let out = String::from_utf8_lossy(stdout);
+    let hex = out
+        .lines()
+        .find_map(|l| l.strip_prefix("pts 0x"))
+        .unwrap_or_else(|| panic!("no pts line in {out}"));
+    u64::from_str_radix(hex, 16).expect("hex")
+}
+
+/// `bp_args`'s arguments of call `i`, as `rtrace break --json` gives them.
+fn expected_args(i: u64, pts: u64) -> Value {
+    let names = ["alpha", "beta", "a longer string"];
+    let m = if i % 2 == 1 { "SLOW" } else { "FAST" };
+    serde_json::json!([
+        {"name": "n", "type": "int", "value": i},
+        {"name": "m", "type": "enum mode", "value": {"sym": m}},
+        {"name": "s", "type": "const char *", "value": names[(i % 3) as usize]},
+        {"name": "p", "type": "struct point *",
+         "value": {"ptr": format!("{:#x}", pts + 8 * (i % 4))}},
+    ])
+}
+
+fn hit_records(stderr: &[u8]) -> Vec<Value> {
+    records(stderr)
+        .into_iter()
+        .filter(|r| r["type"] == "hit")
+        .collect()
+}
+
+#[test]
+fn arguments_by_name_and_type_at_o0_and_o2() {
+    for (variant, prog) in args_progs() {
+        let expect = untraced(&prog, &[]);
+        let o = brk(&["--json", "visit"], &prog, &[]);
+        assert!(o.status.success(), "{variant}: {o:?}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        // Same output as untraced, but for the (randomized) address line.
+        assert_eq!(out.lines().nth(1), expect.lines().nth(1), "{variant}");
+        let pts = pts_addr(&o.stdout);
+        let hits = hit_records(&o.stderr);
+        assert_eq!(hits.len(), 20, "{variant}");
+        for (i, h) in hits.iter().enumerate() {
+            assert_eq!(h["function"], "visit", "{variant}");
+            assert_eq!(
+                h["args"],
+                expected_args(i as u64, pts),
+                "{variant} call {i}"
+            );
+        }
+        // Text: gdb's frame line.
+        let o = brk(&["visit"], &prog, &[]);
+        assert!(o.status.success(), "{variant}: {o:?}");
+        let pts = pts_addr(&o.stdout);
+        let text = String::from_utf8_lossy(&o.stderr);
+        let first = text.lines().find(|l| l.contains("visit(")).expect("a hit");
+        let want = format!("visit(n=0, m=FAST, s=\"alpha\", p={pts:#x}) at bp_args.c:");
+        assert!(first.contains(&want), "{variant}: {first}");
+    }
+}
+
+/// gdb's frame line `visit (n=n@entry=0, s=0x55… "alpha", p=0x55… <pts>)
+/// at testprogs/bp_args.c:26` in rtrace's form: no `@entry`, strings
+/// without their address, no `<symbol>`, the file's base name.
+fn gdb_frame_line(l: &str) -> String {
+    let l = l.trim_start_matches("Breakpoint 1, ");
+    let (call, at) = l.rsplit_once(" at ").expect("at");
+    let (func, args) = call.split_once(" (").expect("(");
+    let args = args.strip_suffix(')').expect(")");
+    let mut out = Vec::new();
+    for a in args.split(", ") {
+        let (name, mut v) = a.split_once('=').expect("=");
+        if let Some(rest) = v.strip_prefix(&format!("{name}@entry=")) {
+            v = rest;
+        }
+        let v = match v.split_once(' ') {
+            Some((_, s)) if s.starts_with('"') => s,
+            Some((addr, s)) if s.starts_with('<') => addr,
+            _ => v,
+        };
+        out.push(format!("{name}={v}"));
+    }
+    let file = at.rsplit('/').next().unwrap_or(at);
+    format!("{func}({}) at {file}", out.join(", "))
+}
+
+#[test]
+fn arguments_match_gdb_frame_lines() {
+    if !common::have("gdb") || !common::have("setarch") {
+        eprintln!("skipped: needs gdb and setarch");
+        return;
+    }
+    for (variant, prog) in args_progs() {
+        // gdb runs the program without address randomization; so does
+        // `setarch -R` for rtrace and its child: the addresses agree.
+        let mut cmd = Command::new("gdb");
+        cmd.args(["-nx", "-batch", "-ex", "break visit", "-ex", "run"]);
+        for _ in 0..19 {
+            cmd.args(["-ex", "continue"]);
+        }
+        let g = cmd.arg(&prog).stdin(Stdio::null()).output().expect("gdb");
+        let gdb: Vec<String> = String::from_utf8_lossy(&g.stdout)
+            .lines()
+            .filter(|l| l.starts_with("Breakpoint 1, "))
+            .map(gdb_frame_line)
+            .collect();
+        assert_eq!(gdb.len(), 20, "{variant}: {g:?}");
+        let o = Command::new("setarch")
+            .args(["-R"])
+            .arg(rtrace())
+            .args(["break", "visit", "--"])
+            .arg(&prog)
+            .stdin(Stdio::null())
+            .output()
+            .expect("rtrace");
+        assert!(o.status.success(), "{variant}: {o:?}");
+        let ours: Vec<String> = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter_map(|l| l.split_once("] ").map(|x| x.1))
+            .filter_map(|l| l.rsplit_once(" @0x").map(|x| x.0.to_string()))
+            .collect();
+        if variant == "O0" {
+            assert_eq!(ours, gdb, "{variant}");
+        } else {
+            // At -O2 the entry address has two line rows (26, then 27 with
+            // a view number); gdb names the last, the symbolizer the first.
+            let call = |v: &[String]| -> Vec<String> {
+                v.iter()
+                    .map(|l| {
+                        l.rsplit_once(" at ")
+                            .map_or(l.as_str(), |x| x.0)
+                            .to_string()
+                    })
+                    .collect()
+            };
+            assert_eq!(call(&ours), call(&gdb), "{variant}");
+        }
+    }
+}
+
+#[test]
+fn locals_at_a_source_line() {
+    let src = common::workspace_dir().join("testprogs/bp_args.c");
+    let line = std::fs::read_to_string(src)
+        .expect("source")
+        .lines()
+        .position(|l| l.contains("/* LOCALS */"))
+        .expect("marker")
+        + 1;
+    let spec = format!("bp_args.c:{line}");
+    for (variant, prog) in args_progs() {
+        let o = brk(&["--json", "--locals", &spec], &prog, &[]);
+        assert!(o.status.success(), "{variant}: {o:?}");
+        let hits = hit_records(&o.stderr);
+        assert_eq!(hits.len(), 20, "{variant}");
+        for (i, h) in hits.iter().enumerate() {
+            let i = i as i64;
+            let sum = i + i % 4;
+            let twice = 2 * sum + if i % 2 == 1 { 3 } else { 0 };
+            let want = serde_json::json!([
+                {"name": "sum", "type": "int", "value": sum},
+                {"name": "twice", "type": "long", "value": twice},
+            ]);
+            assert_eq!(h["locals"], want, "{variant} call {i}");
+        }
+        let o = brk(&["--locals", &spec], &prog, &[]);
+        let text = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            text.contains("\n    sum = 2\n    twice = 7\n"),
+            "{variant}: {text}"
+        );
+    }
+}
+
+#[test]
+fn conditions_on_program_variables() {
+    let specs = [
+        // Calls 7, 11, 15, 19.
+        ("visit if n > 5 && p->x == 3", 4),
+        // An enumerator by name: the odd calls.
+        ("visit if m == SLOW", 10),
+        // p->y is 20 or 30 for i % 4 in {2, 3}; and call 0.
+        ("visit if p->y >= 20 || n == 0", 11),
+        // Registers and variables together.
+        ("visit if $arg1 == 4 && m == FAST", 1),
+        ("visit if pts[3].y == 30 && n < 3", 3),
+    ];
+    for (variant, prog) in args_progs() {
+        let mut args = vec!["--count", "--json"];
+        args.extend(specs.iter().map(|s| s.0));
+        let o = brk(&args, &prog, &[]);
+        assert!(o.status.success(), "{variant}: {o:?}");
+        let rows = counts(&o.stderr);
+        for (spec, want) in specs {
+            assert_eq!(hits(&rows, spec), want, "{variant}: {spec}");
+        }
+        // Printed hits are the ones the condition lets through.
+        let o = brk(&["--json", "visit if n > 5 && p->x == 3"], &prog, &[]);
+        let ns: Vec<Value> = hit_records(&o.stderr)
+            .iter()
+            .map(|h| h["args"][0]["value"].clone())
+            .collect();
+        assert_eq!(ns, vec![7, 11, 15, 19], "{variant}");
+        // A name DWARF does not know is reported, and never fires.
+        let o = brk(&["--count", "--json", "visit if nosuch == 1"], &prog, &[]);
+        assert_eq!(hits(&counts(&o.stderr), "visit if nosuch == 1"), 0);
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("variable 'nosuch'"),
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn variable_condition_under_threads_counts_exactly() {
+    // A condition on a variable puts the -O0 breakpoint past the prologue
+    // (an instruction run out of line), the -O2 one at the entry.
+    for prog in [
+        common::testprog("bp_threads"),
+        common::testprog_variant("bp_threads", "O2", &["-O2"]),
+    ] {
+        let expect = untraced(&prog, &[]);
+        let o = brk(&["--count", "--json", "work if i >= 0"], &prog, &[]);
+        assert!(o.status.success(), "{o:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), expect);
+        assert_eq!(hits(&counts(&o.stderr), "work if i >= 0"), 80_000);
+    }
 }

@@ -15,13 +15,21 @@ SPEC:
   file.c:LINE     the code of a source line
   *0xADDR         an address
   ret:FUNC        a return probe: return value and duration
-  'SPEC if EXPR'  only when EXPR holds: registers ($rdi, $rax, ...), $arg1..$arg6,
-                  $retval (ret: probes), literals, == != < <= > >= && || ! & | ^ + -
+  'SPEC if EXPR'  only when EXPR holds: program variables from DWARF (n, p->x,
+                  cfg.limit, t[2], enumerator names), registers ($rdi, $rax, ...),
+                  $arg1..$arg6, $retval (ret: probes), literals,
+                  == != < <= > >= && || ! & | ^ + -
+
+Each hit prints the function's arguments from DWARF, like gdb's frame line:
+  func(n=5, s=\"text\", p=0x5555...) at file.c:LINE
+A 'func' breakpoint that prints or tests variables is placed past the
+prologue (as gdb's 'break func'), where unoptimized code has stored them.
 
 options:
   --count         only count hits; print a table at exit
   --bt            print a backtrace at each hit
   --regs          print the registers at each hit
+  --locals        print the local variables visible at each hit
   --json          JSON Lines output
   -o FILE         write the output to FILE (default: standard error)
   -f              keep breakpoints in forked children (default: remove them and let go)
@@ -40,7 +48,7 @@ pub struct Options {
     pub bt: bool,
     /// `--regs`.
     pub regs: bool,
-    /// `--locals` (needs DWARF variables).
+    /// `--locals`: locals visible at the hit, from DWARF.
     pub locals: bool,
     /// `--json`.
     pub json: bool,

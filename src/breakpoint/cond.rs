@@ -10,13 +10,23 @@
 //! bits    := sum (('&'|'|'|'^') sum)*          (a single '|' or '&')
 //! sum     := unary (('+'|'-') unary)*
 //! unary   := ('!'|'-'|'~') unary | primary
-//! primary := NUMBER | '$' NAME | NAME ('.' NAME)* | '(' expr ')'
+//! primary := NUMBER | '$' NAME | PATH | '(' expr ')'
+//! PATH    := NAME ('.' NAME | '->' NAME | '[' NUMBER ']')*
 //! ```
 //!
 //! `$rdi`, `$rax`, … are registers; `$arg1`…`$arg6` are the integer arguments
 //! by ABI position; `$retval` is the return value (at a `ret:` probe);
-//! a bare `NAME` is a program variable, which only a DWARF-aware provider
-//! can supply (the register provider answers [`EvalError::NoVariables`]).
+//! a bare `PATH` is a program variable (parameter, local, global or
+//! enumerator name), which only a DWARF-aware provider can supply
+//! ([`super::hit::DwarfValues`]; the register provider answers
+//! [`EvalError::NoVariables`]).
+//!
+//! This parser is kept, rather than replaced by
+//! `crate::symbols::vars::cond::parse_cond`, because it has what that one
+//! lacks and existing specs use: `$argN`, `$retval`, bit operators and
+//! `+`/`-`. Variable paths are handed whole to
+//! `crate::symbols::vars::Vars::lookup_scalar`, so both accept the same
+//! paths.
 
 use std::fmt;
 
@@ -75,6 +85,13 @@ pub enum EvalError {
     Unavailable(String),
     /// Program variables need DWARF, which this provider does not read.
     NoVariables(String),
+    /// A program variable that DWARF could not give here.
+    Variable {
+        /// The path as written.
+        name: String,
+        /// Why (not found, optimized out, not a scalar, …).
+        why: String,
+    },
 }
 
 impl fmt::Display for EvalError {
@@ -82,6 +99,7 @@ impl fmt::Display for EvalError {
         match self {
             EvalError::UnknownRegister(r) => write!(f, "unknown register ${r}"),
             EvalError::Unavailable(r) => write!(f, "${r} is not available at this probe"),
+            EvalError::Variable { name, why } => write!(f, "variable '{name}': {why}"),
             EvalError::NoVariables(v) => write!(
                 f,
                 "variable '{v}': program variables need DWARF support, which is not there yet"
@@ -171,7 +189,28 @@ fn lex(s: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
             }
             out.push((at, Tok::Dollar(w)));
         } else if c.is_ascii_alphabetic() || c == b'_' {
-            out.push((at, Tok::Name(word(&mut i))));
+            // A variable path: `a.b`, `p->x`, `t[3]` steps stay in the name
+            // (the DWARF provider resolves the whole path).
+            word(&mut i);
+            loop {
+                if s[i..].starts_with("->")
+                    && b.get(i + 2)
+                        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+                {
+                    i += 2;
+                    word(&mut i);
+                } else if b.get(i) == Some(&b'[') {
+                    let close = s[i..].find(']').ok_or_else(|| ParseError {
+                        at: i,
+                        msg: "']' expected".into(),
+                    })?;
+                    i += close + 1;
+                    word(&mut i);
+                } else {
+                    break;
+                }
+            }
+            out.push((at, Tok::Name(s[at..i].to_string())));
         } else {
             let p = PUNCT
                 .iter()
@@ -319,6 +358,17 @@ pub fn parse(src: &str) -> Result<Expr, ParseError> {
 }
 
 impl Expr {
+    /// Whether the expression names a program variable (so the hit needs
+    /// DWARF, and a function breakpoint its post-prologue address).
+    pub fn uses_variables(&self) -> bool {
+        match self {
+            Expr::Num(_) | Expr::Reg(_) => false,
+            Expr::Var(_) => true,
+            Expr::Unary(_, a) => a.uses_variables(),
+            Expr::Bin(_, a, b) => a.uses_variables() || b.uses_variables(),
+        }
+    }
+
     /// Evaluates the expression; comparisons and logic give 0 or 1.
     pub fn eval(&self, v: &mut dyn ValueProvider) -> Result<i64, EvalError> {
         Ok(match self {
@@ -374,6 +424,28 @@ mod tests {
 
     fn ev(s: &str) -> Result<i64, EvalError> {
         parse(s).unwrap().eval(&mut Fake)
+    }
+
+    #[test]
+    fn variable_paths_are_one_token() {
+        let e = parse("pp->y == 3 && t[2].x > n.m").unwrap();
+        assert!(e.uses_variables());
+        let Expr::Bin(Op::And, a, b) = e else {
+            panic!("not &&")
+        };
+        assert_eq!(
+            *a,
+            Expr::Bin(
+                Op::Eq,
+                Box::new(Expr::Var("pp->y".into())),
+                Box::new(Expr::Num(3))
+            )
+        );
+        assert!(matches!(*b, Expr::Bin(Op::Gt, ref l, _) if **l == Expr::Var("t[2].x".into())));
+        // `->` only joins a name; `p - >` stays arithmetic.
+        assert!(parse("p - 1 > 0").is_ok());
+        assert!(!parse("$rdi > 1").unwrap().uses_variables());
+        assert!(parse("t[2").is_err());
     }
 
     #[test]

@@ -9,15 +9,18 @@
 
 use super::cli::Options;
 use super::cond::{EvalError, ValueProvider};
-use super::report::{Record, Sink};
+use super::report::{FrameVals, Named, Record, Sink};
 use super::resolve::Resolver;
 use super::space::Space;
-use super::spec::{Kind, Spec};
+use super::spec::{Kind, Location, Spec};
 use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::{self, Tid};
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::symbols::vars::{FrameRegs, Vars};
+use crate::symbols::ModuleMap;
 use crate::syscall::memory::Memory;
+use crate::unwind::Unwinder;
 use rtrace_arch::insn_x86::{self, Plan};
 use rtrace_arch::x86_64::{can_inject, reg_index, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
@@ -125,6 +128,117 @@ impl ValueProvider for RegValues<'_> {
     }
 }
 
+/// The DWARF view of one stopped thread at a hit: the innermost frame
+/// (registers and CFA) is computed on first use, so hits that need no
+/// variable cost no CFI lookup.
+pub struct HitFrame<'a> {
+    vars: &'a Vars,
+    map: &'a ModuleMap,
+    unwinder: &'a mut Unwinder,
+    /// Tracee memory.
+    pub mem: ProcMem,
+    /// Registers as stopped (pc past the INT3).
+    regs: &'a [u64],
+    /// The breakpoint address.
+    addr: u64,
+    frame: Option<FrameRegs>,
+}
+
+impl<'a> HitFrame<'a> {
+    /// The frame of thread `tid` stopped at breakpoint `addr` with `regs`.
+    pub fn new(
+        vars: &'a Vars,
+        map: &'a ModuleMap,
+        unwinder: &'a mut Unwinder,
+        tid: Tid,
+        addr: u64,
+        regs: &'a [u64],
+    ) -> HitFrame<'a> {
+        HitFrame {
+            vars,
+            map,
+            unwinder,
+            mem: ProcMem::new(tid),
+            regs,
+            addr,
+            frame: None,
+        }
+    }
+
+    fn frame(&mut self) -> FrameRegs {
+        if self.frame.is_none() {
+            let mut at = self.regs.to_vec();
+            at[PC] = self.addr;
+            let init = crate::unwind::from_prstatus_x86_64(&at);
+            self.frame = Some(
+                self.vars
+                    .innermost(self.unwinder, self.map, init, &mut self.mem),
+            );
+        }
+        self.frame.clone().expect("set above")
+    }
+
+    /// The frame's canonical frame address, from the CFI.
+    pub fn cfa(&mut self) -> Option<u64> {
+        self.frame().cfa
+    }
+
+    /// The integer value of a variable path, for conditions.
+    pub fn scalar(&mut self, path: &str) -> Result<i64, EvalError> {
+        let frame = self.frame();
+        self.vars
+            .lookup_scalar(self.map, &frame, &mut self.mem, path)
+            .map_err(|e| EvalError::Variable {
+                name: path.to_string(),
+                why: e.to_string(),
+            })
+    }
+
+    /// The function at the pc (the innermost, inlined one if any), its
+    /// parameters and, with `locals`, its visible locals; `None` without
+    /// DWARF for the pc.
+    pub fn values(&mut self, locals: bool) -> Option<(FrameVals, Vec<Named>)> {
+        let frame = self.frame();
+        let scope = self.vars.scope(self.map, frame.lookup_pc())?;
+        let f = scope.frames.into_iter().next()?;
+        let mut read = |v: &crate::symbols::vars::VarDesc| Named {
+            name: v.name.clone(),
+            ty: v.ty.name(),
+            value: self
+                .vars
+                .read(v, &frame, &mut self.mem)
+                .unwrap_or_else(|e| e.to_value()),
+        };
+        let args = f.params.iter().map(&mut read).collect();
+        let locs = if locals {
+            f.locals.iter().map(&mut read).collect()
+        } else {
+            Vec::new()
+        };
+        let function = f.function.unwrap_or_else(|| "??".to_string());
+        Some((FrameVals { function, args }, locs))
+    }
+}
+
+/// Condition values at an entry hit: registers and `$argN` from
+/// [`RegValues`], program variables from DWARF through [`HitFrame`].
+pub struct DwarfValues<'r, 'f> {
+    /// Registers.
+    pub regs: RegValues<'r>,
+    /// The frame variables are read in.
+    pub frame: &'r mut HitFrame<'f>,
+}
+
+impl ValueProvider for DwarfValues<'_, '_> {
+    fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
+        self.regs.dollar(name)
+    }
+
+    fn variable(&mut self, name: &str) -> Result<i64, EvalError> {
+        self.frame.scalar(name)
+    }
+}
+
 /// The `rtrace break` handler.
 pub struct Breaker {
     /// Probes, in command-line order.
@@ -132,14 +246,21 @@ pub struct Breaker {
     opts_count: bool,
     opts_bt: bool,
     opts_regs: bool,
+    opts_locals: bool,
     follow: bool,
     spaces: HashMap<u64, Space>,
     next_space: u64,
     threads: HashMap<Tid, Thread>,
     resolver: Resolver,
+    /// Sites placed past a function's prologue, by (space, address): the
+    /// function's entry address.
+    moved: HashMap<(u64, u64), u64>,
     /// Module maps per space, read at placement (for backtraces).
     maps: HashMap<u64, crate::symbols::ModuleMap>,
     unwinder: crate::unwind::Unwinder,
+    /// DWARF variables (arguments, locals, conditions), sharing the
+    /// resolver's parsed DWARF.
+    vars: Vars,
     sink: Sink,
     start: Instant,
     detach: Vec<Tid>,
@@ -163,6 +284,8 @@ fn tgid_and_ppid(tid: Tid) -> Option<(Tid, Tid)> {
 impl Breaker {
     /// A handler for `opts`, writing to `sink`.
     pub fn new(opts: &mut Options, sink: Sink) -> Breaker {
+        let resolver = Resolver::new();
+        let vars = Vars::new(resolver.symbolizer());
         Breaker {
             probes: std::mem::take(&mut opts.specs)
                 .into_iter()
@@ -175,13 +298,16 @@ impl Breaker {
             opts_count: opts.count,
             opts_bt: opts.bt,
             opts_regs: opts.regs,
+            opts_locals: opts.locals,
             follow: opts.follow,
             spaces: HashMap::new(),
             next_space: 1,
             threads: HashMap::new(),
-            resolver: Resolver::new(),
+            resolver,
             maps: HashMap::new(),
+            moved: HashMap::new(),
             unwinder: crate::unwind::Unwinder::new(),
+            vars,
             sink,
             start: Instant::now(),
             detach: Vec::new(),
@@ -237,7 +363,20 @@ impl Breaker {
         }
         let mut problems = Vec::new();
         for (i, p) in self.probes.iter_mut().enumerate() {
-            for t in self.resolver.resolve(&map, &p.spec.loc) {
+            let post_prologue = p.spec.kind == Kind::Entry
+                && matches!(p.spec.loc, Location::Func { .. })
+                && (!self.opts_count || p.spec.cond.as_ref().is_some_and(|c| c.uses_variables()));
+            for mut t in self.resolver.resolve(&map, &p.spec.loc) {
+                if post_prologue {
+                    // Where the arguments are in their DWARF locations (gdb's
+                    // `break FUNC`); the entry itself when nothing is read.
+                    let a = self.vars.after_prologue(&map, t.addr);
+                    if a != t.addr {
+                        self.moved.insert((id, a), t.addr);
+                        t.label = self.resolver.label(&map, a);
+                        t.addr = a;
+                    }
+                }
                 if !space.placed.insert((i, t.addr)) {
                     continue;
                 }
@@ -314,6 +453,13 @@ impl Breaker {
         let copy = ps.fork_copy(child);
         let id = self.next_space;
         self.next_space += 1;
+        let moved: Vec<((u64, u64), u64)> = self
+            .moved
+            .iter()
+            .filter(|((s, _), _)| *s == pspace)
+            .map(|(&(_, a), &e)| ((id, a), e))
+            .collect();
+        self.moved.extend(moved);
         self.spaces.insert(id, copy);
         let shadow = self
             .threads
@@ -333,6 +479,7 @@ impl Breaker {
                 if s.threads.is_empty() {
                     self.spaces.remove(&t.space);
                     self.maps.remove(&t.space);
+                    self.moved.retain(|(s, _), _| *s != t.space);
                 }
             }
         }
@@ -349,9 +496,23 @@ impl Breaker {
         let label = site.label.clone();
         let pid = space.pid;
         let thread = self.threads.get_mut(&tid).expect("thread");
-        let depth = thread.shadow.len();
+        let mut depth = thread.shadow.len();
+        let innermost = thread.shadow.last().map(|s| (s.site, s.slot));
         let mut hijack = false;
         let mut fired = Vec::new();
+        let mut problems = Vec::new();
+        let map = self
+            .maps
+            .entry(id)
+            .or_insert_with(|| self.resolver.map(pid));
+        let mut hf = HitFrame::new(&self.vars, map, &mut self.unwinder, tid, addr, &regs);
+        if let (Some(&entry), Some((site, slot))) = (self.moved.get(&(id, addr)), innermost) {
+            // Past the prologue, this very call's return probe (set at the
+            // entry) is already pending: it is not an outer call.
+            if site == entry && hf.cfa() == Some(slot.wrapping_add(8)) {
+                depth -= 1;
+            }
+        }
         for &pi in &probes {
             let p = &mut self.probes[pi];
             match p.spec.kind {
@@ -360,10 +521,13 @@ impl Breaker {
                     let ok = match &p.spec.cond {
                         None => Ok(true),
                         Some(c) => c
-                            .eval(&mut RegValues {
-                                regs: &regs,
-                                args: None,
-                                at_return: false,
+                            .eval(&mut DwarfValues {
+                                regs: RegValues {
+                                    regs: &regs,
+                                    args: None,
+                                    at_return: false,
+                                },
+                                frame: &mut hf,
                             })
                             .map(|v| v != 0),
                     };
@@ -373,15 +537,22 @@ impl Breaker {
                             fired.push(pi);
                         }
                         Ok(false) => {}
-                        Err(e) => {
-                            let m = format!("{}: {e}", p.spec.text);
-                            self.warn(m);
-                        }
+                        Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
                     }
                 }
             }
         }
+        let values = (!self.opts_count && !fired.is_empty())
+            .then(|| hf.values(self.opts_locals))
+            .flatten();
+        for m in problems {
+            self.warn(m);
+        }
         if !self.opts_count {
+            let (frame, locals) = match &values {
+                Some((f, l)) => (Some(f), self.opts_locals.then_some(&l[..])),
+                None => (None, None),
+            };
             for pi in fired {
                 let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
                 let rec = Record::Hit {
@@ -394,6 +565,8 @@ impl Breaker {
                     depth,
                     regs: self.opts_regs.then_some(&regs[..]),
                     bt: bt.as_deref(),
+                    frame,
+                    locals,
                 };
                 self.sink.record(&rec);
             }

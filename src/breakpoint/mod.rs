@@ -30,9 +30,39 @@
 //! code bytes, hijacked return addresses, threads inside out-of-line slots,
 //! the pages.
 //!
-//! Non-goals here: DWARF arguments/locals and `if` over program variables
-//! (a [`cond::ValueProvider`] that reads DWARF plugs in later), architectures
-//! other than x86-64.
+//! Arguments, locals and variables in conditions come from DWARF
+//! (`crate::symbols::vars`): at a hit, [`hit::HitFrame`] computes the
+//! innermost frame (registers, CFA) on first use; the arguments of the
+//! function at the pc are read by name and type and printed as gdb's frame
+//! line, `func(a=1, s="text", p=0x5555…) at file.c:LINE` (format in
+//! [`report`]); `--locals` adds the locals visible there; `if` conditions
+//! read variable paths (`n > 5 && p->x == 3`) through
+//! [`hit::DwarfValues`], i.e. `Vars::lookup_scalar`.
+//!
+//! Where a function breakpoint goes: at its first instruction, -O0 code
+//! has not yet stored its arguments in the stack slots DWARF names (a
+//! fixed `DW_OP_fbreg` location, valid over the whole function). So a
+//! `func` (or glob) entry probe that reads variables — any probe without
+//! `--count`, or one whose condition names a variable — is placed at
+//! `Vars::after_prologue`, the function's second line-table row, exactly
+//! where gdb's `break func` goes (tests compare with gdb). Optimized code
+//! describes arguments with location lists valid from the entry, so there
+//! `after_prologue` is the entry itself. A `--count` probe with no variable
+//! keeps the entry, whose common prologue instructions are emulated (the
+//! cheapest hit). The post-prologue instruction is usually not one of the
+//! emulated forms and runs out of line (tested under 8 threads). A return
+//! probe on the same function stays at the entry, where the return
+//! address is at the stack pointer; its pending entry is not counted in
+//! the depth of the post-prologue hit of the same call. `file:line` and
+//! `*ADDR` sites are used as given and print the arguments read at that
+//! pc (at an -O0 function's very first address, the slots not yet
+//! written, as gdb's `break *ADDR` shows them).
+//!
+//! Non-goals here: `DW_OP_entry_value` (optimized code past the point
+//! where an argument's register is reused prints
+//! `<unavailable: entry value>` where gdb searches the call sites),
+//! `$argN` at a post-prologue site reads the ABI register as it is there,
+//! architectures other than x86-64.
 
 pub mod cli;
 pub mod cond;
@@ -63,10 +93,6 @@ pub fn main(args: &[OsString]) -> i32 {
     }
     if Arch::native() != Arch::X86_64 {
         eprintln!("rtrace break: only x86-64 is supported so far");
-        return 1;
-    }
-    if o.locals {
-        eprintln!("rtrace break: --locals needs DWARF variables, which are not supported yet");
         return 1;
     }
     let out: Box<dyn std::io::Write> = match &o.output {

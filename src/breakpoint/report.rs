@@ -1,15 +1,29 @@
 //! Output of `rtrace break`: one record per hit or return, as text or JSON
 //! Lines from the same [`Record`], and the `--count` table.
 //!
-//! Text:
+//! Text: a hit with DWARF for its address prints gdb's frame line,
+//! `func(name=value, …) at file:line`, arguments by name in declaration
+//! order, values as strace renders them (integers in decimal, enums by
+//! enumerator name, pointers in hex, `char *` as a quoted string of at most
+//! 32 bytes, structs one level deep as `{x=1, y=2}`, `<optimized out>`);
+//! `--locals` adds one `name = value` line per local, innermost block
+//! first. Without DWARF the site's `func+0xoff (file:line)` label stands.
 //!
 //! ```text
-//! +0.000123 [pid 100 tid 101] fib (bp_fib.c:4) @0x55d0c0a01139
+//! +0.000123 [pid 100 tid 101] fib(n=5) at bp_fib.c:9 @0x55d0c0a01139
+//!     i = 0
 //! +0.000456 [pid 100 tid 101]   ret fib -> 5 (0x5) in 3.2us
 //! ```
 //!
+//! JSON hit records carry `function`, and `args`/`locals` as arrays of
+//! `{"name", "type", "value"}` with the value in rtrace's JSON value form
+//! (`crate::output::json::value_json`).
+//!
 //! Nested return-probed calls are indented two spaces per level.
 
+use crate::output::json::value_json;
+use crate::output::text::{render_value, RenderOpts};
+use crate::syscall::value::Value;
 use rtrace_arch::x86_64::REG_NAMES;
 use serde_json::{json, Map, Value as J};
 use std::io::Write;
@@ -37,6 +51,11 @@ pub enum Record<'a> {
         regs: Option<&'a [u64]>,
         /// Frames (`--bt`).
         bt: Option<&'a [String]>,
+        /// The function and its arguments from DWARF, if there is DWARF
+        /// for the address.
+        frame: Option<&'a FrameVals>,
+        /// Locals visible at the address (`--locals`).
+        locals: Option<&'a [Named]>,
     },
     /// A probed function returned.
     Return {
@@ -61,6 +80,59 @@ pub enum Record<'a> {
         /// Registers at the return (`--regs`).
         regs: Option<&'a [u64]>,
     },
+}
+
+/// A variable's name, C type and value at a hit.
+#[derive(Clone, Debug)]
+pub struct Named {
+    /// Its name.
+    pub name: String,
+    /// Its C type (`const char *`).
+    pub ty: String,
+    /// Its value (`<optimized out>` and unreadable memory are values too).
+    pub value: Value,
+}
+
+/// The DWARF view of the function a hit is in.
+#[derive(Clone, Debug)]
+pub struct FrameVals {
+    /// The function's name from DWARF.
+    pub function: String,
+    /// Its parameters, in declaration order.
+    pub args: Vec<Named>,
+}
+
+fn named_text(n: &Named) -> String {
+    let mut s = String::new();
+    render_value(&mut s, &n.value, &RenderOpts::default());
+    s
+}
+
+fn named_json(v: &[Named]) -> J {
+    J::Array(
+        v.iter()
+            .map(|n| json!({"name": n.name, "type": n.ty, "value": value_json(&n.value)}))
+            .collect(),
+    )
+}
+
+/// `func(a=1, s="x") at file.c:12` from the DWARF frame and the site's
+/// `func+0xoff (file.c:12)` label.
+fn frame_line(f: &FrameVals, label: &str) -> String {
+    let args: Vec<String> = f
+        .args
+        .iter()
+        .map(|a| format!("{}={}", a.name, named_text(a)))
+        .collect();
+    let mut s = format!("{}({})", f.function, args.join(", "));
+    if let Some(at) = label
+        .rsplit_once(" (")
+        .and_then(|(_, r)| r.strip_suffix(')'))
+    {
+        s.push_str(" at ");
+        s.push_str(at);
+    }
+    s
 }
 
 /// Where records go.
@@ -126,14 +198,23 @@ impl Sink {
                 depth,
                 regs,
                 bt,
+                frame,
+                locals,
                 ..
             } => {
+                let place = match frame {
+                    Some(f) => frame_line(f, label),
+                    None => label.to_string(),
+                };
                 let mut s = format!(
-                    "+{:.6} [pid {pid} tid {tid}] {:indent$}{label} @{addr:#x}",
+                    "+{:.6} [pid {pid} tid {tid}] {:indent$}{place} @{addr:#x}",
                     time.as_secs_f64(),
                     "",
                     indent = depth * 2
                 );
+                for l in locals.unwrap_or(&[]) {
+                    s.push_str(&format!("\n    {} = {}", l.name, named_text(l)));
+                }
                 if let Some(regs) = regs {
                     regs_text(&mut s, regs);
                 }
@@ -182,12 +263,21 @@ impl Sink {
                 depth,
                 regs,
                 bt,
+                frame,
+                locals,
             } => {
                 let mut m = json!({
                     "type": "hit", "spec": spec, "pid": pid, "tid": tid,
                     "time": time.as_secs_f64(), "addr": format!("{addr:#x}"),
                     "location": label, "depth": depth,
                 });
+                if let Some(f) = frame {
+                    m["function"] = json!(f.function);
+                    m["args"] = named_json(&f.args);
+                }
+                if let Some(l) = locals {
+                    m["locals"] = named_json(l);
+                }
                 if let Some(regs) = regs {
                     m["regs"] = regs_json(regs);
                 }
@@ -251,6 +341,49 @@ impl Sink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hit_prints_a_frame_line_and_locals() {
+        let named = |name: &str, ty: &str, value| Named {
+            name: name.into(),
+            ty: ty.into(),
+            value,
+        };
+        let frame = FrameVals {
+            function: "visit".into(),
+            args: vec![
+                named("n", "int", Value::Int(3)),
+                named("m", "enum mode", Value::sym("SLOW")),
+                named("p", "struct point *", Value::Hex(0x1000)),
+            ],
+        };
+        let locals = [named("sum", "int", Value::Int(6))];
+        let r = Record::Hit {
+            spec: "visit",
+            pid: 1,
+            tid: 1,
+            time: Duration::from_micros(2),
+            addr: 0x1008,
+            label: "visit+0x8 (bp_args.c:26)",
+            depth: 0,
+            regs: None,
+            bt: None,
+            frame: Some(&frame),
+            locals: Some(&locals),
+        };
+        assert_eq!(
+            Sink::text(&r),
+            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6"
+        );
+        let j = Sink::json(&r);
+        assert_eq!(j["function"], "visit");
+        assert_eq!(
+            j["args"][0],
+            json!({"name": "n", "type": "int", "value": 3})
+        );
+        assert_eq!(j["args"][1]["value"], json!({"sym": "SLOW"}));
+        assert_eq!(j["locals"][0]["name"], "sum");
+    }
 
     #[test]
     fn text_and_json_agree() {
