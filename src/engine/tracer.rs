@@ -378,9 +378,16 @@ impl Tracer {
             return;
         };
         let r = if t.detach_pending {
+            // A task rtrace pinned gets its own CPU mask back before it goes.
+            if t.pinned {
+                if let Some(pin) = &self.pin {
+                    let _ = pin.restore(tid);
+                }
+            }
             h.detaching(tid);
             let r = ptrace::detach(tid, sig);
             self.tasks.remove(&tid);
+            h.event(Event::Detached { tid }, &Stamp::default());
             r
         } else if t.step {
             ptrace::singlestep(tid, sig)
