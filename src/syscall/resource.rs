@@ -538,15 +538,9 @@ fn sched_rr_get_interval(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::super::memory::FakeMemory;
-    use super::super::testutil::{run, run_with};
+    use super::super::testutil::{pair, run, run_with};
     use super::super::DecodeOpts;
     use super::*;
-
-    fn pair(a: u64, b: u64) -> Vec<u8> {
-        let mut v = a.to_le_bytes().to_vec();
-        v.extend_from_slice(&b.to_le_bytes());
-        v
-    }
 
     #[test]
     fn rlimits() {

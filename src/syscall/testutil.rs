@@ -9,6 +9,13 @@ use crate::output::text::{render_ret, render_value, RenderOpts};
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;
 
+/// Two little-endian 64-bit words (a `timespec`, an `rlimit`, …) as bytes.
+pub(crate) fn pair(a: u64, b: u64) -> Vec<u8> {
+    let mut v = a.to_le_bytes().to_vec();
+    v.extend_from_slice(&b.to_le_bytes());
+    v
+}
+
 /// A `-y` resolver answering from a fixed list of `(fd, path)` pairs.
 pub(crate) struct FixedFds(pub Vec<(i64, &'static str)>);
 

@@ -502,15 +502,9 @@ fn alarm(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::super::memory::FakeMemory;
-    use super::super::testutil::{run, run_env, Env};
+    use super::super::testutil::{pair, run, run_env, Env};
     use super::*;
     use rtrace_arch::Arch;
-
-    fn pair(a: u64, b: u64) -> Vec<u8> {
-        let mut v = a.to_le_bytes().to_vec();
-        v.extend_from_slice(&b.to_le_bytes());
-        v
-    }
 
     #[test]
     fn sleeps() {
