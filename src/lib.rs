@@ -8,6 +8,8 @@
 
 pub mod breakpoint;
 pub mod engine;
+pub mod kernel;
+pub mod ltrace;
 pub mod output;
 pub mod strace;
 pub mod symbols;

@@ -1,6 +1,6 @@
-//! `rltrace`: ltrace-compatible library-call tracing (not implemented yet).
+//! `rltrace`: ltrace-compatible library-call tracing.
 
 fn main() {
-    eprintln!("rltrace: not implemented yet (library-call tracing is planned; see README.md)");
-    std::process::exit(1);
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    std::process::exit(rtrace::ltrace::main(&args));
 }

@@ -7,7 +7,10 @@ const USAGE: &str = "\
 usage: rtrace strace [strace options] CMD...     (same as rstrace)
        rtrace break SPEC... [options] [-p PID | -- CMD...]
        rtrace watch EXPR|*ADDR[:LEN] [options] [-p PID | -- CMD...]
-       (ltrace, kernel, stat, record, diff, report: not implemented yet)
+       rtrace ltrace [ltrace options] CMD...     (same as rltrace)
+       rtrace kernel list|trace|probe|ftrace|cleanup ...
+       rtrace stat [-e EVENTS] [-r N] [-p PID | -- CMD...]
+       (record, diff, report: not implemented yet)
 ";
 
 fn main() {
@@ -18,7 +21,10 @@ fn main() {
         Some("strace") => rtrace::strace::main(&rest),
         Some("break") => rtrace::breakpoint::main(&rest),
         Some("watch") => rtrace::watchpoint::main(&rest),
-        Some(cmd @ ("ltrace" | "kernel" | "stat" | "record" | "diff" | "report")) => {
+        Some("ltrace") => rtrace::ltrace::main(&rest),
+        Some("kernel") => rtrace::kernel::main(&rest),
+        Some("stat") => rtrace::kernel::stat_main(&rest),
+        Some(cmd @ ("record" | "diff" | "report")) => {
             eprintln!("rtrace: '{cmd}' is not implemented yet");
             1
         }
