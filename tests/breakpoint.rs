@@ -674,3 +674,119 @@ fn variable_condition_under_threads_counts_exactly() {
         assert_eq!(hits(&counts(&o.stderr), "work if i >= 0"), 80_000);
     }
 }
+
+/// `sum(i % 7 for i < n)`: what `go n` adds to `total` in `bp_watch`.
+fn tick_sum(n: i64) -> i64 {
+    (0..n).map(|i| i % 7).sum()
+}
+
+fn go_total(pin: &mut ChildStdin, pout: &mut BufReader<ChildStdout>, n: u32) -> i64 {
+    writeln!(pin, "go {n}").expect("write");
+    pin.flush().expect("flush");
+    let mut l = String::new();
+    pout.read_line(&mut l).expect("total");
+    l.strip_prefix("total ")
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or_else(|| panic!("not a total line: {l:?}"))
+}
+
+#[test]
+fn attach_breakpoints_and_watchpoint_in_one_session_then_sigint_detach() {
+    let prog = common::testprog("bp_watch");
+    let mut p = Command::new(&prog)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut pin = p.stdin.take().expect("stdin");
+    let mut pout = BufReader::new(p.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    pout.read_line(&mut line).expect("ready line");
+    let f: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(f[0], "ready", "{line}");
+    let pid = p.id();
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("addr");
+    let (tick, total) = (hex(f[2]), hex(f[3]));
+    let before = code_at(pid, tick, 32);
+    let maps_before = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("maps");
+    // A while untraced first.
+    let mut expect = tick_sum(100);
+    assert_eq!(go_total(&mut pin, &mut pout, 100), expect);
+
+    let mut r = Command::new(rtrace())
+        .args(["break", "--json", "tick", "ret:tick", "--watch", "total"])
+        .args(["-p", &pid.to_string()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rtrace");
+    let mut rerr = BufReader::new(r.stderr.take().expect("stderr"));
+    let mut head = String::new();
+    while !head.contains("attached") {
+        assert_ne!(rerr.read_line(&mut head).expect("rtrace line"), 0, "{head}");
+    }
+    assert_ne!(code_at(pid, tick, 1), before[..1], "no INT3 at tick");
+    let n = 20;
+    expect += tick_sum(n);
+    assert_eq!(go_total(&mut pin, &mut pout, n as u32), expect);
+
+    let st = Command::new("kill")
+        .args(["-INT", &r.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(st.success());
+    let mut rest = String::new();
+    rerr.read_to_string(&mut rest).expect("rtrace output");
+    assert!(r.wait().expect("wait").success(), "{head}{rest}");
+    let recs = records(format!("{head}{rest}").as_bytes());
+
+    // Each call: an entry with its argument, a return with its value, and
+    // one write of `total` with the old and new sums, in program order.
+    let entries: Vec<i64> = recs
+        .iter()
+        .filter(|v| v["type"] == "hit" && v["spec"] == "tick")
+        .map(|v| v["args"][0]["value"].as_i64().expect("i"))
+        .collect();
+    assert_eq!(entries, (0..n).collect::<Vec<_>>(), "{rest}");
+    let rets: Vec<i64> = recs
+        .iter()
+        .filter(|v| v["type"] == "return")
+        .map(|v| v["retval"].as_i64().expect("retval"))
+        .collect();
+    assert_eq!(rets, (0..n).map(|i| i % 7).collect::<Vec<_>>());
+    let writes: Vec<(i64, i64)> = recs
+        .iter()
+        .filter(|v| v["type"] == "hit" && v["watch"] == 1)
+        .map(|v| {
+            assert_eq!(v["addr"].as_str().map(hex), Some(total), "{v}");
+            assert_eq!(v["insn"]["func"], "worker", "{v}");
+            (
+                v["old"]["dec"].as_i64().expect("old"),
+                v["new"]["dec"].as_i64().expect("new"),
+            )
+        })
+        .collect();
+    let mut sum = tick_sum(100);
+    let want: Vec<(i64, i64)> = (0..n)
+        .map(|i| {
+            let old = sum;
+            sum += i % 7;
+            (old, sum)
+        })
+        .collect();
+    assert_eq!(writes, want);
+
+    // Code, mappings and debug registers are as before: a leftover INT3 or
+    // armed debug register would kill the program with SIGTRAP now.
+    assert_eq!(code_at(pid, tick, 32), before);
+    let maps_after = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("maps");
+    assert_eq!(maps_after, maps_before);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    assert!(status.contains("TracerPid:\t0"), "{status}");
+    expect += tick_sum(5000);
+    assert_eq!(go_total(&mut pin, &mut pout, 5000), expect);
+    drop(pin);
+    let mut tail = String::new();
+    pout.read_to_string(&mut tail).expect("tail");
+    assert_eq!(tail, "bye\n");
+    assert!(p.wait().expect("wait").success());
+}

@@ -2,6 +2,8 @@
 //! unit-tested without a process.
 
 use super::spec::{self, Spec};
+use crate::watchpoint::spec::Expr as WatchExpr;
+use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
 
 /// Usage text.
@@ -34,6 +36,9 @@ options:
   -o FILE         write the output to FILE (default: standard error)
   -f              keep breakpoints in forked children (default: remove them and let go)
   -p PID          attach to a running process (detach on Ctrl-C restores its code)
+  --watch EXPR    also a hardware watchpoint on writes to EXPR (a global, var.field,
+                  var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four
+  --awatch EXPR   the same on reads and writes (one kind per session)
   -h, --help      this text
 ";
 
@@ -62,6 +67,11 @@ pub struct Options {
     pub command: Vec<OsString>,
     /// `-h`.
     pub help: bool,
+    /// `--watch`/`--awatch` expressions.
+    pub watches: Vec<WatchExpr>,
+    /// Their access kind (one per session: the debug-register plan is
+    /// shared).
+    pub watch_kind: Option<Kind>,
 }
 
 /// Parses `args` (without the program and subcommand names).
@@ -84,6 +94,26 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
             "--json" => o.json = true,
             "-f" => o.follow = true,
             "-h" | "--help" => o.help = true,
+            "--watch" | "--awatch" => {
+                let kind = if s == "--watch" {
+                    Kind::Write
+                } else {
+                    Kind::ReadWrite
+                };
+                if o.watch_kind.is_some_and(|k| k != kind) {
+                    return Err(
+                        "--watch and --awatch cannot be mixed: one session watches for one \
+                         kind of access"
+                            .into(),
+                    );
+                }
+                o.watch_kind = Some(kind);
+                let e = it
+                    .next()
+                    .and_then(|e| e.to_str())
+                    .ok_or_else(|| format!("{s} needs an expression"))?;
+                o.watches.push(WatchExpr::parse(e)?);
+            }
             "-o" => o.output = Some(it.next().ok_or("-o needs a file name")?.clone()),
             "-p" => {
                 let p = it.next().and_then(|p| p.to_str()).ok_or("-p needs a PID")?;
@@ -111,6 +141,14 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     }
     if o.pids.is_empty() == o.command.is_empty() {
         return Err("give either -p PID or -- CMD".into());
+    }
+    if !o.watches.is_empty() && o.pids.len() > 1 {
+        return Err("--watch needs a single process: one -p PID or a command".into());
+    }
+    if !o.watches.is_empty() && o.follow {
+        return Err(
+            "--watch with -f is not supported: watchpoints stay in the first process".into(),
+        );
     }
     Ok(o)
 }
@@ -142,5 +180,23 @@ mod tests {
         assert!(parse(&args(&["f"])).is_err());
         assert!(parse(&args(&["--", "prog"])).is_err());
         assert!(parse(&args(&["--frob", "f", "--", "p"])).is_err());
+    }
+
+    #[test]
+    fn watches() {
+        let o = parse(&args(&[
+            "f", "--watch", "counter", "--watch", "*0x10:4", "-p", "3",
+        ]))
+        .unwrap();
+        assert_eq!(o.watches.len(), 2);
+        assert_eq!(o.watch_kind, Some(Kind::Write));
+        let o = parse(&args(&["f", "--awatch", "s.x", "--", "p"])).unwrap();
+        assert_eq!(o.watch_kind, Some(Kind::ReadWrite));
+        let mixed = parse(&args(&["f", "--watch", "a", "--awatch", "b", "--", "p"]));
+        assert!(mixed.unwrap_err().contains("cannot be mixed"));
+        assert!(parse(&args(&["f", "--watch"])).is_err());
+        assert!(parse(&args(&["f", "--watch", "1bad", "--", "p"])).is_err());
+        assert!(parse(&args(&["f", "--watch", "a", "-p", "1", "-p", "2"])).is_err());
+        assert!(parse(&args(&["f", "--watch", "a", "-f", "--", "p"])).is_err());
     }
 }

@@ -69,13 +69,38 @@ pub mod cond;
 pub mod hit;
 pub mod report;
 pub mod resolve;
+pub mod session;
 pub mod space;
 pub mod spec;
 
 use crate::engine::signals::Interruptible;
 use crate::engine::{spawn, Config, Outcome, Tracer};
+use crate::watchpoint::handler::{Watcher, WatcherOptions};
 use rtrace_arch::Arch;
+use session::{Session, SharedWriter};
 use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The watcher of `--watch`/`--awatch`, reporting to `out`.
+fn watcher(o: &cli::Options, out: &SharedWriter) -> Result<Option<Watcher>, String> {
+    let Some(kind) = o.watch_kind else {
+        return Ok(None);
+    };
+    let exe = match (o.pids.first(), o.command.first()) {
+        (Some(pid), _) => PathBuf::from(format!("/proc/{pid}/exe")),
+        (None, Some(prog)) => spawn::resolve(prog)
+            .map_err(|e| format!("cannot run '{}': {e}", prog.to_string_lossy()))?,
+        (None, None) => return Err("nothing to trace".into()),
+    };
+    let opts = WatcherOptions {
+        kind,
+        count_only: o.count,
+        bt: o.bt,
+        thread_notes: !o.pids.is_empty(),
+    };
+    let out = out.clone();
+    crate::watchpoint::build(&o.watches, opts, &exe, move || Ok(Box::new(out)), o.json).map(Some)
+}
 
 /// `rtrace break ARGS…`; returns the exit code.
 pub fn main(args: &[OsString]) -> i32 {
@@ -105,7 +130,15 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         None => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
-    let sink = report::Sink::new(out, o.json);
+    let out = SharedWriter::new(out);
+    let wp = match watcher(&o, &out) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("rtrace break: {e}");
+            return 1;
+        }
+    };
+    let sink = report::Sink::new(Box::new(out), o.json);
     let cfg = Config {
         // Children are always seen, so an unfollowed one can be cleaned.
         follow_forks: true,
@@ -118,9 +151,18 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let pids = o.pids.clone();
     let command = o.command.clone();
-    let mut h = hit::Breaker::new(&mut o, sink);
+    let mut h = Session {
+        bp: hit::Breaker::new(&mut o, sink),
+        wp,
+    };
     let mut tracer = Tracer::new(cfg);
     for &pid in &pids {
+        if let Some(wp) = &mut h.wp {
+            if let Err(e) = wp.start(pid) {
+                eprintln!("rtrace break: {e}");
+                return 1;
+            }
+        }
         if let Err(e) = tracer.attach(pid, &mut h) {
             eprintln!("rtrace break: attach to {pid}: {e}");
             if e.raw_os_error() == Some(libc::EPERM) {
@@ -134,10 +176,10 @@ pub fn main(args: &[OsString]) -> i32 {
             return 1;
         }
         let tids = crate::engine::tracer::list_threads(pid);
-        h.start_process(pid, &tids);
+        h.bp.start_process(pid, &tids);
         eprintln!(
             "rtrace break: Process {pid} attached, {} breakpoint(s) placed",
-            h.sites_in(pid)
+            h.bp.sites_in(pid)
         );
     }
     if !command.is_empty() {
@@ -147,15 +189,22 @@ pub fn main(args: &[OsString]) -> i32 {
             env: Vec::new(),
             user: None,
         };
-        if let Err(e) = tracer.launch(&cmd) {
-            eprintln!("rtrace break: {}: {e}", command[0].to_string_lossy());
-            return 1;
+        match tracer.launch(&cmd) {
+            Ok(pid) => {
+                if let Some(wp) = &mut h.wp {
+                    wp.launched = Some(pid);
+                }
+            }
+            Err(e) => {
+                eprintln!("rtrace break: {}: {e}", command[0].to_string_lossy());
+                return 1;
+            }
         }
     }
-    if !pids.is_empty() && !h.any_placed() {
+    if !pids.is_empty() && !h.bp.any_placed() {
         eprintln!(
             "rtrace break: no breakpoint could be placed ({})",
-            h.unplaced().join(", ")
+            h.bp.unplaced().join(", ")
         );
         tracer.detach_all(&mut h);
         return 1;
@@ -184,9 +233,15 @@ pub fn main(args: &[OsString]) -> i32 {
             Outcome::None => 0,
         }
     };
-    for s in h.unplaced() {
+    for s in h.bp.unplaced() {
         eprintln!("rtrace break: '{s}' matched nothing");
     }
-    h.finish();
+    h.bp.finish();
+    if let Some(wp) = &mut h.wp {
+        wp.finish();
+        if wp.fatal.is_some() && code == 0 {
+            return 1;
+        }
+    }
     code
 }

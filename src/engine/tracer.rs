@@ -29,7 +29,7 @@ use std::io;
 use std::time::Duration;
 
 /// What the engine reports.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {
     /// A syscall was entered.
     SyscallEntry {

@@ -106,6 +106,43 @@ fn target(
     }
 }
 
+/// Resolves `exprs` in the executable `exe` and checks the slot plan
+/// (count, lengths, alignment) before anything runs; the watcher reports
+/// to the stream `out` opens once all is checked. Errors are messages for
+/// the user.
+pub fn build(
+    exprs: &[Expr],
+    opts: WatcherOptions,
+    exe: &Path,
+    out: impl FnOnce() -> Result<Box<dyn Write>, String>,
+    json: bool,
+) -> Result<Watcher, String> {
+    spec::check_count(exprs.len()).map_err(|e| e.to_string())?;
+    let mut symbols = elfsym::source();
+    if opts.bt && !symbols.can_backtrace() {
+        return Err("--bt needs the DWARF unwinder, which this build does not have yet".into());
+    }
+    let mut resolved = Vec::new();
+    for e in exprs {
+        resolved.push((e.clone(), target(e, opts.kind, exe, symbols.as_mut())?));
+    }
+    // Check lengths and alignment now, before anything runs (a load bias is
+    // page-aligned, so a symbol's file address has its runtime alignment).
+    let provisional: Vec<(Expr, u64, u64)> = resolved
+        .iter()
+        .map(|(e, t)| match t {
+            Target::Fixed(a, l) => (e.clone(), *a, *l),
+            Target::Symbol(s, l) => (e.clone(), s.vaddr, *l),
+            // Placed at run time; checked then.
+            Target::Dwarf(..) => (e.clone(), 0, 1),
+        })
+        .collect();
+    let plan = spec::plan(&provisional, opts.kind).map_err(|e| e.to_string())?;
+    hwregs::DebugRegs::native(&plan)?;
+    let report = report::Report::new(out()?, json);
+    Ok(Watcher::new(resolved, opts, symbols, report))
+}
+
 /// Runs `rtrace watch` with `args` (after `watch`); returns the exit code.
 pub fn main(args: &[OsString]) -> i32 {
     let o = match cli::parse(args) {
@@ -119,10 +156,6 @@ pub fn main(args: &[OsString]) -> i32 {
     if let Err(e) = spec::check_count(o.exprs.len()) {
         return error(&e.to_string());
     }
-    let mut symbols = elfsym::source();
-    if o.bt && !symbols.can_backtrace() {
-        return error("--bt needs the DWARF unwinder, which this build does not have yet");
-    }
     // The executable whose symbols name the watches.
     let exe: PathBuf = match (o.pid, o.command.first()) {
         (Some(pid), _) => PathBuf::from(format!("/proc/{pid}/exe")),
@@ -134,51 +167,25 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         (None, None) => return error("nothing to trace"),
     };
-    let mut exprs = Vec::new();
-    for e in &o.exprs {
-        match target(e, o.kind, &exe, symbols.as_mut()) {
-            Ok(t) => exprs.push((e.clone(), t)),
-            Err(msg) => return error(&msg),
-        }
-    }
-    // Check lengths and alignment now, before anything runs (a load bias is
-    // page-aligned, so a symbol's file address has its runtime alignment).
-    let provisional: Vec<(Expr, u64, u64)> = exprs
-        .iter()
-        .map(|(e, t)| match t {
-            Target::Fixed(a, l) => (e.clone(), *a, *l),
-            Target::Symbol(s, l) => (e.clone(), s.vaddr, *l),
-            // Placed at run time; checked then.
-            Target::Dwarf(..) => (e.clone(), 0, 1),
+    let out = || -> Result<Box<dyn Write>, String> {
+        Ok(match &o.output {
+            Some(path) => match std::fs::File::create(path) {
+                Ok(f) => Box::new(std::io::BufWriter::new(f)),
+                Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
+            },
+            None => Box::new(std::io::stderr()),
         })
-        .collect();
-    match spec::plan(&provisional, o.kind) {
-        Ok(plan) => {
-            if let Err(e) = hwregs::DebugRegs::native(&plan) {
-                return error(&e);
-            }
-        }
-        Err(e) => return error(&e.to_string()),
-    }
-    let out: Box<dyn Write> = match &o.output {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return error(&format!("cannot create {}: {e}", path.display())),
-        },
-        None => Box::new(std::io::stderr()),
     };
-    let report = report::Report::new(out, o.json);
-    let mut h = Watcher::new(
-        exprs,
-        WatcherOptions {
-            kind: o.kind,
-            count_only: o.count,
-            bt: o.bt,
-            thread_notes: o.pid.is_some(),
-        },
-        symbols,
-        report,
-    );
+    let opts = WatcherOptions {
+        kind: o.kind,
+        count_only: o.count,
+        bt: o.bt,
+        thread_notes: o.pid.is_some(),
+    };
+    let mut h = match build(&o.exprs, opts, &exe, out, o.json) {
+        Ok(h) => h,
+        Err(e) => return error(&e),
+    };
     let cfg = Config {
         // Clone events, so new threads are armed before they run.
         follow_forks: true,
