@@ -266,7 +266,7 @@ fn bad_command_lines_fail_cleanly() {
         &["-D", "true"],
         &["-O", "5", "true"],
         &["-c", "-U", "calls", "true"],
-        &["-e", "inject=open:error=ENOENT", "true"],
+        &["-e", "inject=open:error=NOSUCHERRNO", "true"],
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, 1, "{args:?}: {err}");

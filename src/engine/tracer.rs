@@ -151,6 +151,15 @@ pub trait Handler {
     /// Called while `tid` is stopped, just before rtrace detaches from it
     /// (and it runs on untraced): the last chance to undo per-thread changes.
     fn detaching(&mut self, _tid: Tid) {}
+
+    /// A signal to deliver as `tid` is resumed from a stop that delivers
+    /// none (fault injection's `signal=`): taken with the resume of a
+    /// syscall stop, the kernel sends it with `si_code` `SI_KERNEL`. Asked
+    /// at a seccomp entry stop (where a resume signal would be dropped),
+    /// it goes with the resume of the syscall's exit stop. 0: none.
+    fn resume_signal(&mut self, _tid: Tid) -> i32 {
+        0
+    }
 }
 
 /// Extra facts about the moment of an event.
@@ -209,6 +218,10 @@ struct Task {
     early: bool,
     /// Its first ptrace-stop was seen ([`Handler::task_ready`] was called).
     ready: bool,
+    /// Stopped at a ptrace event (a resume signal would be dropped).
+    event_stop: bool,
+    /// A [`Handler::resume_signal`] kept for the next resume.
+    deferred_sig: i32,
 }
 
 impl Task {
@@ -228,6 +241,8 @@ impl Task {
             attached,
             early: false,
             ready: false,
+            event_stop: false,
+            deferred_sig: 0,
         }
     }
 }
@@ -373,10 +388,23 @@ impl Tracer {
         self.outcome
     }
 
-    fn restart(&mut self, tid: Tid, sig: i32, h: &mut dyn Handler) {
-        let Some(t) = self.tasks.get(&tid) else {
+    fn restart(&mut self, tid: Tid, mut sig: i32, h: &mut dyn Handler) {
+        let Some(t) = self.tasks.get_mut(&tid) else {
             return;
         };
+        if sig == 0 && !t.detach_pending {
+            if t.deferred_sig != 0 && !t.event_stop {
+                sig = std::mem::take(&mut t.deferred_sig);
+            } else {
+                match h.resume_signal(tid) {
+                    0 => {}
+                    s if t.event_stop => t.deferred_sig = s,
+                    s => sig = s,
+                }
+            }
+        }
+        t.event_stop = false;
+        let t = &*t;
         let r = if t.detach_pending {
             // A task rtrace pinned gets its own CPU mask back before it goes.
             if t.pinned {
@@ -770,6 +798,9 @@ impl Tracer {
                     }
                 }
                 // Resumed with PTRACE_SYSCALL (in_syscall) to catch the exit.
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    t.event_stop = true;
+                }
             }
             _ => {}
         }

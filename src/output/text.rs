@@ -301,12 +301,14 @@ pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
                 out.push_str("= -1 ");
             }
             match name {
-                Some(n) => out.push_str(n),
+                Some(n) => {
+                    let _ = write!(out, "{n} ({})", errno_message(*errno));
+                }
+                // strace: a number no name is known for.
                 None => {
-                    let _ = write!(out, "E??? {errno}");
+                    let _ = write!(out, "(errno {errno})");
                 }
             }
-            let _ = write!(out, " ({})", errno_message(*errno));
         }
         Ret::Annotated(r, c) => {
             render_ret(out, r, o);

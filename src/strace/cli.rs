@@ -137,6 +137,8 @@ pub struct Options {
     pub version: bool,
     /// Non-fatal diagnostics, printed as `rstrace: MSG` before tracing starts.
     pub warnings: Vec<String>,
+    /// `-e inject=` / `-e fault=` rules, in order.
+    pub inject: Vec<super::inject::Rule>,
 }
 
 impl Default for Options {
@@ -182,6 +184,7 @@ impl Default for Options {
             help: false,
             version: false,
             warnings: Vec::new(),
+            inject: Vec::new(),
         }
     }
 }
@@ -1019,11 +1022,7 @@ fn apply_qualify(
                 "-e {qual}= (I/O dumps) is not implemented yet in rstrace"
             )))
         }
-        "inject" | "fault" => {
-            return Err(err(format!(
-                "-e {qual}= (fault injection) is not implemented yet in rstrace"
-            )))
-        }
+        "inject" | "fault" => o.inject.push(super::inject::Rule::parse(val, qual == "fault")?),
         "kvm" => {
             if val != "vcpu" {
                 return Err(err(format!("invalid -e kvm= argument: '{val}'")));

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod filter;
+pub mod inject;
 pub mod sink;
 pub mod stack;
 pub mod summary;

@@ -7,15 +7,19 @@
 
 use super::cli::{Options, TimeFormat};
 use super::filter::{self, quiet, status, PathRule};
+use super::inject::{Fired, Injections};
 use super::sink::Sink;
 use super::summary::Summary;
 use crate::engine::memory::ProcMem;
+use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Stamp};
 use crate::output::json;
 use crate::output::text::{self, RenderOpts};
 use crate::syscall::ctx::{is_error, signal_name, FdResolver, ProcFdResolver};
 use crate::syscall::memory::Memory;
 use crate::syscall::{self, Ctx, DecodeOpts, Entry, Ret, Step, SyscallTable, Value};
+use rtrace_arch::native::Regs;
+use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::Arch;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -46,6 +50,8 @@ struct Pending {
     deferred: bool,
     /// Text after the wall-clock prefix, for JSON time.
     wall: SystemTime,
+    /// A fault-injection rule fired at entry.
+    injected: Option<Fired>,
 }
 
 /// Per-thread state.
@@ -92,6 +98,10 @@ pub struct Strace {
     detach_queue: Vec<i32>,
     /// `-k` state.
     stack: Option<super::stack::StackTracer>,
+    /// `-e inject=` rules and counters.
+    inject: Injections,
+    /// Signals to deliver as threads resume (`-e inject=…:signal=`).
+    resume_sigs: HashMap<i32, i32>,
 }
 
 /// An instruction pointer for `-i`: known, or not (`[????????????????]`).
@@ -100,7 +110,7 @@ type Ip = Option<u64>;
 impl Strace {
     /// A handler writing to `sink`. Prints the option warnings and the `-P`
     /// path resolutions first, as strace does before it starts the command.
-    pub fn new(o: Options, sink: Sink) -> Strace {
+    pub fn new(mut o: Options, sink: Sink) -> Strace {
         for w in &o.warnings {
             eprintln!("rstrace: {w}");
         }
@@ -116,7 +126,10 @@ impl Strace {
         let count_only = o.summary_only;
         let defer = !o.status.is_complete(status::COUNT);
         let stack = o.stack_traces.then(super::stack::StackTracer::default);
+        let inject = Injections::new(std::mem::take(&mut o.inject));
         Strace {
+            inject,
+            resume_sigs: HashMap::new(),
             stack,
             o,
             sink,
@@ -380,7 +393,14 @@ impl Strace {
             text: None,
             deferred: false,
             wall: SystemTime::now(),
+            injected: None,
         };
+        if traced && !self.inject.is_empty() {
+            p.injected = self.inject.on_entry(tid, arch, nr);
+            if let Some(f) = &p.injected {
+                self.tamper_entry(tid, f);
+            }
+        }
         if traced && !self.paths.is_empty() {
             p.shown = self.touches_paths(tid, arch, entry, &args);
         }
@@ -510,11 +530,48 @@ impl Strace {
         read_path(mem, addr).is_some_and(|p| self.paths.contains(&p))
     }
 
-    fn on_exit(&mut self, tid: i32, ret: i64, stamp: &Stamp) {
+    /// Entry side of an injection: the syscall skipped (or replaced), the
+    /// signal queued for the resume, the entry delay.
+    fn tamper_entry(&mut self, tid: i32, f: &Fired) {
+        if let Some(nr) = f.nr {
+            let t = Tracee::new(tid);
+            if let Ok(mut w) = t.regs() {
+                Regs::set_syscall_nr(&mut w, nr);
+                let _ = t.set_regs(&w);
+            }
+        }
+        if let Some(sig) = f.action.signal {
+            self.resume_sigs.insert(tid, sig);
+        }
+        if let Some(d) = f.action.delay_enter {
+            std::thread::sleep(d);
+        }
+    }
+
+    /// Exit side of an injection: the return value set; the exit delay.
+    fn tamper_exit(tid: i32, f: &Fired, ret: &mut i64) {
+        if let Some(r) = f.action.ret {
+            let t = Tracee::new(tid);
+            if let Ok(mut w) = t.regs() {
+                Regs::set_return(&mut w, r);
+                if t.set_regs(&w).is_ok() {
+                    *ret = r;
+                }
+            }
+        }
+        if let Some(d) = f.action.delay_exit {
+            std::thread::sleep(d);
+        }
+    }
+
+    fn on_exit(&mut self, tid: i32, mut ret: i64, stamp: &Stamp) {
         let now = Instant::now();
         let Some(mut p) = self.threads.get_mut(&tid).and_then(|t| t.pending.take()) else {
             return;
         };
+        if let Some(f) = &p.injected {
+            Self::tamper_exit(tid, f, &mut ret);
+        }
         let failed = is_error(ret);
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
@@ -631,6 +688,9 @@ impl Strace {
             Some(r) => finish(&mut line, r, self.o.column, &self.render),
             None => finish(&mut line, &Ret::Unknown, self.o.column, &self.render),
         }
+        if let Some(f) = &p.injected {
+            line.push_str(f.marks());
+        }
         if let (Some(width), Some(d)) = (self.o.syscall_times, dur) {
             let _ = write!(line, " <{}", d.as_secs());
             push_fraction(&mut line, d.subsec_nanos(), width);
@@ -720,6 +780,8 @@ impl Strace {
 
     fn on_gone(&mut self, tid: i32, what: Gone) {
         self.finish_unreturned(tid);
+        self.inject.forget(tid);
+        self.resume_sigs.remove(&tid);
         // strace gates "+++ exited" by -e quiet=exit, "+++ killed" by -e signal=.
         let shown = match what {
             Gone::Exited(_) => !self.o.quiet_set.contains(quiet::EXIT),
@@ -909,6 +971,13 @@ impl Handler for Strace {
 
     fn detach_requests(&mut self) -> Vec<i32> {
         std::mem::take(&mut self.detach_queue)
+    }
+
+    fn resume_signal(&mut self, tid: i32) -> i32 {
+        if self.resume_sigs.is_empty() {
+            return 0;
+        }
+        self.resume_sigs.remove(&tid).unwrap_or(0)
     }
 }
 
