@@ -137,6 +137,10 @@ pub struct Options {
     pub version: bool,
     /// Non-fatal diagnostics, printed as `rstrace: MSG` before tracing starts.
     pub warnings: Vec<String>,
+    /// `-e read=`: descriptors whose reads are dumped.
+    pub dump_reads: super::dumpio::FdSet,
+    /// `-e write=`: descriptors whose writes are dumped.
+    pub dump_writes: super::dumpio::FdSet,
     /// `-e inject=` / `-e fault=` rules, in order.
     pub inject: Vec<super::inject::Rule>,
 }
@@ -185,6 +189,8 @@ impl Default for Options {
             version: false,
             warnings: Vec::new(),
             inject: Vec::new(),
+            dump_reads: Default::default(),
+            dump_writes: Default::default(),
         }
     }
 }
@@ -1017,11 +1023,8 @@ fn apply_qualify(
             let s = NameSet::parse(val, "decode-pids", filter::decode_pid_number)?;
             seen.decode_pids = !s.is_empty_below(2);
         }
-        "read" | "write" => {
-            return Err(err(format!(
-                "-e {qual}= (I/O dumps) is not implemented yet in rstrace"
-            )))
-        }
+        "read" => o.dump_reads = super::dumpio::FdSet::parse(val)?,
+        "write" => o.dump_writes = super::dumpio::FdSet::parse(val)?,
         "inject" | "fault" => o.inject.push(super::inject::Rule::parse(val, qual == "fault")?),
         "kvm" => {
             if val != "vcpu" {

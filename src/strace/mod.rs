@@ -6,6 +6,7 @@
 //! the traced command's fate into rstrace's exit status as strace does.
 
 pub mod cli;
+pub mod dumpio;
 pub mod filter;
 pub mod inject;
 pub mod sink;

@@ -6,6 +6,7 @@
 //! signal and exit lines, and the `-c` summary.
 
 use super::cli::{Options, TimeFormat};
+use super::dumpio;
 use super::filter::{self, quiet, status, PathRule};
 use super::inject::{Fired, Injections};
 use super::sink::Sink;
@@ -637,7 +638,29 @@ impl Strace {
         }
         let ip = self.ip_of(tid);
         let name = p.entry.name;
+        let (arch, args) = (p.arch, p.args);
         self.complete(tid, p, &exit_args, Some(&r), Some(dur), ip);
+        if !(self.o.dump_reads.is_empty() && self.o.dump_writes.is_empty()) {
+            let call = dumpio::Call {
+                name: name.unwrap_or(""),
+                args,
+                ret,
+                word: arch.word_size(),
+            };
+            let mut text = String::new();
+            dumpio::dump(
+                &mut text,
+                &mut mem,
+                &call,
+                &self.o.dump_reads,
+                &self.o.dump_writes,
+            );
+            if !text.is_empty() {
+                let s = self.sink.stream(tid);
+                s.write_str(&text);
+                s.line_done();
+            }
+        }
         if let Some(st) = self.stack.as_mut() {
             let mut text = String::new();
             st.render(tid, &mut text);
