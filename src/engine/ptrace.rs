@@ -123,34 +123,62 @@ pub fn siginfo(tid: Tid) -> io::Result<[u8; 128]> {
     Ok(buf)
 }
 
-/// `PTRACE_GETREGSET(NT_PRSTATUS)` into `words`; returns the bytes filled.
+/// The thread's general registers into `words`; returns the bytes filled.
+///
+/// On x86_64 this is `PTRACE_GETREGS`: the 64-bit `user_regs_struct` for
+/// every task, where `NT_PRSTATUS` would give a 32-bit task the i386 layout
+/// (the arch crate tells the personality apart by the code segment).
+/// Elsewhere `PTRACE_GETREGSET(NT_PRSTATUS)`.
 pub fn get_regs(tid: Tid, words: &mut [u64]) -> io::Result<usize> {
-    let mut iov = libc::iovec {
-        iov_base: words.as_mut_ptr().cast(),
-        iov_len: std::mem::size_of_val(words),
-    };
-    ptrace(
-        libc::PTRACE_GETREGSET,
-        tid,
-        1, /* NT_PRSTATUS */
-        &mut iov as *mut libc::iovec as usize,
-    )?;
-    Ok(iov.iov_len)
+    #[cfg(target_arch = "x86_64")]
+    {
+        const BYTES: usize = 27 * 8;
+        if std::mem::size_of_val(words) < BYTES {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        ptrace(libc::PTRACE_GETREGS, tid, 0, words.as_mut_ptr() as usize)?;
+        Ok(BYTES)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut iov = libc::iovec {
+            iov_base: words.as_mut_ptr().cast(),
+            iov_len: std::mem::size_of_val(words),
+        };
+        ptrace(
+            libc::PTRACE_GETREGSET,
+            tid,
+            1, /* NT_PRSTATUS */
+            &mut iov as *mut libc::iovec as usize,
+        )?;
+        Ok(iov.iov_len)
+    }
 }
 
-/// `PTRACE_SETREGSET(NT_PRSTATUS)` from `words`.
+/// Writes the registers [`get_regs`] read (`PTRACE_SETREGS` on x86_64,
+/// `PTRACE_SETREGSET(NT_PRSTATUS)` elsewhere).
 pub fn set_regs(tid: Tid, words: &[u64]) -> io::Result<()> {
-    let mut iov = libc::iovec {
-        iov_base: words.as_ptr() as *mut libc::c_void,
-        iov_len: std::mem::size_of_val(words),
-    };
-    ptrace(
-        libc::PTRACE_SETREGSET,
-        tid,
-        1, /* NT_PRSTATUS */
-        &mut iov as *mut libc::iovec as usize,
-    )
-    .map(drop)
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::mem::size_of_val(words) < 27 * 8 {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        ptrace(libc::PTRACE_SETREGS, tid, 0, words.as_ptr() as usize).map(drop)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut iov = libc::iovec {
+            iov_base: words.as_ptr() as *mut libc::c_void,
+            iov_len: std::mem::size_of_val(words),
+        };
+        ptrace(
+            libc::PTRACE_SETREGSET,
+            tid,
+            1, /* NT_PRSTATUS */
+            &mut iov as *mut libc::iovec as usize,
+        )
+        .map(drop)
+    }
 }
 
 /// What `PTRACE_GET_SYSCALL_INFO` reports.

@@ -61,7 +61,14 @@ pub fn value_json(v: &Value) -> J {
             J::Object(m)
         }
         Value::Fd { fd, path } => match path {
-            Some(p) => json!({ "fd": fd, "path": bytes_json(p) }),
+            // `-yy`: "path" and "details" (see text.rs).
+            Some(p) => match p.iter().position(|&b| b == 0) {
+                Some(0) => json!({ "fd": fd, "details": bytes_json(&p[1..]) }),
+                Some(i) => json!({
+                    "fd": fd, "path": bytes_json(&p[..i]), "details": bytes_json(&p[i + 1..])
+                }),
+                None => json!({ "fd": fd, "path": bytes_json(p) }),
+            },
             None => json!({ "fd": fd }),
         },
         Value::Struct(fields, more) => {

@@ -65,13 +65,20 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
                 let _ = write!(out, "{fd}");
             }
             if let Some(p) = path {
+                // `-yy` details follow a NUL (which no path contains): the
+                // part before it is a path, the part after is printed as is.
+                let (p, detail) = match p.iter().position(|&b| b == 0) {
+                    Some(i) => (&p[..i], &p[i + 1..]),
+                    None => (p.as_slice(), &[][..]),
+                };
                 // strace moves the kernel's " (deleted)" suffix outside: <path>(deleted)
                 let (p, deleted) = match p.strip_suffix(b" (deleted)") {
                     Some(rest) => (rest, true),
-                    None => (p.as_slice(), false),
+                    None => (p, false),
                 };
                 out.push('<');
                 render_path_bytes(out, p);
+                out.push_str(&String::from_utf8_lossy(detail));
                 out.push('>');
                 if deleted {
                     out.push_str("(deleted)");

@@ -63,6 +63,9 @@ struct Thread {
     last_nr: Option<u64>,
     /// Its personality (the width of `-i` addresses).
     arch: Option<Arch>,
+    /// The personality last announced (`[ Process PID=N runs in 32 bit
+    /// mode. ]`); `None` is the native one.
+    pers: Option<Arch>,
 }
 
 /// The rstrace handler.
@@ -73,7 +76,8 @@ pub struct Strace {
     threads: HashMap<i32, Thread>,
     decode: DecodeOpts,
     render: RenderOpts,
-    fds: ProcFdResolver,
+    /// `-y` (`-yy`: with socket and device details).
+    fds: Box<dyn FdResolver>,
     /// Live traced tasks (for the `[pid N]` prefix rule).
     nprocs: usize,
     /// Start of the previous `-r` interval.
@@ -128,6 +132,11 @@ impl Strace {
         let defer = !o.status.is_complete(status::COUNT);
         let stack = o.stack_traces.then(super::stack::StackTracer::default);
         let inject = Injections::new(std::mem::take(&mut o.inject));
+        let fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
+            Box::new(crate::syscall::fd_details::DetailFdResolver)
+        } else {
+            Box::new(ProcFdResolver)
+        };
         Strace {
             inject,
             resume_sigs: HashMap::new(),
@@ -138,7 +147,7 @@ impl Strace {
             threads: HashMap::new(),
             decode,
             render,
-            fds: ProcFdResolver,
+            fds,
             nprocs: 0,
             last_stamp: None,
             count_only,
@@ -337,7 +346,7 @@ impl Strace {
 
     fn ctx<'a>(
         mem: &'a mut ProcMem,
-        fds: &'a mut ProcFdResolver,
+        fds: &'a mut dyn FdResolver,
         opts: &'a DecodeOpts,
         tid: i32,
         arch: Arch,
@@ -372,6 +381,7 @@ impl Strace {
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
         let traced = self.o.trace.contains(arch, nr);
+        self.personality(tid, arch);
         {
             let th = self.threads.entry(tid).or_default();
             th.last_nr = Some(nr);
@@ -408,7 +418,7 @@ impl Strace {
         if p.shown && self.printing() {
             let opts = self.opts_for(arch, nr);
             let mut mem = ProcMem::new(tid);
-            let mut ctx = Self::ctx(&mut mem, &mut self.fds, &opts, tid, arch, args);
+            let mut ctx = Self::ctx(&mut mem, self.fds.as_mut(), &opts, tid, arch, args);
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
@@ -531,6 +541,28 @@ impl Strace {
         read_path(mem, addr).is_some_and(|p| self.paths.contains(&p))
     }
 
+    /// Announces a change of `tid`'s personality as strace does (not with
+    /// `-e quiet=personality`).
+    fn personality(&mut self, tid: i32, arch: Arch) {
+        let th = self.threads.entry(tid).or_default();
+        if th.pers.unwrap_or(Arch::native()) == arch {
+            return;
+        }
+        th.pers = Some(arch);
+        if !self.printing() || self.o.json || self.o.quiet_set.contains(quiet::PERSONALITY) {
+            return;
+        }
+        let mut line = String::new();
+        let ip = self.ip_of(tid);
+        self.leader(&mut line, tid, ip);
+        let _ = writeln!(
+            line,
+            "[ Process PID={tid} runs in {} bit mode. ]",
+            arch.word_size() * 8
+        );
+        self.write_line(tid, &line);
+    }
+
     /// Entry side of an injection: the syscall skipped (or replaced), the
     /// signal queued for the resume, the entry delay.
     fn tamper_entry(&mut self, tid: i32, f: &Fired) {
@@ -604,7 +636,7 @@ impl Strace {
         }
         let opts = self.opts_for(p.arch, p.nr);
         let mut mem = ProcMem::new(tid);
-        let mut ctx = Self::ctx(&mut mem, &mut self.fds, &opts, tid, p.arch, p.args);
+        let mut ctx = Self::ctx(&mut mem, self.fds.as_mut(), &opts, tid, p.arch, p.args);
         ctx.ret = Some(ret);
         ctx.saved = p.saved;
         ctx.entry_args = std::mem::take(&mut p.entry_args);
@@ -640,6 +672,16 @@ impl Strace {
         let name = p.entry.name;
         let (arch, args) = (p.arch, p.args);
         self.complete(tid, p, &exit_args, Some(&r), Some(dur), ip);
+        if ret == 0 && matches!(name, Some("execve" | "execveat")) {
+            // The new program may run in another personality.
+            if let Some(a) = Tracee::new(tid)
+                .regs()
+                .ok()
+                .and_then(|w| Regs::syscall_regs(&w).arch)
+            {
+                self.personality(tid, a);
+            }
+        }
         if !(self.o.dump_reads.is_empty() && self.o.dump_writes.is_empty()) {
             let call = dumpio::Call {
                 name: name.unwrap_or(""),
@@ -922,9 +964,13 @@ impl Handler for Strace {
             }
             Event::NewTask { parent, child, .. } => {
                 self.children.insert(child);
-                let arch = self.threads.get(&parent).and_then(|t| t.arch);
+                let (arch, pers) = self
+                    .threads
+                    .get(&parent)
+                    .map_or((None, None), |t| (t.arch, t.pers));
                 let th = self.threads.entry(child).or_default();
                 th.arch = th.arch.or(arch);
+                th.pers = th.pers.or(pers);
             }
             Event::Exec { tid, old_tid } => {
                 if let Some(st) = self.stack.as_mut() {

@@ -7,6 +7,7 @@
 //! arguments in hex, as many as the kernel defines.
 
 pub mod ctx;
+pub mod fd_details;
 pub mod memory;
 pub mod value;
 
@@ -16,6 +17,7 @@ mod fcntl;
 mod file;
 mod futex;
 mod generic;
+mod ldt;
 mod memory_calls;
 mod prctl;
 mod printers;
@@ -75,6 +77,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             memory_calls::DECODERS,
             time::DECODERS,
             futex::DECODERS,
+            ldt::DECODERS,
         ];
         let mut m = HashMap::new();
         for fam in families {
