@@ -192,6 +192,23 @@ fn delay_and_substitute_syscall() {
 }
 
 #[test]
+fn json_lines_carry_the_marks() {
+    let o = run(
+        &["--json", "-e", "trace=open", "-e", "inject=open:error=ENOENT:when=2"],
+        &["2"],
+    );
+    let recs: Vec<serde_json::Value> = text(&o.stderr)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|v: &serde_json::Value| v["syscall"] == "open")
+        .collect();
+    assert_eq!(recs.len(), 2, "{}", text(&o.stderr));
+    assert_eq!(recs[0].get("injected"), None);
+    assert_eq!(recs[1]["injected"], true);
+    assert_eq!(recs[1]["errno"], "ENOENT");
+}
+
+#[test]
 fn summary_counts_injected_errors() {
     let o = run(
         &[

@@ -24,6 +24,10 @@ pub struct SyscallRecord<'a> {
     pub ret: Option<&'a Ret>,
     /// Time in the call.
     pub duration: Option<Duration>,
+    /// Fault injection changed the call (`-e inject=`: error or return value).
+    pub injected: bool,
+    /// Fault injection delayed the call.
+    pub delayed: bool,
 }
 
 fn bytes_json(b: &[u8]) -> J {
@@ -154,6 +158,12 @@ pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
     }
     if let Some(d) = r.duration {
         m.insert("duration".into(), json!(d.as_secs_f64()));
+    }
+    if r.injected {
+        m.insert("injected".into(), json!(true));
+    }
+    if r.delayed {
+        m.insert("delayed".into(), json!(true));
     }
     out.push_str(&J::Object(m).to_string());
     out.push('\n');

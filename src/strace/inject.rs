@@ -239,10 +239,14 @@ pub struct Fired {
 }
 
 impl Fired {
+    /// Held at entry or exit.
+    pub fn delayed(&self) -> bool {
+        self.action.delay_enter.is_some() || self.action.delay_exit.is_some()
+    }
+
     /// The markers strace appends to the line: ` (INJECTED)`, ` (DELAYED)`.
     pub fn marks(&self) -> &'static str {
-        let delayed = self.action.delay_enter.is_some() || self.action.delay_exit.is_some();
-        match (self.action.ret.is_some(), delayed) {
+        match (self.action.ret.is_some(), self.delayed()) {
             (true, true) => " (INJECTED) (DELAYED)",
             (true, false) => " (INJECTED)",
             (false, true) => " (DELAYED)",

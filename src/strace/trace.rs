@@ -663,6 +663,8 @@ impl Strace {
                     exit_args: &exit_args,
                     ret: Some(&r),
                     duration: Some(dur),
+                    injected: p.injected.as_ref().is_some_and(|f| f.action.ret.is_some()),
+                    delayed: p.injected.as_ref().is_some_and(Fired::delayed),
                 },
             );
             self.write_line(tid, &line);
@@ -793,6 +795,8 @@ impl Strace {
                     exit_args: &[],
                     ret: None,
                     duration: None,
+                    injected: false,
+                    delayed: p.injected.as_ref().is_some_and(Fired::delayed),
                 },
             );
             self.write_line(tid, &line);
