@@ -194,7 +194,13 @@ fn delay_and_substitute_syscall() {
 #[test]
 fn json_lines_carry_the_marks() {
     let o = run(
-        &["--json", "-e", "trace=open", "-e", "inject=open:error=ENOENT:when=2"],
+        &[
+            "--json",
+            "-e",
+            "trace=open",
+            "-e",
+            "inject=open:error=ENOENT:when=2",
+        ],
         &["2"],
     );
     let recs: Vec<serde_json::Value> = text(&o.stderr)
