@@ -1241,7 +1241,6 @@ fn environment() {
 /// (src/engine/spawn.rs) moves it to the end of the environment, which
 /// `-v` shows in the execve line.
 #[test]
-#[ignore = "needs in-place -E replacement in src/engine/spawn.rs"]
 fn environment_order() {
     if strace_missing() {
         return;

@@ -58,12 +58,22 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
     let c_args: Vec<CString> = cmd.args.iter().map(|a| cstr(a)).collect();
     let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
-    // Environment: ours, edited by -E.
+    // Environment: ours, edited by -E as putenv/unsetenv edit it (strace):
+    // a variable that exists keeps its place, a new one goes at the end.
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     for (k, v) in &cmd.env {
-        env.retain(|(ek, _)| ek != k);
-        if let Some(v) = v {
-            env.push((k.clone(), v.clone()));
+        match (v, env.iter().position(|(ek, _)| ek == k)) {
+            (Some(v), Some(i)) => {
+                env[i].1 = v.clone();
+                // Later duplicates of the name go.
+                let mut n = 0;
+                env.retain(|(ek, _)| {
+                    n += usize::from(ek == k);
+                    ek != k || n == 1
+                });
+            }
+            (Some(v), None) => env.push((k.clone(), v.clone())),
+            (None, _) => env.retain(|(ek, _)| ek != k),
         }
     }
     let c_env: Vec<CString> = env
