@@ -1,0 +1,198 @@
+//! perf_event_open through raw syscalls: counting events (software,
+//! hardware, tracepoints by their tracefs id), named as `perf list` names
+//! them. perf-event2 would look tracepoint ids up in debugfs; tracefs ids are
+//! read here instead, and counting needs nothing else.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// `PERF_TYPE_HARDWARE`.
+pub const TYPE_HARDWARE: u32 = 0;
+/// `PERF_TYPE_SOFTWARE`.
+pub const TYPE_SOFTWARE: u32 = 1;
+/// `PERF_TYPE_TRACEPOINT`.
+pub const TYPE_TRACEPOINT: u32 = 2;
+
+const FORMAT_TOTAL_TIME_ENABLED: u64 = 1 << 0;
+const FORMAT_TOTAL_TIME_RUNNING: u64 = 1 << 1;
+const FLAG_DISABLED: u64 = 1 << 0;
+const FLAG_INHERIT: u64 = 1 << 1;
+const FLAG_ENABLE_ON_EXEC: u64 = 1 << 12;
+/// `PERF_FLAG_FD_CLOEXEC`.
+const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
+const IOC_DISABLE: libc::c_ulong = 0x2401;
+
+/// `struct perf_event_attr` up to `config3` (PERF_ATTR_SIZE_VER8); the
+/// kernel accepts any size it knows or a larger one whose tail is zero.
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct PerfEventAttr {
+    /// Event type (`PERF_TYPE_*`).
+    pub type_: u32,
+    /// `sizeof(struct perf_event_attr)`.
+    pub size: u32,
+    /// Event id within the type.
+    pub config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    /// `PERF_FORMAT_*`.
+    pub read_format: u64,
+    /// The bit-field word (disabled, inherit, ..., enable_on_exec).
+    pub flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved2: u16,
+    aux_sample_size: u32,
+    reserved3: u32,
+    sig_data: u64,
+    config3: u64,
+}
+
+/// A named countable event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventId {
+    /// The name as the user wrote it (or perf's canonical name).
+    pub name: String,
+    /// `PERF_TYPE_*`.
+    pub type_: u32,
+    /// Config.
+    pub config: u64,
+}
+
+/// perf's names of the generic software and hardware events.
+const NAMED: &[(&str, u32, u64)] = &[
+    ("cpu-clock", TYPE_SOFTWARE, 0),
+    ("task-clock", TYPE_SOFTWARE, 1),
+    ("page-faults", TYPE_SOFTWARE, 2),
+    ("faults", TYPE_SOFTWARE, 2),
+    ("context-switches", TYPE_SOFTWARE, 3),
+    ("cs", TYPE_SOFTWARE, 3),
+    ("cpu-migrations", TYPE_SOFTWARE, 4),
+    ("migrations", TYPE_SOFTWARE, 4),
+    ("minor-faults", TYPE_SOFTWARE, 5),
+    ("major-faults", TYPE_SOFTWARE, 6),
+    ("alignment-faults", TYPE_SOFTWARE, 7),
+    ("emulation-faults", TYPE_SOFTWARE, 8),
+    ("cycles", TYPE_HARDWARE, 0),
+    ("cpu-cycles", TYPE_HARDWARE, 0),
+    ("instructions", TYPE_HARDWARE, 1),
+    ("cache-references", TYPE_HARDWARE, 2),
+    ("cache-misses", TYPE_HARDWARE, 3),
+    ("branches", TYPE_HARDWARE, 4),
+    ("branch-instructions", TYPE_HARDWARE, 4),
+    ("branch-misses", TYPE_HARDWARE, 5),
+    ("bus-cycles", TYPE_HARDWARE, 6),
+    ("stalled-cycles-frontend", TYPE_HARDWARE, 7),
+    ("stalled-cycles-backend", TYPE_HARDWARE, 8),
+    ("ref-cycles", TYPE_HARDWARE, 9),
+];
+
+/// perf stat's default events.
+pub const DEFAULT_EVENTS: &[&str] = &[
+    "task-clock",
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+    "cycles",
+    "instructions",
+    "branches",
+    "branch-misses",
+];
+
+/// Resolves a generic event name; tracepoints (`sys:event`) are resolved by
+/// the caller from tracefs ids.
+pub fn named_event(name: &str) -> Option<EventId> {
+    NAMED
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|&(_, type_, config)| EventId {
+            name: name.to_string(),
+            type_,
+            config,
+        })
+}
+
+/// An open counter.
+pub struct Counter {
+    fd: OwnedFd,
+}
+
+impl Counter {
+    /// Opens a counter of `ev` on task `pid` (all CPUs). `inherit` counts
+    /// children created later; `on_exec` starts it at the task's next exec.
+    pub fn open(ev: &EventId, pid: i32, inherit: bool, on_exec: bool) -> io::Result<Counter> {
+        let mut attr = PerfEventAttr {
+            type_: ev.type_,
+            size: std::mem::size_of::<PerfEventAttr>() as u32,
+            config: ev.config,
+            read_format: FORMAT_TOTAL_TIME_ENABLED | FORMAT_TOTAL_TIME_RUNNING,
+            ..Default::default()
+        };
+        if inherit {
+            attr.flags |= FLAG_INHERIT;
+        }
+        if on_exec {
+            attr.flags |= FLAG_DISABLED | FLAG_ENABLE_ON_EXEC;
+        }
+        // SAFETY: attr is a valid, fully initialised perf_event_attr of the
+        // size it declares; the other arguments are plain integers.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_perf_event_open,
+                &attr as *const PerfEventAttr,
+                pid,
+                -1i32,
+                -1i32,
+                PERF_FLAG_FD_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel just returned this descriptor to us.
+        Ok(Counter {
+            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
+        })
+    }
+
+    /// Stops counting.
+    pub fn disable(&self) {
+        // SAFETY: an ioctl without argument on our perf fd.
+        unsafe { libc::ioctl(self.fd.as_raw_fd(), IOC_DISABLE, 0) };
+    }
+
+    /// (value scaled for multiplexing, time enabled, time running).
+    pub fn read(&self) -> io::Result<(u64, u64, u64)> {
+        let mut buf = [0u64; 3];
+        // SAFETY: reading 24 bytes into a 24-byte buffer.
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), 24) };
+        if n != 24 {
+            return Err(io::Error::last_os_error());
+        }
+        let [v, en, run] = buf;
+        let scaled = if run > 0 && run < en {
+            (v as u128 * en as u128 / run as u128) as u64
+        } else {
+            v
+        };
+        Ok((scaled, en, run))
+    }
+}
+
+/// Whether an open error means "this event does not exist here" (perf's
+/// `<not supported>`) rather than a failure.
+pub fn is_unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::ENXIO)
+    )
+}
