@@ -1,21 +1,17 @@
 //! Descriptor control: fcntl (every common command, with annotated returns
-//! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`), flock, and ioctl's generic
-//! decoding: request names or `_IOC(dir, type, nr, size)`, the argument in
-//! hex, plus the few integer and `struct winsize` arguments of common
-//! terminal requests. Other ioctl argument structures (termios, …) print as
-//! pointers.
+//! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`) and flock. ioctl is in
+//! `ioctl.rs`.
 
 use super::ctx::{render_flags, signal_name};
 use super::file::{open_flags_value, open_modes};
 use super::printers::{
-    enum_arg, flags_arg, layout64, le16, le32, le64, lld_arg, num_at, struct_at, xflags, xint,
+    enum_arg, flags_arg, layout64, le16, le32, le64, lld_arg, struct_at, xflags, xint,
 };
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] =
-    &[("fcntl", fcntl), ("flock", flock), ("ioctl", ioctl)];
+pub(super) const DECODERS: &[(&str, Decoder)] = &[("fcntl", fcntl), ("flock", flock)];
 
 // ---- fcntl ----
 
@@ -159,149 +155,6 @@ fn flock(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
-// ---- ioctl ----
-
-/// asm-generic's request layout: nr, type, size, dir (x86 and arm64 use it).
-const IOC_TYPESHIFT: u32 = 8;
-const IOC_SIZESHIFT: u32 = 16;
-const IOC_DIRSHIFT: u32 = 30;
-
-/// `_IOC(_IOC_READ|_IOC_WRITE, 0xbe, 0xef, 0x1ead)` for an unnamed request.
-fn ioc_value(c: &Ctx, code: u32) -> Value {
-    let dir = xflags(
-        c,
-        (code >> IOC_DIRSHIFT) as u64,
-        &xlat::IOCTL_DIRS,
-        "_IOC_???",
-    );
-    Value::Call(
-        Cow::Borrowed("_IOC"),
-        vec![
-            dir,
-            xint(((code >> IOC_TYPESHIFT) & 0xff) as u64),
-            xint((code & 0xff) as u64),
-            xint(((code >> IOC_SIZESHIFT) & 0x3fff) as u64),
-        ],
-    )
-}
-
-/// How strace prints the argument of a named request.
-#[derive(Clone, Copy, PartialEq)]
-enum IoctlArg {
-    /// No argument at all.
-    None,
-    /// `[int]` read at entry.
-    IntIn,
-    /// `[int]` read at exit.
-    IntOut,
-    /// `struct winsize` at entry.
-    WinszIn,
-    /// `struct winsize` at exit.
-    WinszOut,
-    /// A decimal `int`.
-    Int,
-    /// A descriptor.
-    Fd,
-    /// `TCXONC`'s action.
-    Tcxonc,
-    /// `TCFLSH`'s queue.
-    Tcflsh,
-    /// A pointer to a structure not decoded here.
-    Ptr,
-    /// Undecoded: hex.
-    Hex,
-}
-
-/// The argument kind of the request named `name`.
-fn ioctl_arg(name: &str) -> IoctlArg {
-    use IoctlArg::*;
-    match name {
-        "TIOCEXCL" | "TIOCNXCL" | "TIOCCONS" | "TIOCSSERIAL" | "TIOCNOTTY" | "TIOCSBRK"
-        | "TIOCCBRK" | "FIONCLEX" | "FIOCLEX" | "FIFREEZE" | "FITHAW" | "BLKRRPART"
-        | "BLKFLSBUF" => None,
-        "FIONBIO" | "FIOASYNC" | "TIOCSPTLCK" | "TIOCSPGRP" | "TIOCSETD" => IntIn,
-        "FIONREAD" | "TIOCOUTQ" | "TIOCGPTN" | "TIOCGPGRP" | "TIOCGSID" | "TIOCGETD" => IntOut,
-        "TIOCSWINSZ" => WinszIn,
-        "TIOCGWINSZ" => WinszOut,
-        "TCSBRK" | "TCSBRKP" | "TIOCSCTTY" => Int,
-        "FICLONE" => Fd,
-        "TCXONC" => Tcxonc,
-        "TCFLSH" => Tcflsh,
-        "TCGETS" | "TCSETS" | "TCSETSW" | "TCSETSF" | "TCGETA" | "TCSETA" | "TCSETAW"
-        | "TCSETAF" | "TIOCSTI" | "TIOCMGET" | "TIOCMBIS" | "TIOCMBIC" | "TIOCMSET"
-        | "TIOCGSOFTCAR" | "TIOCSSOFTCAR" | "TIOCPKT" | "TIOCGDEV" | "TIOCGEXCL"
-        | "TIOCGLCKTRMIOS" | "TIOCSLCKTRMIOS" | "FITRIM" | "FICLONERANGE" | "FIDEDUPERANGE"
-        | "FS_IOC_GETFLAGS" | "FS_IOC_SETFLAGS" | "FS_IOC_FSGETXATTR" | "FS_IOC_FSSETXATTR"
-        | "BLKROSET" | "BLKROGET" | "BLKGETSIZE" | "BLKRAGET" | "BLKSSZGET" | "BLKBSZGET"
-        | "BLKBSZSET" | "BLKGETSIZE64" | "BLKDISCARD" | "BLKPBSZGET" => Ptr,
-        _ => Hex,
-    }
-}
-
-/// `struct winsize` at `addr`.
-fn winsize(c: &mut Ctx, addr: u64) -> Value {
-    struct_at(c, addr, Some(8), |_, b| {
-        let names = ["ws_row", "ws_col", "ws_xpixel", "ws_ypixel"];
-        let f = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| Field::new(n, Value::UInt(le16(b, 2 * i))))
-            .collect();
-        Value::structure(f)
-    })
-}
-
-/// `ioctl(fd, request, arg)`.
-fn ioctl(c: &mut Ctx) -> Step {
-    let code = c.arg(1) as u32;
-    let arg = c.arg_ulong(2);
-    let names: Vec<&str> = xlat::IOCTL_REQUESTS
-        .entries
-        .iter()
-        .filter(|e| e.0 == code as u64)
-        .map(|e| e.1)
-        .collect();
-    let kind = names.last().map_or(IoctlArg::Hex, |n| ioctl_arg(n));
-    if c.exiting() {
-        let v = match kind {
-            IoctlArg::WinszOut => winsize(c, arg),
-            _ if c.failed() => Value::Ptr(arg),
-            _ => num_at(c, arg, 4, true),
-        };
-        c.push(v);
-        return Step::Done(RetFmt::Int);
-    }
-    c.fd(0);
-    let req = match (c.opts.xlat_style, names.is_empty()) {
-        (1, _) => Value::Hex(code as u64),
-        (0, false) => Value::sym_owned(names.join(" or ")),
-        (_, false) => Value::Commented(
-            Box::new(Value::Hex(code as u64)),
-            Cow::Owned(names.join(" or ")),
-        ),
-        (0, true) => ioc_value(c, code),
-        (_, true) => Value::Commented(
-            Box::new(Value::Hex(code as u64)),
-            Cow::Owned(render_flags(&ioc_value(c, code))),
-        ),
-    };
-    c.push(req);
-    let v = match kind {
-        IoctlArg::None => return Step::Done(RetFmt::Int),
-        IoctlArg::IntOut | IoctlArg::WinszOut => return Step::Exit,
-        IoctlArg::IntIn => num_at(c, arg, 4, true),
-        IoctlArg::WinszIn => winsize(c, arg),
-        IoctlArg::Int => Value::Int(arg as i32 as i64),
-        IoctlArg::Fd => c.fd_value(arg as i32 as i64),
-        IoctlArg::Tcxonc => c.enum_value(arg, &xlat::TCXONC_ACTIONS, "TC???"),
-        IoctlArg::Tcflsh => c.enum_value(arg, &xlat::TCFLSH_QUEUES, "TC???"),
-        IoctlArg::Ptr => Value::Ptr(arg),
-        IoctlArg::Hex => xint(arg),
-    };
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,53 +266,6 @@ mod tests {
         assert_eq!(
             run(flock, "flock", &[3, 0x100], -22, &mut m),
             "flock(3, 0x100 /* LOCK_??? */) = -1 EINVAL (Invalid argument)"
-        );
-    }
-
-    #[test]
-    fn ioctls() {
-        let mut m = FakeMemory::default();
-        let n = m.put(&5u32.to_le_bytes());
-        assert_eq!(
-            run(ioctl, "ioctl", &[5, 0x541b, n], 0, &mut m),
-            "ioctl(5, FIONREAD, [5]) = 0"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[5, 0x541b, 8], -14, &mut m),
-            "ioctl(5, FIONREAD, 0x8) = -1 EFAULT (Bad address)"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0x5451, 0], 0, &mut m),
-            "ioctl(3, FIOCLEX) = 0"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[4, 0x5401, 0x1000], -25, &mut m),
-            "ioctl(4, TCGETS, 0x1000) = -1 ENOTTY (Inappropriate ioctl for device)"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[4, 0x5401, 0], -25, &mut m),
-            "ioctl(4, TCGETS, NULL) = -1 ENOTTY (Inappropriate ioctl for device)"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0xdeadbeef, 0x1234], -9, &mut m),
-            "ioctl(3, _IOC(_IOC_READ|_IOC_WRITE, 0xbe, 0xef, 0x1ead), 0x1234) = -1 EBADF (Bad file descriptor)"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0x1234, 0], -25, &mut m),
-            "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOTTY (Inappropriate ioctl for device)"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0x40049409, 3], -22, &mut m),
-            "ioctl(3, BTRFS_IOC_CLONE or FICLONE, 3) = -1 EINVAL (Invalid argument)"
-        );
-        let ws = m.put(&[24, 0, 80, 0, 0, 0, 0, 0]);
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0x5413, ws], 0, &mut m),
-            "ioctl(3, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0"
-        );
-        assert_eq!(
-            run(ioctl, "ioctl", &[3, 0x540a, 1], 0, &mut m),
-            "ioctl(3, TCXONC, TCOON) = 0"
         );
     }
 }

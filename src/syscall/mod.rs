@@ -11,23 +11,41 @@ pub mod fd_details;
 pub mod memory;
 pub mod value;
 
+mod array;
 mod desc;
 mod dirent;
+mod eventfds;
 mod fcntl;
 mod file;
 mod futex;
 mod generic;
 mod ldt;
 mod memory_calls;
+mod msghdr;
+mod net;
+mod poll;
 mod prctl;
 mod printers;
 mod process;
 mod resource;
 pub mod signal;
+mod sockaddr;
+mod sockopt;
 mod stat;
 #[cfg(test)]
 mod testutil;
 mod time;
+// decsys families
+mod caps;
+mod ioctl;
+mod ioctl_term;
+mod ipc;
+mod keyctl;
+mod landlock;
+mod mount;
+mod ptrace_req;
+mod sched;
+mod xattr;
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -78,6 +96,21 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             time::DECODERS,
             futex::DECODERS,
             ldt::DECODERS,
+            net::DECODERS,
+            msghdr::DECODERS,
+            sockopt::DECODERS,
+            poll::DECODERS,
+            eventfds::DECODERS,
+            // decsys families
+            ioctl::DECODERS,
+            sched::DECODERS,
+            xattr::DECODERS,
+            mount::DECODERS,
+            ipc::DECODERS,
+            caps::DECODERS,
+            ptrace_req::DECODERS,
+            landlock::DECODERS,
+            keyctl::DECODERS,
         ];
         let mut m = HashMap::new();
         for fam in families {

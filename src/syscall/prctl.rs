@@ -1,10 +1,9 @@
 //! Process control: prctl (the common options; others print their arguments
-//! in hex as strace does for options it does not know), arch_prctl, seccomp
-//! (without decoding BPF programs) and ptrace (request, pid, and the address
-//! and data each request uses; `struct user` offsets print in hex).
+//! in hex as strace does for options it does not know), arch_prctl and
+//! seccomp (without decoding BPF programs). ptrace is in `ptrace_req.rs`.
 
 use super::printers::{enum_arg, flags_arg, le32, le64, num_at, struct_at, xflags, xint};
-use super::signal::{sig_value, siginfo_at, sigset_at};
+use super::signal::sig_value;
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -13,7 +12,6 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("prctl", prctl),
     ("arch_prctl", arch_prctl),
     ("seccomp", seccomp),
-    ("ptrace", ptrace),
 ];
 
 /// `TASK_COMM_LEN`: the size of a thread name with its NUL.
@@ -67,7 +65,12 @@ fn prctl(c: &mut Ctx) -> Step {
     let opt = c.enum_value(option, &xlat::PRCTL_OPTIONS, "PR_???");
     match name {
         // The return value is annotated: the option prints at exit.
-        "PR_GET_DUMPABLE" => return Step::Exit,
+        "PR_GET_DUMPABLE" | "PR_GET_SECUREBITS" | "PR_MCE_KILL_GET" => return Step::Exit,
+        "PR_GET_SPECULATION_CTRL" => {
+            c.push(opt);
+            enum64(c, 1, &xlat::PR_SPEC_CMDS, "PR_SPEC_???");
+            return Step::Exit;
+        }
         _ => c.push(opt),
     }
     match name {
@@ -77,7 +80,54 @@ fn prctl(c: &mut Ctx) -> Step {
         | "PR_GET_TIMING"
         | "PR_TASK_PERF_EVENTS_DISABLE"
         | "PR_TASK_PERF_EVENTS_ENABLE"
-        | "PR_GET_SECUREBITS" => {}
+        | "PR_GET_FP_MODE" => {}
+        "PR_GET_TSC" => return Step::Exit,
+        "PR_SET_SECUREBITS" => {
+            let v = xflags(c, arg2, &xlat::SECBITS, "SECBIT_???");
+            c.push(v);
+        }
+        "PR_SET_FP_MODE" => {
+            let v = xflags(c, arg2, &xlat::PR_FP_MODE, "PR_FP_MODE_???");
+            c.push(v);
+        }
+        "PR_SET_TSC" => enum64(c, 1, &xlat::PR_TSC, "PR_TSC_???"),
+        "PR_SET_MM" => {
+            enum64(c, 1, &xlat::PR_SET_MM, "PR_SET_MM_???");
+            hex_args(c, 2);
+        }
+        "PR_CAP_AMBIENT" => {
+            enum64(c, 1, &xlat::PR_CAP_AMBIENT, "PR_CAP_AMBIENT_???");
+            match xlat::PR_CAP_AMBIENT.lookup(arg2) {
+                Some("PR_CAP_AMBIENT_IS_SET" | "PR_CAP_AMBIENT_RAISE" | "PR_CAP_AMBIENT_LOWER") => {
+                    enum64(c, 2, &xlat::CAP, "CAP_???");
+                    hex_args(c, 3);
+                }
+                _ => hex_args(c, 2),
+            }
+        }
+        "PR_SET_SPECULATION_CTRL" => {
+            enum64(c, 1, &xlat::PR_SPEC_CMDS, "PR_SPEC_???");
+            let v = match xlat::PR_SPEC_FLAGS.lookup(c.arg_ulong(2)) {
+                Some(_) => c.enum_value(c.arg_ulong(2), &xlat::PR_SPEC_FLAGS, ""),
+                None => xflags(c, c.arg_ulong(2), &xlat::PR_SPEC_FLAGS, "PR_SPEC_???"),
+            };
+            c.push(v);
+        }
+        "PR_MCE_KILL" => {
+            enum64(c, 1, &xlat::PR_MCE_KILL, "PR_MCE_KILL_???");
+            if xlat::PR_MCE_KILL.lookup(arg2) == Some("PR_MCE_KILL_SET") {
+                enum64(c, 2, &xlat::PR_MCE_KILL_POLICY, "PR_MCE_KILL_???");
+            } else {
+                c.push(xint(c.arg_ulong(2)));
+            }
+            hex_args(c, 3);
+        }
+        "PR_SET_SYSCALL_USER_DISPATCH" => {
+            enum64(c, 1, &xlat::PR_SYS_DISPATCH, "PR_SYS_DISPATCH_???");
+            c.push(xint(c.arg_ulong(2)));
+            c.push(xint(c.arg_ulong(3)));
+            c.ptr(4);
+        }
         "PR_GET_CHILD_SUBREAPER"
         | "PR_GET_ENDIAN"
         | "PR_GET_FPEMU"
@@ -148,6 +198,26 @@ fn prctl(c: &mut Ctx) -> Step {
 fn prctl_exit(c: &mut Ctx, name: &str, arg2: u64) -> Step {
     let failed = c.failed();
     match name {
+        "PR_GET_SECUREBITS" | "PR_MCE_KILL_GET" | "PR_GET_SPECULATION_CTRL" => {
+            return prctl_annotated(c, name);
+        }
+        "PR_GET_TSC" => {
+            let v = match (failed, num_at(c, arg2, 4, false)) {
+                (true, _) => Value::Ptr(arg2),
+                (false, Value::Array(items, more)) => Value::Array(
+                    items
+                        .into_iter()
+                        .map(|it| match it {
+                            Value::UInt(m) => c.enum_value(m, &xlat::PR_TSC, "PR_TSC_???"),
+                            other => other,
+                        })
+                        .collect(),
+                    more,
+                ),
+                (false, other) => other,
+            };
+            c.push(v);
+        }
         "PR_GET_DUMPABLE" => {
             let opt = c.enum_value(c.arg(0) as u32 as u64, &xlat::PRCTL_OPTIONS, "PR_???");
             c.push(opt);
@@ -213,6 +283,49 @@ fn prctl_exit(c: &mut Ctx, name: &str, arg2: u64) -> Step {
         }
     }
     Step::Done(RetFmt::Int)
+}
+
+/// Getters whose return value strace annotates: `= 0x10 (SECBIT_KEEP_CAPS)`,
+/// `= 1 (PR_MCE_KILL_EARLY)`, `= 0x3 (PR_SPEC_PRCTL|PR_SPEC_ENABLE)`.
+fn prctl_annotated(c: &mut Ctx, name: &str) -> Step {
+    if name != "PR_GET_SPECULATION_CTRL" {
+        let opt = c.enum_value(c.arg(0) as u32 as u64, &xlat::PRCTL_OPTIONS, "PR_???");
+        c.push(opt);
+    }
+    if name == "PR_MCE_KILL_GET" {
+        hex_args(c, 1);
+    }
+    let r = c.retval();
+    if c.failed() {
+        return Step::Done(RetFmt::Int);
+    }
+    let (shown, text) = match name {
+        "PR_MCE_KILL_GET" => match xlat::PR_MCE_KILL_POLICY.lookup(r as u64) {
+            Some(n) => (Ret::Int(r), n.to_string()),
+            None => return Step::Done(RetFmt::Int),
+        },
+        _ => {
+            let table = if name == "PR_GET_SECUREBITS" {
+                &xlat::SECBITS
+            } else {
+                &xlat::PR_SPEC_FLAGS
+            };
+            if r == 0 && table.lookup(0).is_none() {
+                return Step::Done(RetFmt::Int);
+            }
+            let v = xflags(c, r as u64, table, "");
+            let shown = if r == 0 {
+                Ret::Int(0)
+            } else {
+                Ret::Hex(r as u64)
+            };
+            (shown, super::ctx::render_flags(&v))
+        }
+    };
+    Step::Done(RetFmt::Value(Ret::Annotated(
+        Box::new(shown),
+        Cow::Owned(text),
+    )))
 }
 
 /// `arch_prctl(code, addr)`: `ARCH_GET_FS`/`ARCH_GET_GS` print `[0x...]` at
@@ -291,111 +404,6 @@ fn seccomp(c: &mut Ctx) -> Step {
         _ => c.ptr(2),
     }
     Step::Done(RetFmt::Int)
-}
-
-// ---- ptrace ----
-
-/// `ptrace(request, pid, addr, data)`.
-fn ptrace(c: &mut Ctx) -> Step {
-    let req = c.arg_ulong(0);
-    let name = xlat::PTRACE_REQUESTS.lookup(req).unwrap_or("");
-    let addr = c.arg_ulong(2);
-    let data = c.arg_ulong(3);
-    if c.exiting() {
-        let v = match name {
-            "PTRACE_PEEKDATA" | "PTRACE_PEEKTEXT" | "PTRACE_PEEKUSER" => ulong_at(c, data, true),
-            "PTRACE_GETEVENTMSG" => ulong_at(c, data, false),
-            "PTRACE_GETSIGINFO" => siginfo_at(c, data),
-            "PTRACE_GETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
-            "PTRACE_GETREGSET" => iovec_at(c, data),
-            _ => Value::Ptr(data),
-        };
-        c.push(v);
-        return Step::Done(RetFmt::Int);
-    }
-    let v = c.enum_value(req, &xlat::PTRACE_REQUESTS, "PTRACE_???");
-    c.push(v);
-    if name == "PTRACE_TRACEME" {
-        return Step::Done(RetFmt::Int);
-    }
-    c.int(1);
-    match name {
-        "PTRACE_ATTACH" | "PTRACE_INTERRUPT" | "PTRACE_KILL" | "PTRACE_LISTEN" => {
-            return Step::Done(RetFmt::Int);
-        }
-        "PTRACE_GETREGSET" | "PTRACE_SETREGSET" => {
-            let v = c.enum_value(addr, &xlat::NT_TYPES, "NT_???");
-            c.push(v);
-        }
-        "PTRACE_GETSIGMASK"
-        | "PTRACE_SETSIGMASK"
-        | "PTRACE_SECCOMP_GET_FILTER"
-        | "PTRACE_SECCOMP_GET_METADATA"
-        | "PTRACE_GET_SYSCALL_INFO" => {
-            c.push(Value::UInt(addr));
-        }
-        _ => c.push(Value::Ptr(addr)),
-    }
-    let style = c.opts.xlat_style;
-    let v = match name {
-        "PTRACE_CONT"
-        | "PTRACE_DETACH"
-        | "PTRACE_SYSCALL"
-        | "PTRACE_SINGLESTEP"
-        | "PTRACE_SINGLEBLOCK"
-        | "PTRACE_SYSEMU"
-        | "PTRACE_SYSEMU_SINGLESTEP" => sig_value(style, data as i64),
-        "PTRACE_SEIZE" | "PTRACE_SETOPTIONS" | "PTRACE_OLDSETOPTIONS" => {
-            xflags(c, data, &xlat::PTRACE_OPTIONS, "PTRACE_O_???")
-        }
-        "PTRACE_SETSIGINFO" => siginfo_at(c, data),
-        "PTRACE_SETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
-        "PTRACE_SETREGSET" => iovec_at(c, data),
-        "PTRACE_PEEKDATA" | "PTRACE_PEEKTEXT" | "PTRACE_PEEKUSER" | "PTRACE_GETEVENTMSG"
-        | "PTRACE_GETREGSET" | "PTRACE_GETSIGINFO" | "PTRACE_GETSIGMASK" => {
-            return Step::Exit;
-        }
-        _ => Value::Ptr(data),
-    };
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// `[value]` of a tracee word at `addr` (hex for pointers), or the address.
-fn ulong_at(c: &mut Ctx, addr: u64, hex: bool) -> Value {
-    if c.failed() {
-        return Value::Ptr(addr);
-    }
-    let w = c.arch.word_size();
-    match num_at(c, addr, w, false) {
-        Value::Array(items, more) if hex => Value::Array(
-            items
-                .into_iter()
-                .map(|it| match it {
-                    Value::UInt(p) => xint(p),
-                    other => other,
-                })
-                .collect(),
-            more,
-        ),
-        other => other,
-    }
-}
-
-/// One `struct iovec` shown as strace's `tprint_iov(1, ..., IOV_DECODE_ADDR)`:
-/// `[{iov_base=0x..., iov_len=216}]`.
-fn iovec_at(c: &mut Ctx, addr: u64) -> Value {
-    let w = c.arch.word_size();
-    struct_at(c, addr, Some(2 * w), |_, b| {
-        let get = |off| if w == 4 { le32(b, off) } else { le64(b, off) };
-        Value::Array(
-            vec![Value::structure(vec![
-                Field::new("iov_base", Value::Ptr(get(0))),
-                Field::new("iov_len", Value::UInt(get(w))),
-            ])],
-            false,
-        )
-    })
 }
 
 #[cfg(test)]
@@ -527,56 +535,6 @@ mod tests {
         assert_eq!(
             run(seccomp, "seccomp", &[3, 0, sizes], 0, &mut m),
             "seccomp(SECCOMP_GET_NOTIF_SIZES, 0, {seccomp_notif=80, seccomp_notif_resp=24, seccomp_data=64}) = 0"
-        );
-    }
-
-    #[test]
-    fn ptraces() {
-        let mut m = FakeMemory::default();
-        let e = -3i64;
-        assert_eq!(
-            run(ptrace, "ptrace", &[0, 0, 0, 0], -1, &mut m),
-            "ptrace(PTRACE_TRACEME) = -1 EPERM (Operation not permitted)"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[7, 1, 0, 2], e, &mut m),
-            "ptrace(PTRACE_CONT, 1, NULL, SIGINT) = -1 ESRCH (No such process)"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[0x4200, 1, 0, 9], e, &mut m),
-            "ptrace(PTRACE_SETOPTIONS, 1, NULL, PTRACE_O_TRACESYSGOOD|PTRACE_O_TRACECLONE) = -1 ESRCH (No such process)"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[0x10, 999999, 0, 0], e, &mut m),
-            "ptrace(PTRACE_ATTACH, 999999) = -1 ESRCH (No such process)"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[2, 1, 0x1000, 0], e, &mut m),
-            "ptrace(PTRACE_PEEKDATA, 1, 0x1000, NULL) = -1 ESRCH (No such process)"
-        );
-        let word = m.put(&0x1234u64.to_le_bytes());
-        assert_eq!(
-            run(ptrace, "ptrace", &[2, 1, 0x1000, word], 0, &mut m),
-            "ptrace(PTRACE_PEEKDATA, 1, 0x1000, [0x1234]) = 0"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[0x4201, 1, 0, word], 0, &mut m),
-            "ptrace(PTRACE_GETEVENTMSG, 1, NULL, [4660]) = 0"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[5, 1, 0x1000, 0x1234], e, &mut m),
-            "ptrace(PTRACE_POKEDATA, 1, 0x1000, 0x1234) = -1 ESRCH (No such process)"
-        );
-        assert_eq!(
-            run(ptrace, "ptrace", &[0x7777, 1, 0x1000, 0x1234], e, &mut m),
-            "ptrace(0x7777 /* PTRACE_??? */, 1, 0x1000, 0x1234) = -1 ESRCH (No such process)"
-        );
-        let mut iov = 0x7000u64.to_le_bytes().to_vec();
-        iov.extend_from_slice(&216u64.to_le_bytes());
-        let iov = m.put(&iov);
-        assert_eq!(
-            run(ptrace, "ptrace", &[0x4204, 5, 1, iov], 0, &mut m),
-            "ptrace(PTRACE_GETREGSET, 5, NT_PRSTATUS, [{iov_base=0x7000, iov_len=216}]) = 0"
         );
     }
 }

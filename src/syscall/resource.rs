@@ -1,12 +1,10 @@
 //! Resources and system information: getrlimit/setrlimit/prlimit64,
 //! getrusage, getpriority/setpriority, uname, sysinfo, times, getrandom,
-//! rseq, personality and the scheduler calls (sched_yield, sched_*affinity,
-//! sched_*scheduler, sched_*param, sched_get_priority_*,
-//! sched_rr_get_interval).
+//! rseq and personality.
 
-use super::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, num_at, struct_at, xint};
+use super::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, struct_at, xint};
 use super::signal::clock_t_value;
-use super::time::{timespec_at, timeval_fields};
+use super::time::timeval_fields;
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -25,22 +23,7 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("getrandom", getrandom),
     ("rseq", rseq),
     ("personality", personality),
-    ("sched_yield", no_args),
-    ("sched_getaffinity", sched_getaffinity),
-    ("sched_setaffinity", sched_setaffinity),
-    ("sched_getscheduler", sched_getscheduler),
-    ("sched_setscheduler", sched_setscheduler),
-    ("sched_getparam", sched_getparam),
-    ("sched_setparam", sched_setparam),
-    ("sched_get_priority_max", sched_policy_only),
-    ("sched_get_priority_min", sched_policy_only),
-    ("sched_rr_get_interval", sched_rr_get_interval),
 ];
-
-/// A call without arguments.
-fn no_args(_: &mut Ctx) -> Step {
-    Step::Done(RetFmt::Int)
-}
 
 // ---- rlimits ----
 
@@ -400,141 +383,6 @@ fn personality(c: &mut Ctx) -> Step {
     )))
 }
 
-// ---- scheduler ----
-
-/// The cpuset size strace probes for (the kernel's minimum on machines with
-/// up to 1024 CPUs).
-const CPUSET_SIZE: u64 = 128;
-
-/// strace's `print_affinitylist`: the set CPUs as `[0 1]`, with `...` when
-/// the mask is longer than the kernel's.
-fn affinity_value(c: &mut Ctx, addr: u64, len: u64) -> Value {
-    if addr == 0 || c.failed() {
-        return Value::Ptr(addr);
-    }
-    if len == 0 {
-        return Value::sym("[]");
-    }
-    let w = c.arch.word_size() as u64;
-    let fetch = len.min(CPUSET_SIZE);
-    let size = fetch.div_ceil(w) * w;
-    match c.read_bytes(addr, fetch as usize) {
-        Some(b) => {
-            let mut cpus = Vec::new();
-            for (i, byte) in b.iter().enumerate() {
-                for bit in 0..8 {
-                    if byte & (1 << bit) != 0 {
-                        cpus.push((i * 8 + bit).to_string());
-                    }
-                }
-            }
-            if size < len {
-                cpus.push("...".to_string());
-            }
-            Value::sym_owned(format!("[{}]", cpus.join(" ")))
-        }
-        None => Value::Unreadable(addr),
-    }
-}
-
-/// `sched_setaffinity(pid, cpusetsize, mask)`.
-fn sched_setaffinity(c: &mut Ctx) -> Step {
-    c.int(0);
-    c.uint(1);
-    let v = affinity_value(c, c.arg_ulong(2), c.arg(1) as u32 as u64);
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// `sched_getaffinity(pid, cpusetsize, mask)`: the mask the kernel filled
-/// (as many bytes as it returned) at exit.
-fn sched_getaffinity(c: &mut Ctx) -> Step {
-    if c.entering() {
-        c.int(0);
-        c.uint(1);
-        return Step::Exit;
-    }
-    let n = c.retval().max(0) as u64;
-    let v = affinity_value(c, c.arg_ulong(2), n);
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// A scheduling policy: `SCHED_OTHER`, or `0x40000000 /* SCHED_??? */`.
-fn policy_arg(c: &mut Ctx, i: usize) {
-    enum_arg(c, i, &xlat::SCHED_POLICIES, "SCHED_???");
-}
-
-/// `sched_getscheduler(pid)`: `= 0 (SCHED_OTHER)`.
-fn sched_getscheduler(c: &mut Ctx) -> Step {
-    if c.entering() {
-        // Pushed at exit so the annotated return follows it on one line.
-        return Step::Exit;
-    }
-    c.int(0);
-    let r = c.retval();
-    match xlat::SCHED_POLICIES
-        .lookup(r as u64)
-        .filter(|_| !c.failed())
-    {
-        Some(n) => Step::Done(RetFmt::Value(Ret::Annotated(
-            Box::new(Ret::Int(r)),
-            Cow::Borrowed(n),
-        ))),
-        None => Step::Done(RetFmt::Int),
-    }
-}
-
-/// `sched_setscheduler(pid, policy, param)`.
-fn sched_setscheduler(c: &mut Ctx) -> Step {
-    c.int(0);
-    policy_arg(c, 1);
-    let v = num_at(c, c.arg_ulong(2), 4, true);
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// `sched_getparam(pid, param)`: `[0]` at exit.
-fn sched_getparam(c: &mut Ctx) -> Step {
-    if c.entering() {
-        c.int(0);
-        return Step::Exit;
-    }
-    let addr = c.arg_ulong(1);
-    let v = if c.failed() {
-        Value::Ptr(addr)
-    } else {
-        num_at(c, addr, 4, true)
-    };
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// `sched_setparam(pid, param)`.
-fn sched_setparam(c: &mut Ctx) -> Step {
-    c.int(0);
-    let v = num_at(c, c.arg_ulong(1), 4, true);
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
-/// `sched_get_priority_max(policy)` and `_min`.
-fn sched_policy_only(c: &mut Ctx) -> Step {
-    policy_arg(c, 0);
-    Step::Done(RetFmt::Int)
-}
-
-/// `sched_rr_get_interval(pid, tp)`.
-fn sched_rr_get_interval(c: &mut Ctx) -> Step {
-    if c.entering() {
-        c.int(0);
-        return Step::Exit;
-    }
-    let v = timespec_at(c, c.arg_ulong(1));
-    c.push(v);
-    Step::Done(RetFmt::Int)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::memory::FakeMemory;
@@ -699,72 +547,8 @@ mod tests {
     }
 
     #[test]
-    fn scheduler() {
+    fn priorities() {
         let mut m = FakeMemory::default();
-        let mask = m.put(&[3, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(
-            run(
-                sched_getaffinity,
-                "sched_getaffinity",
-                &[0, 128, mask],
-                8,
-                &mut m
-            ),
-            "sched_getaffinity(0, 128, [0 1]) = 8"
-        );
-        assert_eq!(
-            run(
-                sched_setaffinity,
-                "sched_setaffinity",
-                &[0, 8, mask],
-                0,
-                &mut m
-            ),
-            "sched_setaffinity(0, 8, [0 1]) = 0"
-        );
-        assert_eq!(
-            run(
-                sched_getaffinity,
-                "sched_getaffinity",
-                &[0, 8, 0],
-                -14,
-                &mut m
-            ),
-            "sched_getaffinity(0, 8, NULL) = -1 EFAULT (Bad address)"
-        );
-        assert_eq!(
-            run(sched_getscheduler, "sched_getscheduler", &[0], 0, &mut m),
-            "sched_getscheduler(0) = 0 (SCHED_OTHER)"
-        );
-        let prio = m.put(&0u32.to_le_bytes());
-        assert_eq!(
-            run(
-                sched_setscheduler,
-                "sched_setscheduler",
-                &[0, 0, prio],
-                0,
-                &mut m
-            ),
-            "sched_setscheduler(0, SCHED_OTHER, [0]) = 0"
-        );
-        assert_eq!(
-            run(sched_getparam, "sched_getparam", &[0, prio], 0, &mut m),
-            "sched_getparam(0, [0]) = 0"
-        );
-        assert_eq!(
-            run(sched_getparam, "sched_getparam", &[0, 0], -22, &mut m),
-            "sched_getparam(0, NULL) = -1 EINVAL (Invalid argument)"
-        );
-        assert_eq!(
-            run(
-                sched_policy_only,
-                "sched_get_priority_max",
-                &[1],
-                99,
-                &mut m
-            ),
-            "sched_get_priority_max(SCHED_FIFO) = 99"
-        );
         assert_eq!(
             run(getpriority, "getpriority", &[99, 0], -22, &mut m),
             "getpriority(0x63 /* PRIO_??? */, 0) = -1 EINVAL (Invalid argument)"
