@@ -78,6 +78,30 @@ pub const TRAP_BYTES: &[u8] = &[0xcc];
 /// After an INT3 trap the pc points this many bytes past the breakpoint address.
 pub const TRAP_PC_ADJUST: u64 = 1;
 
+/// The `NT_PRFPREG` register set (`struct user_fpregs_struct`, the FXSAVE
+/// layout): its size in bytes.
+pub const FPREGS_BYTES: usize = 512;
+/// Note type of the floating-point register set for `PTRACE_GETREGSET`.
+pub const NT_PRFPREG: u32 = 2;
+/// Floating-point argument registers of the SysV ABI (xmm0-xmm7).
+pub const FP_ARG_REGS: usize = 8;
+
+/// The low double of `xmm{i}` in an `NT_PRFPREG` buffer (the FXSAVE area
+/// keeps xmm0-15 at byte 160, 16 bytes each); also the floating-point
+/// return value for `i == 0`.
+pub fn xmm_f64(fpregs: &[u8], i: usize) -> Option<f64> {
+    let off = 160 + 16 * i;
+    let b = fpregs.get(off..off + 8)?;
+    Some(f64::from_le_bytes(b.try_into().ok()?))
+}
+
+/// The low single-precision float of `xmm{i}` (a `float` argument).
+pub fn xmm_f32(fpregs: &[u8], i: usize) -> Option<f32> {
+    let off = 160 + 16 * i;
+    let b = fpregs.get(off..off + 4)?;
+    Some(f32::from_le_bytes(b.try_into().ok()?))
+}
+
 /// The x86_64 register file.
 pub struct Regs;
 

@@ -1,0 +1,154 @@
+//! rltrace benchmark: the cost of one traced library call under
+//! `rltrace -o /dev/null` and `rltrace -c`, against ltrace 0.7.3 with the
+//! same options.
+//!
+//! The workload is `testprogs/lt_bench.c` (a lazily bound PIE calling
+//! `labs()` through its PLT N times). Each tool runs it at two sizes; the
+//! per-call cost is `(t(N2) - t(N1)) / (N2 - N1)`, so start-up cancels out.
+//! Runs alternate round-robin over the tools (one run of each, then the
+//! next round), after one warm-up round; the median over `--rounds` rounds
+//! (default 5) is reported. Target: rltrace ≤ 0.3× ltrace per call.
+//! A markdown table (for README.md) is printed and written to
+//! `<target>/bench-ltrace.md`.
+//!
+//! ```text
+//! cargo bench --bench ltrace                 # 5 rounds
+//! cargo bench --bench ltrace -- --quick      # 3 rounds, smaller sizes
+//! ```
+//!
+//! Run without `--bench` (as `cargo test --benches` does), it only checks
+//! that `rltrace -c` counts the workload's calls exactly.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+fn rltrace() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
+}
+
+struct Tool {
+    name: &'static str,
+    prog: PathBuf,
+    opts: &'static [&'static str],
+}
+
+fn time_run(t: &Tool, work: &Path, n: u64) -> Duration {
+    let start = Instant::now();
+    let st = Command::new(&t.prog)
+        .args(t.opts)
+        .arg(work)
+        .arg(n.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run tool");
+    let d = start.elapsed();
+    assert!(st.success(), "{} failed", t.name);
+    d
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn selftest(work: &Path) -> ExitCode {
+    let out = Command::new(rltrace())
+        .args(["-c"])
+        .arg(work)
+        .arg("12345")
+        .output()
+        .expect("rltrace");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ok = err.lines().any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() == 5 && f[3] == "12345" && f[4] == "labs"
+    });
+    if ok {
+        println!("selftest: rltrace -c counted 12345 labs calls");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("selftest failed:\n{err}");
+        ExitCode::FAILURE
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let work = common::testprog_variant("lt_bench", "lazy", &["-fno-builtin"]);
+    if !args.iter().any(|a| a == "--bench") {
+        return selftest(&work);
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let rounds: usize = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if quick { 3 } else { 5 });
+    let (n1, n2) = if quick {
+        (2_000, 12_000)
+    } else {
+        (5_000, 45_000)
+    };
+    let mut tools = vec![
+        Tool {
+            name: "rltrace -o /dev/null",
+            prog: rltrace(),
+            opts: &["-o", "/dev/null"],
+        },
+        Tool {
+            name: "rltrace -c",
+            prog: rltrace(),
+            opts: &["-c", "-o", "/dev/null"],
+        },
+    ];
+    if common::have("ltrace") {
+        tools.push(Tool {
+            name: "ltrace -o /dev/null",
+            prog: "ltrace".into(),
+            opts: &["-o", "/dev/null"],
+        });
+        tools.push(Tool {
+            name: "ltrace -c",
+            prog: "ltrace".into(),
+            opts: &["-c", "-o", "/dev/null"],
+        });
+    } else {
+        eprintln!("ltrace not installed: rltrace only");
+    }
+    let mut per: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
+    for round in 0..=rounds {
+        for (i, t) in tools.iter().enumerate() {
+            let a = time_run(t, &work, n1);
+            let b = time_run(t, &work, n2);
+            let us = (b.as_secs_f64() - a.as_secs_f64()) * 1e6 / (n2 - n1) as f64;
+            if round > 0 {
+                per[i].push(us);
+            }
+        }
+    }
+    let med: Vec<f64> = per.into_iter().map(median).collect();
+    let mut table =
+        String::from("| tool | µs per call (median) | vs ltrace, same mode |\n|---|---|---|\n");
+    for (i, t) in tools.iter().enumerate() {
+        let base = if tools.len() == 4 {
+            Some(med[i % 2 + 2])
+        } else {
+            None
+        };
+        let ratio = match base {
+            Some(b) if i < 2 => format!("{:.2}×", med[i] / b),
+            _ => "—".into(),
+        };
+        table.push_str(&format!("| `{}` | {:.2} | {ratio} |\n", t.name, med[i]));
+    }
+    println!("rltrace benchmark: labs() through the PLT, {n1} vs {n2} calls, {rounds} rounds\n");
+    println!("{table}");
+    let _ = std::fs::write(common::target_dir().join("bench-ltrace.md"), &table);
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,165 @@
+//! What one ELF module offers rltrace: its soname, the PLT stubs it calls
+//! library functions through, the functions it calls through its GOT with
+//! no stub (`-fno-plt`), and the functions it exports (for `-x` and `-l`).
+//!
+//! Parsed once per file and shared by every process that maps it. PLT stub
+//! addresses come from the symbolizer (`name@plt`, decoded from `.plt`,
+//! `.plt.sec` and `.plt.got` by `crate::symbols`); GOT imports are the
+//! `R_X86_64_GLOB_DAT` relocations of undefined function symbols not
+//! already called through a stub.
+
+use crate::symbols::Symbolizer;
+use object::elf::{STT_FUNC, STT_GNU_IFUNC};
+use object::read::elf::{ElfFile64, FileHeader, Sym};
+use object::{
+    Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget,
+};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// `R_X86_64_GLOB_DAT`.
+const R_GLOB_DAT: u32 = 6;
+/// `DT_SONAME`.
+const DT_SONAME: u64 = 14;
+
+/// An exported function.
+#[derive(Clone, Debug)]
+pub struct Export {
+    /// Its name.
+    pub name: String,
+    /// Its file virtual address.
+    pub vaddr: u64,
+    /// An indirect function (its address is a resolver, not the code).
+    pub ifunc: bool,
+}
+
+/// The parts of one module rltrace uses.
+#[derive(Clone, Debug, Default)]
+pub struct ModInfo {
+    /// `DT_SONAME`, or the file name when there is none (executables).
+    pub soname: String,
+    /// PLT stubs: (function name, file virtual address of the stub).
+    pub plt: Vec<(String, u64)>,
+    /// Calls through the GOT with no stub: (function name, file virtual
+    /// address of the GOT slot).
+    pub got: Vec<(String, u64)>,
+    /// Defined dynamic function symbols.
+    pub exports: Vec<Export>,
+    /// Function symbols of the static symbol table (for `-x` in the main
+    /// program): (name, file virtual address).
+    pub statics: Vec<(String, u64)>,
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Reads module `open` (displayed as `path`).
+pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
+    let module = sym.module_for_path(open);
+    let mut info = ModInfo {
+        soname: file_name(path).to_string(),
+        ..ModInfo::default()
+    };
+    let mut stubbed = HashSet::new();
+    for s in module.symbols().symbols() {
+        if let Some(n) = s.name.strip_suffix("@plt") {
+            stubbed.insert(n.to_string());
+            info.plt.push((n.to_string(), s.addr));
+        } else if !s.name.contains('@') {
+            info.statics.push((s.name.clone(), s.addr));
+        }
+    }
+    let Some(image) = module.image() else {
+        return info;
+    };
+    let data: &[u8] = image.data();
+    let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) else {
+        return info;
+    };
+    if let Some(so) = soname(&elf) {
+        info.soname = so;
+    }
+    let endian = elf.endian();
+    if let Some(dynsyms) = elf.dynamic_symbol_table() {
+        // Weak references (`__cxa_finalize`, `__gmon_start__`) and
+        // `__libc_start_main` belong to the C runtime's start-up and
+        // shut-down code, not to the program; ltrace does not show them.
+        let runtime: HashSet<&str> = dynsyms
+            .symbols()
+            .filter(|s| s.is_undefined() && (s.is_weak() || s.name() == Ok("__libc_start_main")))
+            .filter_map(|s| s.name().ok())
+            .collect();
+        info.plt.retain(|(n, _)| !runtime.contains(n.as_str()));
+        for s in dynsyms.symbols() {
+            let st_type = s.elf_symbol().st_type();
+            if s.is_undefined() || !(st_type == STT_FUNC || st_type == STT_GNU_IFUNC) {
+                continue;
+            }
+            let Ok(name) = s.name() else { continue };
+            if name.is_empty() || !s.is_global() && !s.is_weak() {
+                continue;
+            }
+            info.exports.push(Export {
+                name: name.to_string(),
+                vaddr: s.elf_symbol().st_value(endian),
+                ifunc: st_type == STT_GNU_IFUNC,
+            });
+        }
+        if let Some(relocs) = elf.dynamic_relocations() {
+            for (slot, r) in relocs {
+                let RelocationFlags::Elf { r_type } = r.flags() else {
+                    continue;
+                };
+                let RelocationTarget::Symbol(i) = r.target() else {
+                    continue;
+                };
+                if r_type.0 != R_GLOB_DAT {
+                    continue;
+                }
+                let Ok(s) = dynsyms.symbol_by_index(i) else {
+                    continue;
+                };
+                let st_type = s.elf_symbol().st_type();
+                if !s.is_undefined() || st_type != STT_FUNC {
+                    continue;
+                }
+                if let Ok(name) = s.name() {
+                    if !name.is_empty() && !stubbed.contains(name) && !runtime.contains(name) {
+                        info.got.push((name.to_string(), slot));
+                    }
+                }
+            }
+        }
+    }
+    info.got.sort();
+    info.got.dedup();
+    info
+}
+
+/// `DT_SONAME` from the dynamic section.
+fn soname(elf: &ElfFile64<object::Endianness>) -> Option<String> {
+    let dynamic = elf.section_by_name(".dynamic")?.data().ok()?;
+    let dynstr = elf.section_by_name(".dynstr")?.data().ok()?;
+    let big = !elf.elf_header().is_little_endian();
+    let word = |b: &[u8]| {
+        let a: [u8; 8] = b.try_into().unwrap_or_default();
+        if big {
+            u64::from_be_bytes(a)
+        } else {
+            u64::from_le_bytes(a)
+        }
+    };
+    for e in dynamic.chunks_exact(16) {
+        let (tag, val) = (word(&e[..8]), word(&e[8..]));
+        if tag == 0 {
+            break;
+        }
+        if tag == DT_SONAME {
+            let s = dynstr.get(val as usize..)?;
+            let end = s.iter().position(|&c| c == 0)?;
+            return Some(String::from_utf8_lossy(&s[..end]).into_owned());
+        }
+    }
+    None
+}

@@ -1,0 +1,126 @@
+//! rltrace against ltrace 0.7.3 on a program where ltrace works (a lazily
+//! bound PIE calling functions ltrace.conf knows): the same lines after
+//! normalising addresses, times and alignment. Skips when ltrace is not
+//! installed (`apt-get install ltrace`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn temp(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    std::env::temp_dir().join(format!(
+        "rltrace-diff-{}-{tag}-{}.txt",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+fn trace(tool: &Path, opts: &[&str], prog: &Path) -> String {
+    let file = temp("t");
+    let st = Command::new(tool)
+        .args(opts)
+        .arg("-o")
+        .arg(&file)
+        .arg(prog)
+        .output()
+        .expect("run tracer");
+    assert!(st.status.code().is_some(), "{tool:?} died");
+    let t = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    t
+}
+
+/// Addresses, pids, times and alignment spaces made equal.
+fn normalize(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut words: Vec<String> = Vec::new();
+        for w in line.split(' ').filter(|w| !w.is_empty()) {
+            let digits_dot = |s: &str| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_digit() || c == '.' || c == ':')
+            };
+            let w = if digits_dot(w) && (w.contains('.') || w.contains(':')) {
+                "TIME".to_string()
+            } else if w.starts_with('<') && w.ends_with('>') && digits_dot(&w[1..w.len() - 1]) {
+                "<TIME>".to_string()
+            } else {
+                w.to_string()
+            };
+            words.push(w);
+        }
+        out.push_str(&common::normalize(&words.join(" ")));
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn same_output_as_ltrace() {
+    if !common::have("ltrace") {
+        eprintln!("skip: ltrace is not installed");
+        return;
+    }
+    let prog = common::testprog_variant("lt_diff", "lazy", &["-fno-builtin"]);
+    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
+    let lt = PathBuf::from("ltrace");
+    let sets: &[&[&str]] = &[
+        &[],
+        // ltrace 0.7.3 cannot name the PLT slots of today's libc (its
+        // `.plt.sec`), so libc's own calls to malloc are left out with @MAIN.
+        &["-e", "malloc@MAIN+free@MAIN"],
+        &["-e", "str*@MAIN"],
+        &["-e", "@MAIN-free"],
+        &["-i"],
+        &["-T"],
+        &["-r"],
+        &["-tt"],
+        &["-ttt"],
+        &["-s", "3"],
+        &["-a", "30"],
+        &["-L"],
+    ];
+    for opts in sets {
+        let want = trace(&lt, opts, &prog);
+        if want.is_empty() {
+            eprintln!("skip {opts:?}: ltrace wrote nothing (is ptrace allowed?)");
+            continue;
+        }
+        let got = trace(&rl, opts, &prog);
+        assert_eq!(
+            normalize(&got),
+            normalize(&want),
+            "options {opts:?}\nrltrace:\n{got}\nltrace:\n{want}"
+        );
+    }
+}
+
+#[test]
+fn same_counts_as_ltrace() {
+    if !common::have("ltrace") {
+        eprintln!("skip: ltrace is not installed");
+        return;
+    }
+    let prog = common::testprog_variant("lt_diff", "lazy", &["-fno-builtin"]);
+    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
+    // Calls per function (times differ by nature).
+    let rows = |t: &str| {
+        let mut v: Vec<(String, String)> = t
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let want = trace(Path::new("ltrace"), &["-c"], &prog);
+    let got = trace(&rl, &["-c"], &prog);
+    assert!(!rows(&want).is_empty(), "{want}");
+    assert_eq!(rows(&got), rows(&want), "rltrace:\n{got}\nltrace:\n{want}");
+}
