@@ -230,8 +230,16 @@ fn run_once(tool: Tool, w: &Workload, n: u64, gdb_script: &Path) -> Option<Durat
                 Tool::Untraced => Command::new(&w.path),
                 Tool::Rtrace => {
                     let mut c = Command::new(rtrace());
-                    c.args(["break", "--count", "--json", "hit", "--"])
-                        .arg(&w.path);
+                    c.args([
+                        "break",
+                        "--backend",
+                        "ptrace",
+                        "--count",
+                        "--json",
+                        "hit",
+                        "--",
+                    ])
+                    .arg(&w.path);
                     c
                 }
                 _ => {

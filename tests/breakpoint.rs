@@ -15,10 +15,18 @@ fn rtrace() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
 }
 
-/// Runs `rtrace break ARGS -- PROG PROG_ARGS` and returns its output.
+/// Runs `rtrace break ARGS -- PROG PROG_ARGS` and returns its output. These
+/// tests are about the ptrace breakpoints: `--backend ptrace` unless ARGS
+/// name a backend (`auto` would count plain `--count` runs with uprobes).
 fn brk(args: &[&str], prog: &Path, prog_args: &[&str]) -> Output {
+    let backend: &[&str] = if args.contains(&"--backend") {
+        &[]
+    } else {
+        &["--backend", "ptrace"]
+    };
     Command::new(rtrace())
         .arg("break")
+        .args(backend)
         .args(args)
         .arg("--")
         .arg(prog)
@@ -789,4 +797,58 @@ fn attach_breakpoints_and_watchpoint_in_one_session_then_sigint_detach() {
     pout.read_to_string(&mut tail).expect("tail");
     assert_eq!(tail, "bye\n");
     assert!(p.wait().expect("wait").success());
+}
+
+#[test]
+fn kernel_backend_counts_exactly_and_leaves_nothing_in_tracefs() {
+    let prog = common::testprog("bp_threads");
+    let expect = untraced(&prog, &[]);
+    let o = brk(
+        &[
+            "--count",
+            "--json",
+            "--backend",
+            "kernel",
+            "work",
+            "ret:work",
+        ],
+        &prog,
+        &[],
+    );
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    if err.contains("needs tracefs") || err.contains("no uprobe events") {
+        eprintln!("skip: {err}");
+        return;
+    }
+    assert!(o.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), expect);
+    let rows = counts(&o.stderr);
+    assert_eq!(
+        (hits(&rows, "work"), hits(&rows, "ret:work")),
+        (80_000, 80_000)
+    );
+    // Its uprobe events are gone (the group is named after rtrace's pid).
+    for f in [
+        "/sys/kernel/tracing/uprobe_events",
+        "/sys/kernel/tracing/dynamic_events",
+    ] {
+        if let Ok(s) = std::fs::read_to_string(f) {
+            assert!(!s.contains("count0"), "{f}: {s}");
+        }
+    }
+    // What it cannot do is refused, not done differently.
+    let o = brk(
+        &["--count", "--backend", "kernel", "work if $arg1 > 1"],
+        &prog,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs --backend ptrace"));
+    // The ptrace backend agrees.
+    let o = brk(
+        &["--count", "--json", "--backend", "ptrace", "work"],
+        &prog,
+        &[],
+    );
+    assert_eq!(hits(&counts(&o.stderr), "work"), 80_000);
 }

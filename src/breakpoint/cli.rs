@@ -39,6 +39,9 @@ options:
   --watch EXPR    also a hardware watchpoint on writes to EXPR (a global, var.field,
                   var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four
   --awatch EXPR   the same on reads and writes (one kind per session)
+  --backend B     how --count counts: ptrace (INT3 stops), kernel (uprobe events
+                  counted by perf: 'func'/'ret:func' of a launched program), auto
+                  (kernel when it can do what is asked, else ptrace; the default)
   -h, --help      this text
 ";
 
@@ -72,6 +75,8 @@ pub struct Options {
     /// Their access kind (one per session: the debug-register plan is
     /// shared).
     pub watch_kind: Option<Kind>,
+    /// `--backend`.
+    pub backend: super::kcount::Backend,
 }
 
 /// Parses `args` (without the program and subcommand names).
@@ -113,6 +118,13 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
                     .and_then(|e| e.to_str())
                     .ok_or_else(|| format!("{s} needs an expression"))?;
                 o.watches.push(WatchExpr::parse(e)?);
+            }
+            "--backend" => {
+                let b = it
+                    .next()
+                    .and_then(|b| b.to_str())
+                    .ok_or("--backend needs auto, ptrace or kernel")?;
+                o.backend = super::kcount::Backend::parse(b)?;
             }
             "-o" => o.output = Some(it.next().ok_or("-o needs a file name")?.clone()),
             "-p" => {

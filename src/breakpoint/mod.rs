@@ -67,6 +67,7 @@
 pub mod cli;
 pub mod cond;
 pub mod hit;
+pub mod kcount;
 pub mod report;
 pub mod resolve;
 pub mod session;
@@ -130,6 +131,23 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         None => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
+    match kcount::choose(&o) {
+        Some(Err(e)) => {
+            eprintln!("rtrace break: {e}");
+            return 1;
+        }
+        Some(Ok(())) => {
+            let mut sink = report::Sink::new(out, o.json);
+            return match kcount::run(&o, &mut sink) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("rtrace break: {e}");
+                    1
+                }
+            };
+        }
+        None => {}
+    }
     let out = SharedWriter::new(out);
     let wp = match watcher(&o, &out) {
         Ok(w) => w,

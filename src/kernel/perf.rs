@@ -18,6 +18,8 @@ const FORMAT_TOTAL_TIME_RUNNING: u64 = 1 << 1;
 const FLAG_DISABLED: u64 = 1 << 0;
 const FLAG_INHERIT: u64 = 1 << 1;
 const FLAG_ENABLE_ON_EXEC: u64 = 1 << 12;
+/// `inherit_thread`: inherit only into threads, not forked processes.
+const FLAG_INHERIT_THREAD: u64 = 1 << 35;
 /// `PERF_FLAG_FD_CLOEXEC`.
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
 const IOC_DISABLE: libc::c_ulong = 0x2401;
@@ -130,19 +132,25 @@ impl Counter {
     /// Opens a counter of `ev` on task `pid` (all CPUs). `inherit` counts
     /// children created later; `on_exec` starts it at the task's next exec.
     pub fn open(ev: &EventId, pid: i32, inherit: bool, on_exec: bool) -> io::Result<Counter> {
-        let mut attr = PerfEventAttr {
+        let mut flags = 0;
+        if inherit {
+            flags |= FLAG_INHERIT;
+        }
+        if on_exec {
+            flags |= FLAG_DISABLED | FLAG_ENABLE_ON_EXEC;
+        }
+        Counter::open_flags(ev, pid, flags)
+    }
+
+    fn open_flags(ev: &EventId, pid: i32, flags: u64) -> io::Result<Counter> {
+        let attr = PerfEventAttr {
             type_: ev.type_,
             size: std::mem::size_of::<PerfEventAttr>() as u32,
             config: ev.config,
             read_format: FORMAT_TOTAL_TIME_ENABLED | FORMAT_TOTAL_TIME_RUNNING,
+            flags,
             ..Default::default()
         };
-        if inherit {
-            attr.flags |= FLAG_INHERIT;
-        }
-        if on_exec {
-            attr.flags |= FLAG_DISABLED | FLAG_ENABLE_ON_EXEC;
-        }
         // SAFETY: attr is a valid, fully initialised perf_event_attr of the
         // size it declares; the other arguments are plain integers.
         let fd = unsafe {
@@ -162,6 +170,16 @@ impl Counter {
         Ok(Counter {
             fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
         })
+    }
+
+    /// A counter of `ev` on the command `pid` from its next exec,
+    /// inherited by its threads and, with `processes`, by its children.
+    pub fn open_task_tree(ev: &EventId, pid: i32, processes: bool) -> io::Result<Counter> {
+        let flags = FLAG_INHERIT
+            | FLAG_DISABLED
+            | FLAG_ENABLE_ON_EXEC
+            | if processes { 0 } else { FLAG_INHERIT_THREAD };
+        Counter::open_flags(ev, pid, flags)
     }
 
     /// Stops counting.
