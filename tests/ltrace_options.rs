@@ -284,12 +284,10 @@ fn longjmp_over_a_traced_call() {
 #[test]
 fn prototype_file_with_f() {
     let conf = temp("conf");
-    std::fs::write(&conf, "void on_usr1(int);\n").expect("write");
-    let r = run(
-        &["-F", conf.to_str().unwrap(), "-L", "-x", "on_usr1"],
-        &signal_prog(),
-        &[],
-    );
+    // Bad lines (as ltrace: reported with FILE:LINE, the rest is used).
+    std::fs::write(&conf, "int bogus(frob);\nvoid on_usr1(int);\nint (;\n").expect("write");
+    let c = conf.to_str().unwrap();
+    let r = run(&["-F", c, "-L", "-x", "on_usr1"], &signal_prog(), &[]);
     let _ = std::fs::remove_file(&conf);
     assert_eq!(
         lines_matching(&r.trace, r"^on_usr1\(10\) += <void>$").len(),
@@ -297,8 +295,52 @@ fn prototype_file_with_f() {
         "{}",
         r.trace
     );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    for line in [1, 3] {
+        assert!(
+            r.stderr.contains(&format!("{c}:{line}: error: ")),
+            "line {line}: {}",
+            r.stderr
+        );
+    }
+    assert!(!r.stderr.contains(&format!("{c}:2:")), "{}", r.stderr);
+    // A missing file: said, and the trace goes on (ltrace says nothing).
+    let plain = run(&[], &calls(), &[]);
     let r = run(&["-F", "/nonexistent/ltrace.conf"], &calls(), &[]);
-    assert_eq!(r.code, Some(1));
+    assert!(
+        r.stderr.contains("/nonexistent/ltrace.conf"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, plain.code, "{}", r.stderr);
+    assert!(!r.trace.is_empty() && r.trace.lines().count() == plain.trace.lines().count());
+}
+
+/// Calls the dynamic linker makes through its own PLT (for example
+/// `_dl_catch_exception`, into libc) are not the program's: never shown,
+/// not even with `-e '*'` (ltrace shows none either).
+#[test]
+fn no_calls_from_the_dynamic_linker() {
+    let r = run(&["-e", "*"], &calls(), &[]);
+    let from = |l: &str| l.split("->").next().unwrap_or("").to_string();
+    assert!(
+        r.trace.lines().any(|l| from(l).starts_with("lt_calls")),
+        "{}",
+        r.trace
+    );
+    assert!(
+        r.trace.lines().any(|l| from(l).starts_with("libc.so")),
+        "{}",
+        r.trace
+    );
+    let ld: Vec<&str> = r
+        .trace
+        .lines()
+        .filter(|l| {
+            l.contains("->") && (from(l).starts_with("ld-linux") || from(l).starts_with("ld64"))
+        })
+        .collect();
+    assert!(ld.is_empty(), "{ld:?}");
 }
 
 #[test]
@@ -323,9 +365,8 @@ fn help_version_debug_and_refusals() {
     );
     let out = Command::new(rltrace()).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("too few arguments"));
-    // Not implemented yet: refused, not ignored.
     let out = Command::new(rltrace())
-        .args(["-A", "4", "true"])
+        .args(["-A", "x", "true"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

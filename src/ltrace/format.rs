@@ -519,8 +519,11 @@ impl<'a> Fmt<'a> {
         if addr == 0 {
             return out.push_str("nil");
         }
-        // At the depth limit ltrace prints "..." even for a back pointer.
-        if self.ptrs.len() >= self.alen {
+        // The -A depth limit applies to pointers to structs (ltrace 0.7.3
+        // still shows `int*` and arrays at `-A 0`); at the limit it prints
+        // "..." even for a back pointer.
+        let to_struct = matches!(inner, Type::Struct(_) | Type::Named(_));
+        if to_struct && self.ptrs.len() >= self.alen {
             return out.push_str("...");
         }
         if let Some(i) = self.ptrs.iter().rposition(|&p| p == addr) {

@@ -95,11 +95,6 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rltrace: only x86-64 is supported so far");
         return 1;
     }
-    if o.max_elts.is_some() {
-        // The formatter has no array-length limit yet (see the report).
-        eprintln!("rltrace: -A is not supported yet");
-        return 1;
-    }
     let plt = if o.no_plt {
         None
     } else if o.e_filters.is_empty() {
@@ -129,9 +124,10 @@ pub fn main(args: &[OsString]) -> i32 {
         protos.load_default_paths();
     }
     for f in &o.config_files {
+        // As ltrace: bad lines are reported (`FILE:LINE: error: …`) and
+        // skipped, the rest is used; an unreadable file is reported too.
         if let Err(e) = protos.load_file(f) {
-            eprintln!("rltrace: {e}");
-            return 1;
+            eprintln!("{e}");
         }
     }
     let user = match &o.user {
@@ -182,6 +178,7 @@ pub fn main(args: &[OsString]) -> i32 {
             string_len: o.string_len,
             demangle: o.demangle,
         },
+        array_len: o.max_elts.unwrap_or(format::DEFAULT_ARRAY_LEN),
     };
     let sys = o.syscalls.then(|| syscalls::Syscalls::new(o.string_len));
     let mut h = trace::Ltrace::new(hopts, protos, out, sys);

@@ -184,10 +184,9 @@ impl Out {
             other => {
                 self.open = other;
                 self.interrupt();
-                let rest = full_args
-                    .strip_prefix(entry_args)
-                    .unwrap_or("")
-                    .trim_start_matches(", ");
+                // As ltrace: everything after the entry text, separator
+                // included (`<... f resumed> , 5, 0x…)`).
+                let rest = full_args.strip_prefix(entry_args).unwrap_or("");
                 line = leader(self);
                 let _ = write!(line, "<... {bare} resumed> {rest})");
             }
@@ -381,6 +380,67 @@ mod tests {
         assert!(lines[2].starts_with("<... puts resumed> ) "));
         assert!(lines[2].ends_with("= 2"));
         assert_eq!(lines[3], "exit(0 <no return ...>");
+    }
+
+    #[test]
+    fn resumed_keeps_the_separator_before_out_params() {
+        let (mut o, b) = out();
+        o.entry(1, 1, String::new(), "k_out", "3");
+        o.entry(1, 2, String::new(), "puts", "\"x\"");
+        o.ret(
+            1,
+            2,
+            |_| String::new(),
+            ("puts", "puts"),
+            "\"x\"",
+            "\"x\"",
+            "2",
+            None,
+        );
+        o.ret(
+            1,
+            1,
+            |_| String::new(),
+            ("k_out", "k_out"),
+            "3, 5, 0x10",
+            "3",
+            "1",
+            None,
+        );
+        o.entry(1, 3, String::new(), "k_only", "");
+        o.entry(1, 4, String::new(), "puts", "\"x\"");
+        o.ret(
+            1,
+            4,
+            |_| String::new(),
+            ("puts", "puts"),
+            "\"x\"",
+            "\"x\"",
+            "2",
+            None,
+        );
+        o.ret(
+            1,
+            3,
+            |_| String::new(),
+            ("k_only", "k_only"),
+            "7, 0x10",
+            "",
+            "2",
+            None,
+        );
+        let t = text(&b);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "k_out(3 <unfinished ...>");
+        assert!(
+            lines[2].starts_with("<... k_out resumed> , 5, 0x10) "),
+            "{t}"
+        );
+        assert_eq!(lines[3], "k_only( <unfinished ...>");
+        assert!(
+            lines[5].starts_with("<... k_only resumed> 7, 0x10) "),
+            "{t}"
+        );
     }
 
     #[test]

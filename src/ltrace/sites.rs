@@ -26,6 +26,8 @@ use std::sync::Arc;
 
 /// `AT_ENTRY` in the auxiliary vector.
 const AT_ENTRY: u64 = 9;
+/// `AT_BASE`: where the program interpreter (ld.so) is loaded.
+const AT_BASE: u64 = 7;
 
 /// The module name filters see for the main program.
 pub const MAIN: &str = "MAIN";
@@ -110,13 +112,17 @@ impl ModCache {
     }
 }
 
-fn auxv_entry(pid: Tid) -> Option<u64> {
+fn auxv_value(pid: Tid, key: u64) -> Option<u64> {
     let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
     auxv.chunks_exact(16).find_map(|p| {
         let k = u64::from_ne_bytes(p[..8].try_into().ok()?);
         let v = u64::from_ne_bytes(p[8..].try_into().ok()?);
-        (k == AT_ENTRY).then_some(v)
+        (k == key).then_some(v)
     })
+}
+
+fn auxv_entry(pid: Tid) -> Option<u64> {
+    auxv_value(pid, AT_ENTRY)
 }
 
 impl Proc {
@@ -215,9 +221,15 @@ impl Proc {
         let exe = std::fs::read_link(format!("/proc/{}/exe", self.space.pid))
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // The dynamic linker (loaded at AT_BASE): its calls are not the
+        // program's, and ltrace never reports them.
+        let interp = auxv_value(self.space.pid, AT_BASE)
+            .filter(|&b| b != 0)
+            .and_then(|b| map.mappings().iter().find(|m| m.start <= b && b < m.end))
+            .map(|m| m.path.clone());
         // Every file-backed executable module once, with its analysis.
         let mut seen = HashSet::new();
-        let mut mods: Vec<(Arc<ModInfo>, u64, Caller, bool)> = Vec::new();
+        let mut mods: Vec<(Arc<ModInfo>, u64, Caller, bool, String)> = Vec::new();
         for m in map.mappings() {
             if !(m.is_exec() && m.is_file() && seen.insert(m.path.clone())) {
                 continue;
@@ -230,23 +242,33 @@ impl Proc {
                 end: m.end,
                 soname: info.soname.clone(),
             };
-            mods.push((info, bias, caller, is_main));
+            mods.push((info, bias, caller, is_main, m.path.clone()));
         }
         // Names the `-l` libraries implement.
         let mut lib_names: HashSet<&str> = HashSet::new();
         let lib_match = |so: &str| sel.libs.iter().any(|p| super::filter::lib_matches(p, so));
-        for (info, _, _, _) in &mods {
+        for (info, _, _, _, _) in &mods {
             if lib_match(&info.soname) {
                 lib_names.extend(info.exports.iter().map(|e| e.name.as_str()));
             }
         }
         let mut wanted: Vec<(u64, Site)> = Vec::new();
         let mut todo: Vec<(String, u64, Caller)> = Vec::new();
-        for (info, bias, caller, is_main) in &mods {
-            let fname = if *is_main { MAIN } else { info.soname.as_str() };
+        for (info, bias, caller, is_main, path) in &mods {
+            // Filters see the main program's file name too (`-e puts@prog`).
+            let lib_name = if *is_main {
+                path.rsplit('/').next().unwrap_or(path)
+            } else {
+                info.soname.as_str()
+            };
+            let from_ldso = interp.as_deref() == Some(path.as_str());
             let selected = |name: &str| {
-                sel.plt.as_ref().is_some_and(|f| f.matches(name, fname))
-                    || (!lib_match(&info.soname) && lib_names.contains(name))
+                !from_ldso
+                    && (sel
+                        .plt
+                        .as_ref()
+                        .is_some_and(|f| f.matches_in(name, lib_name, path, *is_main))
+                        || (!lib_match(&info.soname) && lib_names.contains(name)))
             };
             for (name, vaddr) in &info.plt {
                 if selected(name) {
@@ -269,7 +291,7 @@ impl Proc {
                     .map(|e| (&e.name, e.vaddr))
                     .chain(statics.iter().map(|(n, a)| (n, *a)));
                 for (name, vaddr) in exports {
-                    if x.matches(name, fname) {
+                    if x.matches_in(name, lib_name, path, *is_main) {
                         let mut s = Self::call_site(name);
                         s.x_lib = Some(if *is_main {
                             MAIN.into()

@@ -83,6 +83,8 @@ pub struct HandlerOpts {
     pub debug: u32,
     /// `-C`, `-s`.
     pub fmt: FormatOpts,
+    /// `-A`: array elements (and struct nesting) shown.
+    pub array_len: usize,
 }
 
 /// The handler.
@@ -299,7 +301,13 @@ impl Ltrace {
             None
         } else {
             let mut src = Args::new(tid, regs);
-            let c = format::on_entry(name, self.protos.get(name), &mut src, &self.o.fmt);
+            let c = format::on_entry_with(
+                name,
+                self.protos.get(name),
+                &mut src,
+                &self.o.fmt,
+                self.o.array_len,
+            );
             let leader = self.leader(tid, Some(ret), depth);
             self.out.entry(tid, call_id, leader, &shown, c.entry_text());
             Some(Rc::new(c))
