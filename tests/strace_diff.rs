@@ -42,8 +42,9 @@ fn normalize_line(line: &str, pids: &HashSet<String>) -> String {
         (r"tv_sec=\d+", "tv_sec=T"),
         (r"tv_nsec=\d+", "tv_nsec=T"),
         (r"tv_usec=\d+", "tv_usec=T"),
-        (r"si_utime=\d+", "si_utime=T"),
-        (r"si_stime=\d+", "si_stime=T"),
+        // CPU times in ticks, with strace's seconds comment when nonzero.
+        (r"si_utime=\d+( /\* [\d.]+ s \*/)?", "si_utime=T"),
+        (r"si_stime=\d+( /\* [\d.]+ s \*/)?", "si_stime=T"),
         (r"f_bfree=\d+", "f_bfree=N"),
         (r"f_bavail=\d+", "f_bavail=N"),
         (r"f_ffree=\d+", "f_ffree=N"),
