@@ -49,29 +49,6 @@ impl Syscalls {
         }
     }
 
-    fn ctx<'a>(
-        mem: &'a mut ProcMem,
-        fds: &'a mut ProcFdResolver,
-        opts: &'a DecodeOpts,
-        tid: i32,
-        arch: Arch,
-        args: [u64; 6],
-    ) -> Ctx<'a> {
-        Ctx {
-            mem,
-            fds,
-            opts,
-            pid: tid,
-            arch,
-            args,
-            ret: None,
-            entry_args: Vec::new(),
-            exit_args: Vec::new(),
-            saved: 0,
-            sp: 0,
-        }
-    }
-
     /// A syscall entry.
     #[allow(clippy::too_many_arguments)]
     pub fn entry(
@@ -93,7 +70,7 @@ impl Syscalls {
             summary.call(&shown);
         }
         let mut mem = ProcMem::new(tid);
-        let mut ctx = Self::ctx(&mut mem, &mut self.fds, &self.opts, tid, arch, args);
+        let mut ctx = Ctx::new(&mut mem, &mut self.fds, &self.opts, tid, arch, args);
         let step = if count {
             Step::Exit
         } else {
@@ -142,7 +119,7 @@ impl Syscalls {
             return;
         }
         let mut mem = ProcMem::new(tid);
-        let mut ctx = Self::ctx(&mut mem, &mut self.fds, &self.opts, tid, p.arch, p.args);
+        let mut ctx = Ctx::new(&mut mem, &mut self.fds, &self.opts, tid, p.arch, p.args);
         ctx.ret = Some(ret);
         ctx.saved = p.saved;
         ctx.entry_args = p.entry_args;

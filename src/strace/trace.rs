@@ -344,29 +344,6 @@ impl Strace {
         eprintln!("rstrace: {msg}");
     }
 
-    fn ctx<'a>(
-        mem: &'a mut ProcMem,
-        fds: &'a mut dyn FdResolver,
-        opts: &'a DecodeOpts,
-        tid: i32,
-        arch: Arch,
-        args: [u64; 6],
-    ) -> Ctx<'a> {
-        Ctx {
-            mem,
-            fds,
-            opts,
-            pid: tid,
-            arch,
-            args,
-            ret: None,
-            entry_args: Vec::new(),
-            exit_args: Vec::new(),
-            saved: 0,
-            sp: 0,
-        }
-    }
-
     /// Decoding options for one call: `-e abbrev=` (and `-v`) choose full
     /// structures, `-e raw=` undecoded arguments.
     fn opts_for(&self, arch: Arch, nr: u64) -> DecodeOpts {
@@ -418,7 +395,7 @@ impl Strace {
         if p.shown && self.printing() {
             let opts = self.opts_for(arch, nr);
             let mut mem = ProcMem::new(tid);
-            let mut ctx = Self::ctx(&mut mem, self.fds.as_mut(), &opts, tid, arch, args);
+            let mut ctx = Ctx::new(&mut mem, self.fds.as_mut(), &opts, tid, arch, args);
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
@@ -636,7 +613,7 @@ impl Strace {
         }
         let opts = self.opts_for(p.arch, p.nr);
         let mut mem = ProcMem::new(tid);
-        let mut ctx = Self::ctx(&mut mem, self.fds.as_mut(), &opts, tid, p.arch, p.args);
+        let mut ctx = Ctx::new(&mut mem, self.fds.as_mut(), &opts, tid, p.arch, p.args);
         ctx.ret = Some(ret);
         ctx.saved = p.saved;
         ctx.entry_args = std::mem::take(&mut p.entry_args);

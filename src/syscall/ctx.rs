@@ -120,6 +120,31 @@ pub fn is_error(ret: i64) -> bool {
 }
 
 impl<'a> Ctx<'a> {
+    /// A context for one syscall of `pid` with raw arguments `args`,
+    /// before anything is decoded.
+    pub fn new(
+        mem: &'a mut dyn Memory,
+        fds: &'a mut dyn FdResolver,
+        opts: &'a DecodeOpts,
+        pid: i32,
+        arch: Arch,
+        args: [u64; 6],
+    ) -> Ctx<'a> {
+        Ctx {
+            mem,
+            fds,
+            opts,
+            pid,
+            arch,
+            args,
+            ret: None,
+            entry_args: Vec::new(),
+            exit_args: Vec::new(),
+            saved: 0,
+            sp: 0,
+        }
+    }
+
     /// True at syscall exit.
     pub fn exiting(&self) -> bool {
         self.ret.is_some()

@@ -847,19 +847,7 @@ mod tests {
         let sp = m.put(&frame);
         let env = Env::default();
         let mut fds = super::super::testutil::FixedFds(Vec::new());
-        let mut c = Ctx {
-            mem: &mut m,
-            fds: &mut fds,
-            opts: &env.opts,
-            pid: 1,
-            arch: Arch::X86_64,
-            args: [0; 6],
-            ret: None,
-            entry_args: Vec::new(),
-            exit_args: Vec::new(),
-            saved: 0,
-            sp: 0,
-        };
+        let mut c = Ctx::new(&mut m, &mut fds, &env.opts, 1, Arch::X86_64, [0; 6]);
         assert_eq!(text(&sigreturn_value(&mut c, sp)), "{mask=[CHLD]}");
         let _ = run_env;
     }

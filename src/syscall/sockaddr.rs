@@ -311,19 +311,7 @@ mod tests {
         let addr = mem.put(bytes);
         let mut fds = FixedFds(Vec::new());
         let opts = DecodeOpts::default();
-        let mut c = Ctx {
-            mem: &mut mem,
-            fds: &mut fds,
-            opts: &opts,
-            pid: 1,
-            arch: Arch::X86_64,
-            args: [0; 6],
-            ret: None,
-            entry_args: Vec::new(),
-            exit_args: Vec::new(),
-            saved: 0,
-            sp: 0,
-        };
+        let mut c = Ctx::new(&mut mem, &mut fds, &opts, 1, Arch::X86_64, [0; 6]);
         let v = sockaddr_at(&mut c, addr, len);
         let mut s = String::new();
         render_value(&mut s, &v, &RenderOpts::default());

@@ -93,19 +93,7 @@ pub(crate) fn run_env(
         decoder: Some(dec),
     };
     let mut fds = FixedFds(env.fds.clone());
-    let mut c = Ctx {
-        mem,
-        fds: &mut fds,
-        opts: &env.opts,
-        pid: 1,
-        arch: env.arch,
-        args: a,
-        ret: None,
-        entry_args: Vec::new(),
-        exit_args: Vec::new(),
-        saved: 0,
-        sp: 0,
-    };
+    let mut c = Ctx::new(mem, &mut fds, &env.opts, 1, env.arch, a);
     let step = decode_entry(&entry, &mut c);
     c.ret = Some(ret);
     let r = decode_exit(&entry, &mut c, step);
