@@ -7,11 +7,13 @@
 //! compare the trace with that.
 
 mod common;
+mod ltrace_util;
+
+use ltrace_util::run;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The link variants of the issue, each with `-fno-builtin`.
 const VARIANTS: &[(&str, &[&str])] = &[
@@ -28,47 +30,6 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ),
     ("noplt", &["-fno-builtin", "-fno-plt"]),
 ];
-
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
-
-fn temp(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "rltrace-test-{}-{tag}-{}.txt",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
-struct Run {
-    trace: String,
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
-/// Runs `rltrace OPTS -o FILE PROG ARGS`.
-fn run(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
-    let file = temp("out");
-    let out = Command::new(rltrace())
-        .args(opts)
-        .arg("-o")
-        .arg(&file)
-        .arg(prog)
-        .args(args)
-        .output()
-        .expect("run rltrace");
-    let trace = std::fs::read_to_string(&file).unwrap_or_default();
-    let _ = std::fs::remove_file(&file);
-    Run {
-        trace,
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code(),
-    }
-}
 
 /// Runs of spaces (ltrace's alignment) made one.
 fn squash(s: &str) -> String {

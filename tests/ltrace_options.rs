@@ -4,50 +4,14 @@
 //! detach after `-p`.
 
 mod common;
+mod ltrace_util;
+
+use ltrace_util::{rltrace, run, temp};
 
 use regex_lite::Regex;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
-
-fn temp(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "rltrace-opt-{}-{tag}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
-struct Run {
-    trace: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
-fn run(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
-    let file = temp("out.txt");
-    let out = Command::new(rltrace())
-        .args(opts)
-        .arg("-o")
-        .arg(&file)
-        .arg(prog)
-        .args(args)
-        .output()
-        .expect("run rltrace");
-    let trace = std::fs::read_to_string(&file).unwrap_or_default();
-    let _ = std::fs::remove_file(&file);
-    Run {
-        trace,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code(),
-    }
-}
 
 fn calls() -> PathBuf {
     common::testprog_variant("lt_calls", "lazy", &["-fno-builtin"])
