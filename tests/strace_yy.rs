@@ -38,16 +38,20 @@ fn lines(tool: &std::path::Path) -> Vec<String> {
 #[test]
 fn sockets_and_devices_are_described() {
     let got = lines(&rstrace());
+    // Descriptor numbers depend on what the test runner left open (a
+    // shell may hold fd 10), so only the descriptions are compared.
     let want_prefixes = [
-        "3<UNIX-STREAM:[N->N]>",
-        "5<UNIX:[N->N]>",
-        "7<UNIX-STREAM:[N,\"SOCK\"]>",
-        "8<TCP:[127.0.0.1:N]>",
-        "9<TCP:[127.0.0.1:N->127.0.0.1:N]>",
-        "11<TCP:[127.0.0.1:N->127.0.0.1:N]>",
+        "<UNIX-STREAM:[N->N]>",
+        "<UNIX:[N->N]>",
+        "<UNIX-STREAM:[N,\"SOCK\"]>",
+        "<TCP:[127.0.0.1:N]>",
+        "<TCP:[127.0.0.1:N->127.0.0.1:N]>",
+        "<TCP:[127.0.0.1:N->127.0.0.1:N]>",
     ];
+    assert!(got.len() >= want_prefixes.len(), "{got:?}");
     for (line, want) in got.iter().zip(want_prefixes) {
         let arg = line.split_once('(').map(|x| x.1).unwrap_or("");
+        let arg = arg.trim_start_matches(|c: char| c.is_ascii_digit());
         assert!(arg.starts_with(want), "{line} does not start with {want}");
     }
     assert!(
