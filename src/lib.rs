@@ -11,6 +11,7 @@ pub mod engine;
 pub mod kernel;
 pub mod ltrace;
 pub mod output;
+pub mod record;
 pub mod strace;
 pub mod symbols;
 pub mod syscall;

@@ -10,7 +10,10 @@ usage: rtrace strace [strace options] CMD...     (same as rstrace)
        rtrace ltrace [ltrace options] CMD...     (same as rltrace)
        rtrace kernel list|trace|probe|ftrace|cleanup ...
        rtrace stat [-e EVENTS] [-r N] [-p PID | -- CMD...]
-       (record, diff, report: not implemented yet)
+       rtrace record [-o FILE] [options] -- CMD...
+       rtrace report FILE
+       rtrace diff A B
+       rtrace export --format chrome|folded|flamegraph FILE
 ";
 
 fn main() {
@@ -24,10 +27,10 @@ fn main() {
         Some("ltrace") => rtrace::ltrace::main(&rest),
         Some("kernel") => rtrace::kernel::main(&rest),
         Some("stat") => rtrace::kernel::stat_main(&rest),
-        Some(cmd @ ("record" | "diff" | "report")) => {
-            eprintln!("rtrace: '{cmd}' is not implemented yet");
-            1
-        }
+        Some("record") => rtrace::record::capture::main(&rest),
+        Some("report") => rtrace::record::report::main(&rest),
+        Some("diff") => rtrace::record::diff::main(&rest),
+        Some("export") => rtrace::record::export::main(&rest),
         Some("-h") | Some("--help") => {
             print!("{USAGE}");
             0
