@@ -86,6 +86,7 @@ const CLASS_NAMES: &[(&str, u32)] = &[
 enum Designated {
     Arch(Arch),
     /// A personality rtrace has no table for (x32): valid, selects nothing.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Unsupported,
 }
 
