@@ -46,6 +46,11 @@ mod mount;
 mod ptrace_req;
 mod sched;
 mod xattr;
+// bpf, perf_event_open and io_uring
+mod bpf;
+mod bpf_insn;
+mod io_uring;
+mod perf_event;
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -111,6 +116,9 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             ptrace_req::DECODERS,
             landlock::DECODERS,
             keyctl::DECODERS,
+            bpf::DECODERS,
+            perf_event::DECODERS,
+            io_uring::DECODERS,
         ];
         let mut m = HashMap::new();
         for fam in families {

@@ -1,0 +1,628 @@
+//! bpf(2): the command and `union bpf_attr` per command, as strace 6.1's
+//! `bpf.c` prints them.
+//!
+//! strace copies `min(size, its struct size)` bytes of the attribute and stops
+//! printing at the first field the given size does not reach; bytes past its
+//! structure that are not zero print as `...` (`extra_data=` under `-v`).
+//! Commands strace 6.1 does not decode (BPF_ENABLE_STATS, BPF_ITER_CREATE,
+//! BPF_LINK_DETACH, BPF_PROG_BIND_MAP and newer) print the attribute's address.
+
+use super::printers::{hex_quoted, le32, le64, xflags, xint};
+use super::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
+use rtrace_arch::{xlat, Xlat};
+use std::borrow::Cow;
+
+pub(super) const DECODERS: &[(&str, Decoder)] = &[("bpf", bpf)];
+
+/// The attribute bytes: `min(size, known)` bytes, zero-extended to `known`.
+struct Attr {
+    b: Vec<u8>,
+    len: usize,
+}
+
+impl Attr {
+    fn u32(&self, off: usize) -> u64 {
+        le32(&self.b, off)
+    }
+    fn u64(&self, off: usize) -> u64 {
+        le64(&self.b, off)
+    }
+    /// Whether the caller's size reaches past `off` (strace's
+    /// `len <= offsetof(...)` test, negated).
+    fn has(&self, off: usize) -> bool {
+        self.len > off
+    }
+}
+
+/// Builds one structure's fields.
+struct S<'a, 'c> {
+    c: &'a mut Ctx<'c>,
+    a: &'a Attr,
+    f: Vec<Field>,
+}
+
+impl<'a, 'c> S<'a, 'c> {
+    fn new(c: &'a mut Ctx<'c>, a: &'a Attr) -> Self {
+        S {
+            c,
+            a,
+            f: Vec::new(),
+        }
+    }
+    fn put(&mut self, name: &'static str, v: Value) -> &mut Self {
+        self.f.push(Field::new(name, v));
+        self
+    }
+    fn u(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = self.a.u32(off);
+        self.put(name, Value::UInt(v))
+    }
+    fn u64(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = self.a.u64(off);
+        self.put(name, Value::UInt(v))
+    }
+    fn x(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = self.a.u32(off);
+        self.put(name, xint(v))
+    }
+    fn fd(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = self.c.fd_value(self.a.u32(off) as u32 as i32 as i64);
+        self.put(name, v)
+    }
+    fn addr(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = self.a.u64(off);
+        self.put(name, Value::Ptr(v))
+    }
+    fn xval(&mut self, name: &'static str, off: usize, t: &Xlat, d: &'static str) -> &mut Self {
+        let v = self.c.enum_value(self.a.u32(off), t, d);
+        self.put(name, v)
+    }
+    fn flags(&mut self, name: &'static str, off: usize, t: &Xlat, d: &'static str) -> &mut Self {
+        let v = xflags(self.c, self.a.u32(off), t, d);
+        self.put(name, v)
+    }
+    fn flags64(&mut self, name: &'static str, off: usize, t: &Xlat, d: &'static str) -> &mut Self {
+        let v = xflags(self.c, self.a.u64(off), t, d);
+        self.put(name, v)
+    }
+    /// A fixed `char[16]` name of which `n` bytes are present.
+    fn cstring(&mut self, name: &'static str, off: usize, n: usize) -> &mut Self {
+        let raw = &self.a.b[off..off + n.min(16)];
+        let v = match raw.iter().position(|&b| b == 0) {
+            Some(z) => str_val(&raw[..z], false),
+            None => str_val(raw, true),
+        };
+        self.put(name, v)
+    }
+    fn ifindex(&mut self, name: &'static str, off: usize) -> &mut Self {
+        let v = ifindex_value(self.a.u32(off) as u32);
+        self.put(name, v)
+    }
+    fn done(&mut self) -> Vec<Field> {
+        std::mem::take(&mut self.f)
+    }
+}
+
+fn str_val(b: &[u8], truncated: bool) -> Value {
+    Value::Str(StrVal {
+        bytes: b.to_vec(),
+        truncated,
+        c_string: true,
+    })
+}
+
+/// `PRINT_FIELD_IFINDEX`: `if_nametoindex("lo")` for a known interface.
+pub(super) fn ifindex_value(idx: u32) -> Value {
+    if idx == 0 {
+        return Value::UInt(0);
+    }
+    let mut buf = [0u8; libc::IF_NAMESIZE];
+    // SAFETY: `buf` has IF_NAMESIZE bytes, as if_indextoname requires.
+    let p = unsafe { libc::if_indextoname(idx, buf.as_mut_ptr().cast()) };
+    if p.is_null() {
+        return Value::UInt(idx as u64);
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Value::Call(
+        Cow::Borrowed("if_nametoindex"),
+        vec![str_val(&buf[..n], false)],
+    )
+}
+
+/// strace's `printstr_ex(addr, len, QUOTE_0_TERMINATED)`: at most
+/// `min(len, -s)` bytes up to a NUL; `...` when no NUL was met.
+fn str0(c: &mut Ctx, addr: u64, len: u64) -> Value {
+    if addr == 0 {
+        return Value::Ptr(0);
+    }
+    let n = len.min(c.opts.string_limit as u64) as usize;
+    let b = if n == 0 {
+        Vec::new()
+    } else {
+        match c.read_bytes(addr, n) {
+            Some(b) => b,
+            None => return Value::Unreadable(addr),
+        }
+    };
+    match b.iter().position(|&x| x == 0) {
+        Some(z) => str_val(&b[..z], false),
+        None => str_val(&b, len > 0),
+    }
+}
+
+/// `KERNEL_VERSION(a, b, c)`.
+fn kernel_version(c: &Ctx, v: u64) -> Value {
+    if c.opts.xlat_style == 1 {
+        return xint(v);
+    }
+    Value::Call(
+        Cow::Borrowed("KERNEL_VERSION"),
+        vec![
+            Value::UInt(v >> 16),
+            Value::UInt((v >> 8) & 0xff),
+            Value::UInt(v & 0xff),
+        ],
+    )
+}
+
+/// strace 6.1's structure size for each command it decodes, and how the
+/// return value prints.
+fn known(cmd: u64) -> Option<(usize, RetFmt)> {
+    use RetFmt::{Fd, Int};
+    Some(match cmd {
+        0 => (72, Fd),                 // MAP_CREATE
+        1 | 2 | 21 => (32, Int),       // MAP_LOOKUP/UPDATE, LOOKUP_AND_DELETE
+        3 => (16, Int),                // MAP_DELETE_ELEM
+        4 => (24, Int),                // MAP_GET_NEXT_KEY
+        5 => (140, Fd),                // PROG_LOAD
+        6 | 7 => (16, Fd),             // OBJ_PIN, OBJ_GET
+        8 => (20, Int),                // PROG_ATTACH
+        9 => (12, Int),                // PROG_DETACH
+        10 => (76, Int),               // PROG_TEST_RUN
+        11 | 12 | 23 | 31 => (8, Int), // *_GET_NEXT_ID
+        13 => (8, Fd),                 // PROG_GET_FD_BY_ID
+        14 => (12, Fd),                // MAP_GET_FD_BY_ID
+        15 => (16, Int),               // OBJ_GET_INFO_BY_FD
+        17 => (16, Int),               // RAW_TRACEPOINT_OPEN
+        18 => (28, Fd),                // BTF_LOAD
+        19 | 30 => (4, Fd),            // BTF/LINK_GET_FD_BY_ID
+        22 => (4, Int),                // MAP_FREEZE
+        24..=27 => (56, Int),          // MAP_*_BATCH
+        28 => (16, Fd),                // LINK_CREATE
+        29 => (16, Int),               // LINK_UPDATE
+        _ => return None,
+    })
+}
+
+/// Commands whose attribute strace finishes at syscall exit.
+fn at_exit(cmd: u64) -> bool {
+    matches!(cmd, 11 | 12 | 15 | 23 | 24..=27 | 31)
+}
+
+/// `bpf(cmd, attr, size)`.
+fn bpf(c: &mut Ctx) -> Step {
+    let cmd = c.arg(0) as u32 as u64;
+    let addr = c.arg_ulong(1);
+    let size = c.arg(2) as u32 as usize;
+    let decodable = known(cmd).filter(|_| size > 0 && size <= 4096);
+    if c.entering() {
+        let v = c.enum_value(cmd, &xlat::BPF_COMMANDS, "BPF_???");
+        c.push(v);
+        let Some((_, ret)) = decodable.clone() else {
+            c.push(Value::Ptr(addr));
+            c.push(Value::UInt(size as u64));
+            return Step::Done(RetFmt::Int);
+        };
+        if at_exit(cmd) {
+            // Keep the field the kernel rewrites: its value at entry.
+            let off = match cmd {
+                15 => 4,
+                24..=27 => 32,
+                _ => 4,
+            };
+            c.saved = match c.read_bytes(addr, size) {
+                Some(b) => le32(&b, off) | 1 << 32,
+                None => 0,
+            };
+            return Step::Exit;
+        }
+        let v = attr_value(c, cmd, addr, size);
+        c.push(v);
+        c.push(Value::UInt(size as u64));
+        return Step::Done(ret);
+    }
+    if c.saved >> 32 == 0 {
+        c.push(Value::Ptr(addr));
+    } else {
+        let v = attr_value(c, cmd, addr, size);
+        c.push(v);
+    }
+    c.push(Value::UInt(size as u64));
+    Step::Done(known(cmd).map_or(RetFmt::Int, |k| k.1))
+}
+
+/// The decoded attribute, or its address when it cannot be read.
+fn attr_value(c: &mut Ctx, cmd: u64, addr: u64, size: usize) -> Value {
+    let Some((known_size, _)) = known(cmd) else {
+        return Value::Ptr(addr);
+    };
+    let Some(data) = c.read_bytes(addr, size) else {
+        return Value::Ptr(addr);
+    };
+    let len = size.min(known_size);
+    let mut b = data[..len].to_vec();
+    b.resize(known_size.max(160), 0);
+    let a = Attr { b, len };
+    let (mut fields, known_size) = fields(c, cmd, &a, known_size);
+    let mut more = false;
+    if size > known_size && data[known_size..].iter().any(|&x| x != 0) {
+        if c.opts.verbose {
+            let s = hex_quoted(&data[known_size..]);
+            fields.push(Field::new(
+                "extra_data",
+                Value::Commented(
+                    Box::new(Value::sym_owned(s)),
+                    Cow::Owned(format!("bytes {}..{}", known_size, size - 1)),
+                ),
+            ));
+        } else {
+            more = true;
+        }
+    }
+    let v = Value::Struct(fields, more);
+    if (24..=27).contains(&cmd) {
+        return batch_exit(c, v, &a);
+    }
+    v
+}
+
+/// The fields of command `cmd`; also the size past which bytes are "extra".
+fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
+    let f = match cmd {
+        0 => map_create(c, a),
+        1 | 21 => {
+            let mut s = S::new(c, a);
+            s.fd("map_fd", 0).addr("key", 8).addr("value", 16);
+            if a.has(24) {
+                s.flags64("flags", 24, &xlat::BPF_MAP_LOOKUP_ELEM_FLAGS, "BPF_???");
+            }
+            s.done()
+        }
+        2 => {
+            let mut s = S::new(c, a);
+            s.fd("map_fd", 0).addr("key", 8).addr("value", 16);
+            let v = c_enum64(s.c, a.u64(24), &xlat::BPF_MAP_UPDATE_ELEM_FLAGS, "BPF_???");
+            s.put("flags", v);
+            s.done()
+        }
+        3 => S::new(c, a).fd("map_fd", 0).addr("key", 8).done(),
+        4 => S::new(c, a)
+            .fd("map_fd", 0)
+            .addr("key", 8)
+            .addr("next_key", 16)
+            .done(),
+        22 => S::new(c, a).fd("map_fd", 0).done(),
+        5 => prog_load(c, a),
+        6 | 7 => {
+            let p = c.path_value(a.u64(0));
+            let mut s = S::new(c, a);
+            s.put("pathname", p).fd("bpf_fd", 8);
+            if a.has(12) {
+                s.flags("file_flags", 12, &xlat::BPF_FILE_FLAGS, "BPF_F_???");
+            }
+            s.done()
+        }
+        8 => {
+            let mut s = S::new(c, a);
+            s.fd("target_fd", 0).fd("attach_bpf_fd", 4);
+            s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
+            s.flags("attach_flags", 12, &xlat::BPF_ATTACH_FLAGS, "BPF_F_???");
+            if a.has(16) {
+                s.fd("replace_bpf_fd", 16);
+            }
+            s.done()
+        }
+        9 => {
+            let mut s = S::new(c, a);
+            s.fd("target_fd", 0);
+            s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
+            s.done()
+        }
+        10 => {
+            let mut s = S::new(c, a);
+            s.fd("prog_fd", 0).u("retval", 4).u("data_size_in", 8);
+            s.u("data_size_out", 12)
+                .addr("data_in", 16)
+                .addr("data_out", 24);
+            s.u("repeat", 32).u("duration", 36);
+            if a.has(40) {
+                s.u("ctx_size_in", 40).u("ctx_size_out", 44);
+                s.addr("ctx_in", 48).addr("ctx_out", 56);
+            }
+            if a.has(64) {
+                s.flags("flags", 64, &xlat::BPF_TEST_RUN_FLAGS, "BPF_F_TEST_???");
+                s.u("cpu", 68);
+            }
+            if a.has(72) {
+                s.u("batch_size", 72);
+            }
+            let inner = s.done();
+            vec![Field::new("test", Value::structure(inner))]
+        }
+        11 | 12 | 23 | 31 => {
+            let next = changed(c.saved, a.u32(4));
+            S::new(c, a).u("start_id", 0).put("next_id", next).done()
+        }
+        13 => S::new(c, a).u("prog_id", 0).u("next_id", 4).done(),
+        14 => {
+            let mut s = S::new(c, a);
+            s.u("map_id", 0).u("next_id", 4);
+            if a.has(8) {
+                s.flags("open_flags", 8, &xlat::BPF_FILE_MODE_FLAGS, "BPF_F_???");
+            }
+            s.done()
+        }
+        19 => S::new(c, a).u("btf_id", 0).done(),
+        30 => S::new(c, a).u("link_id", 0).done(),
+        15 => {
+            let len = changed(c.saved, a.u32(4));
+            let info = super::bpf_insn::info_value(c, a.u32(0), a.u64(8), a.u32(4));
+            let inner = S::new(c, a)
+                .fd("bpf_fd", 0)
+                .put("info_len", len)
+                .put("info", info)
+                .done();
+            vec![Field::new("info", Value::structure(inner))]
+        }
+        17 => {
+            let name = str0(c, a.u64(0), 128);
+            let inner = S::new(c, a).put("name", name).fd("prog_fd", 8).done();
+            vec![Field::new("raw_tracepoint", Value::structure(inner))]
+        }
+        18 => {
+            let btf = c.buf_value(a.u64(0), a.u32(16));
+            S::new(c, a)
+                .put("btf", btf)
+                .addr("btf_log_buf", 8)
+                .u("btf_size", 16)
+                .u("btf_log_size", 20)
+                .u("btf_log_level", 24)
+                .done()
+        }
+        24..=27 => batch(c, cmd, a),
+        28 => {
+            let mut s = S::new(c, a);
+            s.fd("prog_fd", 0).fd("target_fd", 4);
+            s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
+            s.flags("flags", 12, &xlat::BPF_ATTACH_FLAGS, "BPF_F_???");
+            let inner = s.done();
+            vec![Field::new("link_create", Value::structure(inner))]
+        }
+        29 => {
+            let mut s = S::new(c, a);
+            s.fd("link_fd", 0).fd("new_prog_fd", 4);
+            s.flags("flags", 8, &xlat::BPF_ATTACH_FLAGS, "BPF_F_???");
+            if a.u32(8) & 4 != 0 {
+                s.fd("old_prog_fd", 12);
+            }
+            let inner = s.done();
+            vec![Field::new("link_update", Value::structure(inner))]
+        }
+        _ => Vec::new(),
+    };
+    (f, size)
+}
+
+/// An enum of a 64-bit field.
+fn c_enum64(c: &Ctx, v: u64, t: &Xlat, d: &'static str) -> Value {
+    c.enum_value(v, t, d)
+}
+
+/// `entry => exit` when the kernel changed a field kept in `saved`.
+fn changed(saved: u64, now: u64) -> Value {
+    let before = saved & 0xffff_ffff;
+    if before != now {
+        Value::Changed(Box::new(Value::UInt(before)), Box::new(Value::UInt(now)))
+    } else {
+        Value::UInt(now)
+    }
+}
+
+fn map_create(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+    let mut s = S::new(c, a);
+    s.xval("map_type", 0, &xlat::BPF_MAP_TYPES, "BPF_MAP_TYPE_???");
+    s.u("key_size", 4).u("value_size", 8).u("max_entries", 12);
+    if !a.has(16) {
+        return s.done();
+    }
+    s.flags("map_flags", 16, &xlat::BPF_MAP_FLAGS, "BPF_F_???");
+    if !a.has(20) {
+        return s.done();
+    }
+    s.fd("inner_map_fd", 20);
+    if !a.has(24) {
+        return s.done();
+    }
+    if a.u32(16) & 4 != 0 {
+        // BPF_F_NUMA_NODE: strace forces the verbose style here.
+        let n = a.u32(24);
+        let v = match xlat::BPF_NUMA_NODE.lookup(n) {
+            Some(name) if s.c.opts.xlat_style != 1 => {
+                Value::Commented(Box::new(Value::UInt(n)), Cow::Borrowed(name))
+            }
+            _ => Value::UInt(n),
+        };
+        s.put("numa_node", v);
+    }
+    if !a.has(28) {
+        return s.done();
+    }
+    s.cstring("map_name", 28, a.len - 28);
+    if !a.has(44) {
+        return s.done();
+    }
+    s.ifindex("map_ifindex", 44);
+    if !a.has(48) {
+        return s.done();
+    }
+    s.fd("btf_fd", 48)
+        .u("btf_key_type_id", 52)
+        .u("btf_value_type_id", 56);
+    if !a.has(60) {
+        return s.done();
+    }
+    s.u("btf_vmlinux_value_type_id", 60);
+    if a.has(64) {
+        s.u64("map_extra", 64);
+    }
+    s.done()
+}
+
+fn prog_load(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+    let insns = super::bpf_insn::insns_value(c, a.u64(8), a.u32(4));
+    let license = c.cstr_value(a.u64(16));
+    let log = if a.has(24) {
+        str0(c, a.u64(32), a.u32(28))
+    } else {
+        Value::Unknown
+    };
+    let mut s = S::new(c, a);
+    s.xval("prog_type", 0, &xlat::BPF_PROG_TYPES, "BPF_PROG_TYPE_???");
+    s.u("insn_cnt", 4)
+        .put("insns", insns)
+        .put("license", license);
+    if !a.has(24) {
+        return s.done();
+    }
+    s.u("log_level", 24).u("log_size", 28).put("log_buf", log);
+    if !a.has(40) {
+        return s.done();
+    }
+    let kv = kernel_version(s.c, a.u32(40));
+    s.put("kern_version", kv);
+    if !a.has(44) {
+        return s.done();
+    }
+    s.flags("prog_flags", 44, &xlat::BPF_PROG_FLAGS, "BPF_F_???");
+    if !a.has(48) {
+        return s.done();
+    }
+    s.cstring("prog_name", 48, a.len - 48);
+    if !a.has(64) {
+        return s.done();
+    }
+    s.ifindex("prog_ifindex", 64);
+    if !a.has(68) {
+        return s.done();
+    }
+    s.xval(
+        "expected_attach_type",
+        68,
+        &xlat::BPF_ATTACH_TYPES,
+        "BPF_???",
+    );
+    if !a.has(72) {
+        return s.done();
+    }
+    s.fd("prog_btf_fd", 72).u("func_info_rec_size", 76);
+    s.addr("func_info", 80).u("func_info_cnt", 88);
+    s.u("line_info_rec_size", 92)
+        .addr("line_info", 96)
+        .u("line_info_cnt", 104);
+    if !a.has(108) {
+        return s.done();
+    }
+    s.u("attach_btf_id", 108);
+    if !a.has(112) {
+        return s.done();
+    }
+    s.fd("attach_prog_fd", 112);
+    if !a.has(120) {
+        return s.done();
+    }
+    if !a.has(128) {
+        s.addr("fd_array", 120);
+        return s.done();
+    }
+    s.u("core_relo_cnt", 116).addr("fd_array", 120);
+    s.addr("core_relos", 128).u("core_relo_rec_size", 136);
+    s.done()
+}
+
+/// BPF_MAP_{LOOKUP,LOOKUP_AND_DELETE,UPDATE,DELETE}_BATCH at entry (the
+/// count as it was then).
+fn batch(c: &mut Ctx, cmd: u64, a: &Attr) -> Vec<Field> {
+    let before = c.saved & 0xffff_ffff;
+    let mut s = S::new(c, a);
+    if cmd <= 25 {
+        s.addr("in_batch", 0).addr("out_batch", 8);
+    }
+    s.addr("keys", 16);
+    if cmd != 27 {
+        s.addr("values", 24);
+    }
+    s.put("count", Value::UInt(before)).fd("map_fd", 36);
+    s.flags64(
+        "elem_flags",
+        40,
+        &xlat::BPF_MAP_LOOKUP_ELEM_FLAGS,
+        "BPF_???",
+    );
+    s.x("flags", 48);
+    let inner = s.done();
+    vec![Field::new("batch", Value::structure(inner))]
+}
+
+/// The batch count the kernel wrote back: `=> {batch={count=N}}` after the
+/// entry structure when it changed.
+fn batch_exit(c: &Ctx, entry: Value, a: &Attr) -> Value {
+    let now = a.u32(32);
+    if now == c.saved & 0xffff_ffff {
+        return entry;
+    }
+    let after = Value::structure(vec![Field::new(
+        "batch",
+        Value::structure(vec![Field::new("count", Value::UInt(now))]),
+    )]);
+    Value::Changed(Box::new(entry), Box::new(after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+
+    #[test]
+    fn commands() {
+        let mut m = FakeMemory::default();
+        let mut a = vec![0u8; 24];
+        a[0] = 2;
+        a[4] = 4;
+        a[8] = 8;
+        a[12] = 1;
+        let p = m.put(&a);
+        assert_eq!(
+            run(bpf, "bpf", &[0, p, 16], 3, &mut m),
+            "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, max_entries=1}, 16) = 3"
+        );
+        assert_eq!(
+            run(bpf, "bpf", &[0x7f, p, 16], -22, &mut m),
+            format!("bpf(0x7f /* BPF_??? */, {p:#x}, 16) = -1 EINVAL (Invalid argument)")
+        );
+        assert_eq!(
+            run(bpf, "bpf", &[34, p, 4], -22, &mut m),
+            format!("bpf(BPF_LINK_DETACH, {p:#x}, 4) = -1 EINVAL (Invalid argument)")
+        );
+        // Non-zero bytes past strace's structure: `...`.
+        assert_eq!(
+            run(bpf, "bpf", &[22, p, 24], -22, &mut m),
+            "bpf(BPF_MAP_FREEZE, {map_fd=2, ...}, 24) = -1 EINVAL (Invalid argument)"
+        );
+        let id = m.put(&[0, 0, 0, 0, 5, 0, 0, 0]);
+        assert_eq!(
+            run(bpf, "bpf", &[11, id, 8], 0, &mut m),
+            "bpf(BPF_PROG_GET_NEXT_ID, {start_id=0, next_id=5}, 8) = 0"
+        );
+    }
+}
