@@ -7,7 +7,10 @@
 //! per-call cost is `(t(N2) - t(N1)) / (N2 - N1)`, so start-up cancels out.
 //! Runs alternate round-robin over the tools (one run of each, then the
 //! next round), after one warm-up round; the median over `--rounds` rounds
-//! (default 5) is reported. Target: rltrace ≤ 0.3× ltrace per call.
+//! (default 5) is reported, and the median of the per-round ratios to
+//! ltrace (each round's tools ran under the same load). Target: rltrace ≤
+//! 0.3× ltrace per call. `rltrace -f` is listed as well: with `-f` the
+//! command runs on rltrace's CPU (see `src/ltrace/mod.rs`, `pinning`).
 //! A markdown table (for README.md) is printed and written to
 //! `<target>/bench-ltrace.md`.
 //!
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
     } else {
         (5_000, 45_000)
     };
+    // (tool, index of the ltrace row it is compared with).
     let mut tools = vec![
         Tool {
             name: "rltrace -o /dev/null",
@@ -106,7 +110,13 @@ fn main() -> ExitCode {
             prog: rltrace(),
             opts: &["-c", "-o", "/dev/null"],
         },
+        Tool {
+            name: "rltrace -f -o /dev/null (CPU-pinned)",
+            prog: rltrace(),
+            opts: &["-f", "-o", "/dev/null"],
+        },
     ];
+    let base = [Some(3), Some(4), Some(3)];
     if common::have("ltrace") {
         tools.push(Tool {
             name: "ltrace -o /dev/null",
@@ -132,20 +142,31 @@ fn main() -> ExitCode {
             }
         }
     }
-    let med: Vec<f64> = per.into_iter().map(median).collect();
-    let mut table =
-        String::from("| tool | µs per call (median) | vs ltrace, same mode |\n|---|---|---|\n");
+    // Per round, the ratio to ltrace measured in the same round (the
+    // machine's load changes between rounds): its median is reported too.
+    let ratios: Vec<Option<f64>> = (0..tools.len())
+        .map(|i| {
+            let b = base
+                .get(i)
+                .copied()
+                .flatten()
+                .filter(|&b| b < tools.len())?;
+            Some(median(
+                per[i].iter().zip(&per[b]).map(|(x, y)| x / y).collect(),
+            ))
+        })
+        .collect();
+    let med: Vec<f64> = per.iter().cloned().map(median).collect();
+    let mut table = String::from(
+        "| tool | µs per call (median) | vs ltrace (ratio of medians) | vs ltrace (median of per-round ratios) |\n|---|---|---|---|\n",
+    );
     for (i, t) in tools.iter().enumerate() {
-        let base = if tools.len() == 4 {
-            Some(med[i % 2 + 2])
-        } else {
-            None
+        let b = base.get(i).copied().flatten().filter(|&b| b < tools.len());
+        let (r1, r2) = match (b, ratios[i]) {
+            (Some(b), Some(r)) => (format!("{:.2}×", med[i] / med[b]), format!("{r:.2}×")),
+            _ => ("—".into(), "—".into()),
         };
-        let ratio = match base {
-            Some(b) if i < 2 => format!("{:.2}×", med[i] / b),
-            _ => "—".into(),
-        };
-        table.push_str(&format!("| `{}` | {:.2} | {ratio} |\n", t.name, med[i]));
+        table.push_str(&format!("| `{}` | {:.2} | {r1} | {r2} |\n", t.name, med[i]));
     }
     println!("rltrace benchmark: labs() through the PLT, {n1} vs {n2} calls, {rounds} rounds\n");
     println!("{table}");

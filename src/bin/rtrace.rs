@@ -10,10 +10,10 @@ usage: rtrace strace [strace options] CMD...     (same as rstrace)
        rtrace ltrace [ltrace options] CMD...     (same as rltrace)
        rtrace kernel list|trace|probe|ftrace|cleanup ...
        rtrace stat [-e EVENTS] [-r N] [-p PID | -- CMD...]
-       rtrace record [-o FILE] [options] -- CMD...
-       rtrace report FILE
-       rtrace diff A B
-       rtrace export --format chrome|folded|flamegraph FILE
+       rtrace record [-o FILE] [-k] [rstrace options] -- CMD...
+       rtrace report FILE [--json] [--normalize] [--top N]
+       rtrace diff A B [--json] [--context N]
+       rtrace export --format chrome|folded|flamegraph [--weight count|time] [-o OUT] FILE
 ";
 
 fn main() {

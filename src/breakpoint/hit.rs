@@ -391,6 +391,17 @@ impl Breaker {
         }
     }
 
+    /// Problems met in the traced modules' symbols and debug information
+    /// (corrupt DWARF, a debug file that does not match), one line each.
+    pub fn symbol_warnings(&self) -> Vec<String> {
+        self.resolver
+            .symbolizer()
+            .warnings()
+            .into_iter()
+            .map(|w| format!("{}: {}", w.module, w.warning))
+            .collect()
+    }
+
     /// Called once the run is over: probes that never found an address.
     pub fn unplaced(&self) -> Vec<&str> {
         self.probes
@@ -839,7 +850,20 @@ impl Handler for Breaker {
                 }
                 self.start_process(tid, &[tid]);
             }
-            Event::Exited { tid, .. } | Event::Killed { tid, .. } | Event::Detached { tid } => {
+            Event::Killed { tid, sig, .. } => {
+                let leader = self
+                    .threads
+                    .get(&tid)
+                    .and_then(|t| self.spaces.get(&t.space))
+                    .map(|s| s.pid)
+                    == Some(tid);
+                if leader && !self.opts_count {
+                    self.sink.killed(tid, self.start.elapsed(), sig);
+                }
+                self.remove_thread(tid);
+                self.leaving.retain(|t| *t != tid);
+            }
+            Event::Exited { tid, .. } | Event::Detached { tid } => {
                 self.remove_thread(tid);
                 self.leaving.retain(|t| *t != tid);
             }

@@ -184,11 +184,7 @@ pub fn main(args: &[OsString]) -> i32 {
         if let Err(e) = tracer.attach(pid, &mut h) {
             eprintln!("rtrace break: attach to {pid}: {e}");
             if e.raw_os_error() == Some(libc::EPERM) {
-                eprintln!(
-                    "rtrace break: hint: the process may already be traced, or ptrace is \
-                     restricted (see /proc/sys/kernel/yama/ptrace_scope; run as root or with \
-                     CAP_SYS_PTRACE)"
-                );
+                eprintln!("rtrace break: {}", crate::engine::tracer::eperm_reason(pid));
             }
             tracer.detach_all(&mut h);
             return 1;
@@ -253,6 +249,9 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     for s in h.bp.unplaced() {
         eprintln!("rtrace break: '{s}' matched nothing");
+    }
+    for w in h.bp.symbol_warnings() {
+        eprintln!("rtrace break: warning: {w}; tracing went on without it");
     }
     h.bp.finish();
     if let Some(wp) = &mut h.wp {

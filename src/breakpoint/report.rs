@@ -312,6 +312,24 @@ impl Sink {
         }
     }
 
+    /// A traced process died of signal `sig`, like strace's
+    /// `+++ killed by SIGKILL +++` (the hits before it are not the whole
+    /// story).
+    pub fn killed(&mut self, pid: i32, time: Duration, sig: i32) {
+        let name = crate::syscall::ctx::signal_name(sig as u64)
+            .map_or_else(|| sig.to_string(), |n| n.into_owned());
+        let line = if self.json {
+            json!({"type": "killed", "pid": pid, "time": time.as_secs_f64(), "signal": name})
+                .to_string()
+        } else {
+            format!(
+                "+{:.6} [pid {pid}] +++ killed by {name} +++",
+                time.as_secs_f64()
+            )
+        };
+        let _ = writeln!(self.out, "{line}");
+    }
+
     /// The `--count` table.
     pub fn table(&mut self, rows: &[(String, u64)]) {
         if self.json {

@@ -88,6 +88,14 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
     let mut envp: Vec<*const libc::c_char> = c_env.iter().map(|a| a.as_ptr()).collect();
     envp.push(std::ptr::null());
 
+    // "TOOL: exec: " (strace's wording), made before the fork.
+    let tool = std::env::args_os()
+        .next()
+        .and_then(|a| Some(Path::new(&a).file_name()?.to_os_string()))
+        .unwrap_or_else(|| "rtrace".into());
+    let mut exec_prefix = tool.into_vec();
+    exec_prefix.extend_from_slice(b": exec: ");
+
     let mut fds = [0i32; 2];
     // SAFETY: `fds` is a valid 2-int array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -123,7 +131,12 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
                 }
             }
             libc::execve(c_path.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            child_fail(b"rstrace: exec failed\n");
+            // Say why (ENOEXEC for a file that is not a program): the
+            // process is single-threaded, so strerror is safe after fork.
+            let why = std::ffi::CStr::from_ptr(libc::strerror(*libc::__errno_location()));
+            libc::write(2, exec_prefix.as_ptr().cast(), exec_prefix.len());
+            libc::write(2, why.as_ptr().cast(), why.to_bytes().len());
+            child_fail(b"\n");
         }
     }
     // SAFETY: closing our copy of the read end.

@@ -864,9 +864,35 @@ impl Tracer {
                 _ => stopped.push((tid, 0)),
             }
         }
-        for (tid, sig) in stopped {
+        for (tid, mut sig) in stopped {
             if !self.tasks.contains_key(&tid) {
                 continue;
+            }
+            // The interrupt's stop can come before a SIGTRAP that a hit
+            // queued (the kernel reports the stop before dequeuing
+            // signals): detached now, the thread would die of it. Let the
+            // thread take it, here, where the handler can tell whose it is.
+            if sig == 0 && sigtrap_pending(tid) && ptrace::cont(tid, 0).is_ok() {
+                match ptrace::wait_tid(tid).map(classify) {
+                    Ok(Status::Signal(s)) => {
+                        let info = ptrace::siginfo(tid).unwrap_or([0; 128]);
+                        sig = match h.signal_stop(tid, s, &info) {
+                            Resume::Deliver => s,
+                            Resume::Suppress | Resume::Step => 0,
+                        };
+                    }
+                    Ok(Status::Exited(code)) => {
+                        self.tasks.remove(&tid);
+                        h.event(Event::Exited { tid, code }, &Stamp::default());
+                        continue;
+                    }
+                    Ok(Status::Killed { sig, core }) => {
+                        self.tasks.remove(&tid);
+                        h.event(Event::Killed { tid, sig, core }, &Stamp::default());
+                        continue;
+                    }
+                    _ => {}
+                }
             }
             h.detaching(tid);
             let _ = ptrace::detach(tid, sig);
@@ -895,6 +921,19 @@ impl Tracer {
     pub fn has_attached(&self) -> bool {
         self.tasks.values().any(|t| t.attached)
     }
+}
+
+/// Whether a SIGTRAP is queued for thread `tid` (`SigPnd` in its
+/// /proc status; read only while detaching, never per event).
+fn sigtrap_pending(tid: Tid) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{tid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigPnd:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (libc::SIGTRAP - 1)) != 0)
 }
 
 fn unsafe_zeroed_rusage() -> libc::rusage {
@@ -941,5 +980,31 @@ fn is_thread_of(child: Tid, parent: Tid) -> bool {
     match (tgid(child), tgid(parent)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
+    }
+}
+
+/// Why the kernel may have refused to let us attach to `pid` with EPERM:
+/// names the tracer when /proc shows one ("already traced by process N
+/// (comm)"), else the usual restrictions.
+pub fn eperm_reason(pid: Tid) -> String {
+    let tracer = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("TracerPid:"))
+                .and_then(|v| v.trim().parse::<Tid>().ok())
+        })
+        .filter(|&t| t != 0);
+    match tracer {
+        Some(t) => {
+            let comm = std::fs::read_to_string(format!("/proc/{t}/comm")).unwrap_or_default();
+            format!(
+                "process {pid} is already traced by process {t} ({}); a process has one tracer at a time",
+                comm.trim()
+            )
+        }
+        None => "ptrace is restricted (see /proc/sys/kernel/yama/ptrace_scope; run as root or \
+                 with CAP_SYS_PTRACE), or the process is not yours"
+            .to_string(),
     }
 }

@@ -72,8 +72,10 @@ pub fn parse(
                 None => (long.to_string(), None),
             }
         } else if s.len() >= 2 && s.starts_with('-') && s != "-" {
-            let n = s[1..2].to_string();
-            let rest = &s[2..];
+            // By character: `-é` must not slice inside a UTF-8 sequence.
+            let mut chars = s[1..].chars();
+            let n = chars.next().map(String::from).unwrap_or_default();
+            let rest = chars.as_str();
             (n, (!rest.is_empty()).then(|| rest.to_string()))
         } else {
             if cmd_at_positional {

@@ -73,6 +73,12 @@ pub fn main(args: &[OsString]) -> i32 {
             return 0;
         }
         _ => {
+            if let Some(other) = args.first() {
+                eprintln!(
+                    "rtrace kernel: unknown subcommand '{}'",
+                    other.to_string_lossy()
+                );
+            }
             eprint!("{USAGE}");
             return 1;
         }

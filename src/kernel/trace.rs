@@ -29,6 +29,14 @@ impl Target {
         if !t.pids.is_empty() && !t.cmd.is_empty() {
             return Err("give -p PID or a command, not both".into());
         }
+        // A pid that is gone would "trace" nothing and exit 0.
+        if let Some(p) = t
+            .pids
+            .iter()
+            .find(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
+        {
+            return Err(format!("pid {p}: No such process"));
+        }
         Ok(t)
     }
 }
@@ -127,7 +135,16 @@ pub fn run_session(
     } else {
         Some(Child::spawn(&target.cmd)?)
     };
-    let mut pids = target.pids.clone();
+    // Event pid filters match thread ids: every thread of an attached
+    // process, not only its leader (event-fork covers later ones).
+    let mut pids: Vec<i32> = target
+        .pids
+        .iter()
+        .flat_map(|&p| match crate::engine::tracer::list_threads(p) {
+            t if t.is_empty() => vec![p],
+            t => t,
+        })
+        .collect();
     if let Some(c) = &child {
         pids.push(c.pid);
     }

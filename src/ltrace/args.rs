@@ -72,9 +72,14 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// Return values now (at the return trampoline).
-    pub fn ret_vals(&mut self) -> RetVals {
-        let float = self.fp().and_then(|f| x::xmm_f64(f, 0)).unwrap_or(0.0);
+    /// Return values now (at the return trampoline); the vector registers
+    /// are read only when `float` (the return type uses them).
+    pub fn ret_vals(&mut self, float: bool) -> RetVals {
+        let float = if float {
+            self.fp().and_then(|f| x::xmm_f64(f, 0)).unwrap_or(0.0)
+        } else {
+            0.0
+        };
         RetVals {
             int: self.regs[RET],
             float,

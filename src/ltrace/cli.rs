@@ -58,6 +58,12 @@ pub struct Options {
     pub where_depth: usize,
     /// `-x` expressions.
     pub x_filters: Vec<String>,
+    /// `--json`: one JSON object per call (and syscall) instead of text.
+    pub json: bool,
+    /// `--inject FUNC:retval=N[:error=E][:when=W]` rules, as given.
+    pub injects: Vec<String>,
+    /// `--no-cpu-pin`: never run the command on rltrace's CPU.
+    pub no_cpu_pin: bool,
     /// The command and its arguments.
     pub command: Vec<OsString>,
 }
@@ -90,6 +96,9 @@ impl Default for Options {
             version: false,
             where_depth: 0,
             x_filters: Vec::new(),
+            json: false,
+            injects: Vec::new(),
+            no_cpu_pin: false,
             command: Vec::new(),
         }
     }
@@ -126,6 +135,12 @@ Trace library calls of a given program.
   -V, --version       output version information and exit.
   -w, --where=NR      print backtrace showing NR stack frames at most.
   -x FILTER           modify which static functions to trace.
+
+rltrace's own options:
+  --json              one JSON object per call (and per syscall with -S).
+  --inject=FUNC:retval=N[:error=ERRNO][:when=N|N+|N+S|N..M]
+                      do not run FUNC: make it return N (may be repeated).
+  --no-cpu-pin        do not run the command on rltrace's CPU.
 ";
 
 /// `-D help`.
@@ -188,7 +203,15 @@ const LONG: &[(&str, char, bool)] = &[
     ("version", 'V', false),
     ("where", 'w', true),
     ("no-signals", 'b', false),
+    ("json", LONG_JSON, false),
+    ("inject", LONG_INJECT, true),
+    ("no-cpu-pin", LONG_NO_PIN, false),
 ];
+
+/// Pseudo option characters of rltrace's long-only options.
+const LONG_JSON: char = '\u{1}';
+const LONG_INJECT: char = '\u{2}';
+const LONG_NO_PIN: char = '\u{3}';
 
 /// Short options and whether they take a value.
 fn takes_value(c: char) -> Option<bool> {
@@ -234,6 +257,9 @@ fn apply(o: &mut Options, c: char, v: Option<&str>) -> Result<(), CliError> {
         'V' => o.version = true,
         'w' => o.where_depth = int_in('w', v, 1, None)? as usize,
         'x' => o.x_filters.push(v.to_string()),
+        LONG_JSON => o.json = true,
+        LONG_INJECT => o.injects.push(v.to_string()),
+        LONG_NO_PIN => o.no_cpu_pin = true,
         _ => return Err(CliError::Usage(format!("invalid option -- '{c}'"))),
     }
     Ok(())

@@ -207,6 +207,19 @@ impl Call {
         &self.entry
     }
 
+    /// Whether the return value is (partly) in a vector register, so the
+    /// floating-point registers must be read at return.
+    pub fn ret_uses_float(&self) -> bool {
+        let Some(p) = &self.proto else {
+            return false;
+        };
+        let t = p.ret();
+        match abi::struct_classes(t) {
+            Some(classes) => size_align(t).0 <= 16 && classes.iter().any(|&sse| sse),
+            None => abi::is_float(t),
+        }
+    }
+
     /// At return: (full argument text including out-parameters read now,
     /// return value text such as `5`, `"x"`, `nil` or `<void>`).
     pub fn finish(
@@ -222,6 +235,32 @@ impl Call {
             full.push_str(", ");
         }
         full.push_str(&rest);
+        let out = self.ret_text(&mut f, ret);
+        (full, out)
+    }
+
+    /// Each entry argument's text on its own (`--json`), as
+    /// [`Call::entry_text`] shows them (memory is read again now).
+    pub fn entry_parts(&self, src: &mut dyn ArgSource, o: &FormatOpts) -> Vec<String> {
+        let mut f = self.formatter(src, o, None);
+        f.parts(0..self.split)
+    }
+
+    /// At return, for `--json`: each out-parameter's text on its own and
+    /// the return value's text (as [`Call::finish`]).
+    pub fn finish_parts(
+        &self,
+        ret: RetVals,
+        src: &mut dyn ArgSource,
+        o: &FormatOpts,
+    ) -> (Vec<String>, String) {
+        let mut f = self.formatter(src, o, Some(ret.int));
+        let rest = f.parts(self.split..self.args.len());
+        let out = self.ret_text(&mut f, ret);
+        (rest, out)
+    }
+
+    fn ret_text(&self, f: &mut Fmt<'_>, ret: RetVals) -> String {
         let rty = match &self.proto {
             None => guess_type(),
             Some(p) => p.ret(),
@@ -235,7 +274,7 @@ impl Call {
                 f.value(&mut out, t, &bytes, None);
             }
         }
-        (full, out)
+        out
     }
 
     fn formatter<'a>(
@@ -342,6 +381,24 @@ impl<'a> Fmt<'a> {
             ArgTy::Guess => guess_type(),
             ArgTy::Extra(t) => t,
         }
+    }
+
+    fn parts(&mut self, range: std::ops::Range<usize>) -> Vec<String> {
+        let args = self.args;
+        let mut v = Vec::new();
+        for a in &args[range] {
+            let ty = self.ty(a);
+            if matches!(ty, Type::Lens(Lens::Hide, _)) {
+                continue;
+            }
+            let mut out = String::new();
+            match decay(ty) {
+                Some(d) => self.value(&mut out, &d, a.bytes.as_slice(), None),
+                None => self.value(&mut out, ty, a.bytes.as_slice(), None),
+            }
+            v.push(out);
+        }
+        v
     }
 
     fn list(&mut self, range: std::ops::Range<usize>) -> String {

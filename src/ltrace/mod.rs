@@ -37,6 +37,7 @@ pub mod cli;
 pub mod filter;
 pub mod format;
 pub mod imports;
+pub mod inject;
 pub mod output;
 pub mod proto;
 pub mod sites;
@@ -95,6 +96,16 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rltrace: only x86-64 is supported so far");
         return 1;
     }
+    if o.json && o.count {
+        return usage("--json and -c cannot be used together");
+    }
+    let inject = match inject::Injector::parse(&o.injects) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("rltrace: {e}");
+            return 1;
+        }
+    };
     let plt = if o.no_plt {
         None
     } else if o.e_filters.is_empty() {
@@ -179,13 +190,17 @@ pub fn main(args: &[OsString]) -> i32 {
             demangle: o.demangle,
         },
         array_len: o.max_elts.unwrap_or(format::DEFAULT_ARRAY_LEN),
+        json: o.json,
     };
-    let sys = o.syscalls.then(|| syscalls::Syscalls::new(o.string_len));
-    let mut h = trace::Ltrace::new(hopts, protos, out, sys);
+    let sys = o
+        .syscalls
+        .then(|| syscalls::Syscalls::new(o.string_len, o.json));
+    let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
+    let (pin_cpu, seccomp_sets) = pinning(&o);
     let cfg = Config {
         // Children are always seen, so an unfollowed one can be cleaned.
         follow_forks: true,
-        seccomp_sets: None,
+        seccomp_sets,
         syscall_info: true,
         rusage: false,
         // As strace: with `-o FILE CMD`, Ctrl-C reaches only the command.
@@ -194,10 +209,45 @@ pub fn main(args: &[OsString]) -> i32 {
         } else {
             Interruptible::WaitOnly
         },
-        pin_cpu: false,
+        pin_cpu,
         syscalls: o.syscalls,
     };
     run(&o, cfg, &mut h, user)
+}
+
+/// Whether the launched command runs on rltrace's CPU, and the seccomp
+/// filter that lets the engine keep that invisible.
+///
+/// Every traced call is two round trips between the program and rltrace;
+/// on one CPU each is a context switch, across CPUs a wake-up of an idle
+/// CPU (a VM exit on virtual machines), which costs several times more
+/// (see `crate::engine::affinity`). The pinning must not be visible to the
+/// program, so the engine rewrites `sched_getaffinity` results, which needs
+/// those calls to stop: with `-S` every syscall stops anyway; with `-f` a
+/// seccomp filter stops only the two affinity calls (and the pinning holds
+/// only while the program is a single task). Without `-f` an unfollowed
+/// child would be let go with that filter and no tracer, and its affinity
+/// calls would fail with `ENOSYS`, so there is no pinning then; nor for
+/// `-p` (the engine pins only launched commands).
+/// Syscall numbers to stop at, per architecture (the engine's seccomp plan).
+type StopSets = Vec<(Arch, Vec<u32>)>;
+
+fn pinning(o: &cli::Options) -> (bool, Option<StopSets>) {
+    if o.command.is_empty() || o.no_cpu_pin {
+        return (false, None);
+    }
+    if o.syscalls {
+        return (true, None);
+    }
+    if o.follow {
+        // The engine adds the affinity calls to these (empty) sets.
+        let sets = Arch::native_personalities()
+            .iter()
+            .map(|&a| (a, Vec::new()))
+            .collect();
+        return (true, Some(sets));
+    }
+    (false, None)
 }
 
 fn run(
@@ -211,11 +261,7 @@ fn run(
         if let Err(e) = tracer.attach(pid, h) {
             eprintln!("rltrace: attach to {pid}: {e}");
             if e.raw_os_error() == Some(libc::EPERM) {
-                eprintln!(
-                    "rltrace: hint: the process may already be traced, or ptrace is \
-                     restricted (see /proc/sys/kernel/yama/ptrace_scope; run as root or with \
-                     CAP_SYS_PTRACE)"
-                );
+                eprintln!("rltrace: {}", crate::engine::tracer::eperm_reason(pid));
             }
             tracer.detach_all(h);
             return 1;
@@ -265,7 +311,11 @@ fn run(
     };
     h.finish();
     if let Some(e) = &h.out.error {
-        eprintln!("rltrace: write error: {e}");
+        // Not eprintln!: with the trace on a closed stderr it would panic.
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("rltrace: write error: {e}\n"),
+        );
     }
     code
 }

@@ -242,12 +242,23 @@ impl Summary {
     /// One call of `name` (counted at entry, so calls that never return
     /// count too).
     pub fn call(&mut self, name: &str) {
-        self.rows.entry(name.to_string()).or_default().0 += 1;
+        // No allocation once the function has a row (every call of `-c`).
+        match self.rows.get_mut(name) {
+            Some(r) => r.0 += 1,
+            None => {
+                self.rows.insert(name.to_string(), (1, Duration::ZERO));
+            }
+        }
     }
 
     /// Time spent in one call of `name`.
     pub fn time(&mut self, name: &str, d: Duration) {
-        self.rows.entry(name.to_string()).or_default().1 += d;
+        match self.rows.get_mut(name) {
+            Some(r) => r.1 += d,
+            None => {
+                self.rows.insert(name.to_string(), (0, d));
+            }
+        }
     }
 
     /// Calls of `name` so far.

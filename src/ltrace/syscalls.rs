@@ -4,14 +4,17 @@
 
 use super::output::{Out, Summary};
 use crate::engine::memory::ProcMem;
+use crate::output::json;
 use crate::output::text::{self, RenderOpts};
 use crate::syscall::ctx::ProcFdResolver;
 use crate::syscall::{self, Ctx, DecodeOpts, Entry, Ret, Step, SyscallTable, Value};
 use rtrace_arch::Arch;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 struct Pending {
+    nr: u64,
+    wall: SystemTime,
     arch: Arch,
     entry: &'static Entry,
     args: [u64; 6],
@@ -31,11 +34,13 @@ pub struct Syscalls {
     fds: ProcFdResolver,
     pending: HashMap<i32, Pending>,
     next_id: u64,
+    json: bool,
 }
 
 impl Syscalls {
-    /// Strings up to `string_len` bytes.
-    pub fn new(string_len: usize) -> Syscalls {
+    /// Strings up to `string_len` bytes; `json`: one object per call, in
+    /// rstrace `--json`'s shape (`crate::output::json`).
+    pub fn new(string_len: usize, json: bool) -> Syscalls {
         Syscalls {
             opts: DecodeOpts {
                 string_limit: string_len,
@@ -46,6 +51,7 @@ impl Syscalls {
             pending: HashMap::new(),
             // Apart from library call ids (those count up from 1).
             next_id: 1 << 62,
+            json,
         }
     }
 
@@ -87,13 +93,15 @@ impl Syscalls {
         }
         let id = self.next_id;
         self.next_id += 1;
-        if !count {
+        if !count && !self.json {
             let leader = out.leader(tid, None, 0);
             out.entry(tid, id, leader, &shown, &entry_text);
         }
         self.pending.insert(
             tid,
             Pending {
+                nr,
+                wall: SystemTime::now(),
                 arch,
                 entry,
                 args,
@@ -124,6 +132,24 @@ impl Syscalls {
         ctx.saved = p.saved;
         ctx.entry_args = p.entry_args;
         let r = syscall::decode_exit(p.entry, &mut ctx, p.step);
+        if self.json {
+            let rec = json::SyscallRecord {
+                pid: tid,
+                time: p.wall,
+                name: p.entry.name,
+                nr: p.nr,
+                entry_args: &ctx.entry_args,
+                exit_args: &ctx.exit_args,
+                ret: Some(&r),
+                duration: Some(dur),
+                injected: false,
+                delayed: false,
+            };
+            let mut line = String::new();
+            json::syscall_line(&mut line, &rec);
+            out.raw(&line);
+            return;
+        }
         let mut full = p.entry_text.clone();
         for a in &ctx.exit_args {
             if !full.is_empty() {
@@ -149,5 +175,32 @@ impl Syscalls {
             &rtext,
             Some(dur),
         );
+    }
+
+    /// Thread `tid` is gone: with `--json`, its syscall in progress (one
+    /// that never returns, such as `exit_group`) is written with a null
+    /// return (the text form is `Out::no_return`'s).
+    pub fn gone(&mut self, tid: i32, out: &mut Out) {
+        let Some(p) = self.pending.remove(&tid) else {
+            return;
+        };
+        if !self.json {
+            return;
+        }
+        let rec = json::SyscallRecord {
+            pid: tid,
+            time: p.wall,
+            name: p.entry.name,
+            nr: p.nr,
+            entry_args: &p.entry_args,
+            exit_args: &[],
+            ret: None,
+            duration: None,
+            injected: false,
+            delayed: false,
+        };
+        let mut line = String::new();
+        json::syscall_line(&mut line, &rec);
+        out.raw(&line);
     }
 }

@@ -17,8 +17,8 @@
 //! addresses) before it is let go. Exec starts over. Detach (`-p` end,
 //! Ctrl-C) restores everything through the same path.
 
-use super::args::Args;
 use super::format::{self, FormatOpts};
+use super::inject::Injector;
 use super::output::{Out, Summary};
 use super::proto::Protos;
 use super::sites::{Kind, ModCache, Proc, Selection, MAIN};
@@ -29,12 +29,13 @@ use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::syscall::memory::Memory;
-use rtrace_arch::insn_x86::{self, Plan};
+use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
+mod calls;
 mod lifecycle;
 
 /// `si_code` of the SIGTRAP an INT3 raises.
@@ -45,6 +46,7 @@ const MAX_SHADOW: usize = 4096;
 const SAME_STACK: u64 = 8 << 20;
 
 /// A call between entry and return.
+#[derive(Clone)]
 struct Pending {
     ret: u64,
     slot: u64,
@@ -58,6 +60,14 @@ struct Pending {
     depth: usize,
     /// `-w` frames, taken at entry, printed after the return.
     bt: Vec<String>,
+    /// The breakpoint's address.
+    site: u64,
+    /// `--json`: the calling module, the called one, the entry
+    /// arguments' texts, the wall-clock time of entry.
+    caller: Option<String>,
+    lib: Option<String>,
+    parts: Vec<String>,
+    wall: std::time::SystemTime,
 }
 
 struct Thread {
@@ -85,6 +95,8 @@ pub struct HandlerOpts {
     pub fmt: FormatOpts,
     /// `-A`: array elements (and struct nesting) shown.
     pub array_len: usize,
+    /// `--json`.
+    pub json: bool,
 }
 
 /// The handler.
@@ -107,11 +119,20 @@ pub struct Ltrace {
     sys: Option<Syscalls>,
     /// Problems worth mentioning once.
     warned: std::collections::HashSet<String>,
+    /// `--inject` rules.
+    inject: Injector,
 }
 
 impl Ltrace {
-    /// A handler writing to `out`; `sys` decodes `-S` system calls.
-    pub fn new(o: HandlerOpts, protos: Protos, out: Out, sys: Option<Syscalls>) -> Ltrace {
+    /// A handler writing to `out`; `sys` decodes `-S` system calls;
+    /// `inject` holds the `--inject` rules.
+    pub fn new(
+        o: HandlerOpts,
+        protos: Protos,
+        out: Out,
+        sys: Option<Syscalls>,
+        inject: Injector,
+    ) -> Ltrace {
         Ltrace {
             o,
             protos,
@@ -128,6 +149,7 @@ impl Ltrace {
             leaving: Vec::new(),
             sys,
             warned: Default::default(),
+            inject,
         }
     }
 
@@ -181,7 +203,6 @@ impl Ltrace {
     fn site_hit(&mut self, tid: Tid, id: u64, addr: u64, mut regs: Vec<u64>) -> Resume {
         let now = Instant::now();
         let p = self.procs.get_mut(&id).expect("space of a thread");
-        let site = p.sites.get(&addr).cloned().expect("site");
         let (plan, len) = match p.space.sites.get(&addr) {
             Some(s) => (s.insn.plan.clone(), s.insn.len),
             None => return Resume::Deliver,
@@ -193,8 +214,10 @@ impl Ltrace {
             .mem
             .read(sp, &mut retaddr)
             .then(|| u64::from_le_bytes(retaddr));
+        let site = p.sites.get(&addr).expect("site");
+        let is_plt = site.plt_owner.is_some();
         let mut replace = false;
-        let mut report: Option<String> = None;
+        let mut hit = None;
         match site.kind {
             Kind::Hook => replace = true,
             Kind::Entry => {
@@ -217,27 +240,56 @@ impl Ltrace {
                 } else {
                     None
                 };
-                let name = if self.o.fmt.demangle {
+                let bare = if self.o.fmt.demangle {
                     crate::symbols::demangle(&site.name).into_owned()
                 } else {
                     site.name.clone()
                 };
-                report = match (owner, &site.x_lib) {
-                    (Some(o), _) if !self.o.hide_caller => Some(format!("{o}->{name}")),
-                    (Some(_), _) => Some(name),
-                    (None, Some(l)) if l == MAIN => Some(name),
-                    (None, Some(l)) => Some(format!("{name}@{l}")),
+                let shown = match (&owner, &site.x_lib) {
+                    (Some(o), _) if !self.o.hide_caller => Some(format!("{o}->{bare}")),
+                    (Some(_), _) => Some(bare.clone()),
+                    (None, Some(l)) if l == MAIN => Some(bare.clone()),
+                    (None, Some(l)) => Some(format!("{bare}@{l}")),
                     (None, None) => None,
                 };
+                let lib = if !self.o.json {
+                    None
+                } else if is_plt {
+                    p.jump_cache.get(&addr).and_then(|&t| module_name(p, t))
+                } else {
+                    match &site.x_lib {
+                        Some(l) if l != MAIN => Some(l.clone()),
+                        _ => module_name(p, addr),
+                    }
+                };
+                if let (Some(shown), Some(ret)) = (shown, ret) {
+                    hit = Some((site.name.clone(), shown, bare, owner, lib, ret));
+                }
             }
         }
-        if let (Some(shown), Some(ret)) = (report, ret) {
-            let bare = if self.o.fmt.demangle {
-                crate::symbols::demangle(&site.name).into_owned()
-            } else {
-                site.name.clone()
+        if let Some((name, shown, bare, caller, lib, ret)) = hit {
+            let hit = calls::Hit {
+                name: &name,
+                shown,
+                bare,
+                caller,
+                lib,
+                site: addr,
+                ret,
+                sp,
+                now,
             };
-            self.call_entry(tid, id, &site.name, (shown, bare), ret, sp, &regs, now);
+            let act = if self.inject.is_empty() {
+                None
+            } else {
+                self.inject.on_call(id, &name)
+            };
+            if let Some(act) = act {
+                self.immediate_call(tid, id, hit, &mut regs, Some(act));
+                let _ = Tracee::new(tid).set_regs(&regs);
+                return Resume::Suppress;
+            }
+            self.call_entry(tid, id, hit, &mut regs);
         }
         let p = self.procs.get_mut(&id).expect("space of a thread");
         // Step over the displaced instruction without removing the trap.
@@ -256,7 +308,7 @@ impl Ltrace {
                 (Some(x), Some(y)) => x.path == y.path,
                 _ => true,
             };
-            if done && site.plt_owner.is_some() && !same(addr, regs[PC]) {
+            if done && is_plt && !same(addr, regs[PC]) {
                 p.jump_cache.insert(addr, regs[PC]);
             }
         }
@@ -265,9 +317,9 @@ impl Ltrace {
                 Ok(slot) => regs[PC] = slot.addr,
                 Err(e) => {
                     p.space.retire(addr);
-                    p.sites.remove(&addr);
+                    let name = p.sites.remove(&addr).map(|s| s.name).unwrap_or_default();
                     regs[PC] = addr;
-                    self.warn(format!("breakpoint at {} removed: {e}", site.name));
+                    self.warn(format!("breakpoint at {name} removed: {e}"));
                 }
             }
         }
@@ -279,165 +331,49 @@ impl Ltrace {
         Resume::Suppress
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn call_entry(
-        &mut self,
-        tid: Tid,
-        id: u64,
-        name: &str,
-        (shown, bare): (String, String),
-        ret: u64,
-        sp: u64,
-        regs: &[u64],
-        now: Instant,
-    ) {
-        if self.o.count {
-            self.summary.call(&shown);
-        }
-        let depth = self.threads.get(&tid).map_or(0, |t| t.shadow.len());
-        let call_id = self.next_call;
-        self.next_call += 1;
-        let fcall = if self.o.count {
-            None
-        } else {
-            let mut src = Args::new(tid, regs);
-            let c = format::on_entry_with(
-                name,
-                self.protos.get(name),
-                &mut src,
-                &self.o.fmt,
-                self.o.array_len,
-            );
-            let leader = self.leader(tid, Some(ret), depth);
-            self.out.entry(tid, call_id, leader, &shown, c.entry_text());
-            Some(Rc::new(c))
-        };
-        // Hijack the return address.
-        if depth >= MAX_SHADOW {
-            return;
-        }
-        let bt = if self.o.where_depth > 0 && !self.o.count {
-            self.backtrace(tid, id, regs)
-        } else {
-            Vec::new()
-        };
-        let p = self.procs.get_mut(&id).expect("space of a thread");
-        let Some(t) = self.threads.get_mut(&tid) else {
-            return;
-        };
-        let Some(tramp) = p.space.trampoline(regs[PC], tid) else {
-            return;
-        };
-        if !p.space.mem.write(sp, &tramp.to_le_bytes()) {
-            return;
-        }
-        // Frames at or below this slot on this stack are gone (longjmp).
-        t.shadow
-            .retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
-        t.shadow.push(Pending {
-            ret,
-            slot: sp,
-            id: call_id,
-            shown,
-            bare,
-            fcall,
-            at: now,
-            depth,
-            bt,
-        });
-    }
-
-    /// `-w N`: the caller's frames, as ` > module(func+0xoff) [addr]`.
-    fn backtrace(&mut self, tid: Tid, id: u64, regs: &[u64]) -> Vec<String> {
-        let Some(p) = self.procs.get(&id) else {
-            return Vec::new();
-        };
-        let mut at = regs.to_vec();
-        at[PC] = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
-        let init = crate::unwind::from_prstatus_x86_64(&at);
-        let hijacked: Vec<(u64, u64)> = self
-            .threads
-            .get(&tid)
-            .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
-            .unwrap_or_default();
-        let mut mem = Unhijacked {
-            inner: ProcMem::new(tid),
-            hijacked,
-        };
-        let sym = self.resolver.symbolizer();
-        let frames =
-            self.unwinder
-                .unwind_frames(sym, &p.map, &init, &mut mem, self.o.where_depth + 1);
-        // The first frame is the breakpoint itself (the stub or function).
-        crate::unwind::symbolize_frames(sym, &p.map, &frames[1.min(frames.len())..])
-            .iter()
-            .filter(|f| !f.inlined)
-            .take(self.o.where_depth)
-            .map(|f| {
-                let func = f.function.as_deref().unwrap_or("??");
-                let off = f.offset_in_function.unwrap_or(0);
-                format!(" > {}({func}+{off:#x}) [{:#x}]", f.module, f.pc)
-            })
-            .collect()
-    }
-
-    /// A trap at the return trampoline.
-    fn return_hit(&mut self, tid: Tid, mut regs: Vec<u64>) -> Resume {
-        let now = Instant::now();
-        let Some(t) = self.threads.get_mut(&tid) else {
-            return Resume::Deliver;
-        };
-        // `ret` popped the trampoline's address: it was at sp - 8.
-        let want = regs[SP].wrapping_sub(8);
-        let entry = match t.shadow.iter().rposition(|s| s.slot == want) {
-            Some(i) => {
-                let e = t.shadow.remove(i);
-                t.shadow.truncate(i);
-                e
-            }
-            None => match t.shadow.pop() {
-                Some(e) => e,
-                None => {
-                    self.warn(format!(
-                        "thread {tid} returned to the trampoline with no call pending"
-                    ));
-                    return Resume::Deliver;
+    /// `--json`: the module a PLT stub at `site` leads to now (its GOT slot
+    /// is bound once the call has run), by emulating the stub's jump (after
+    /// an `endbr64`, as in `.plt.sec` stubs) on a copy of the registers.
+    fn bound_lib(&mut self, tid: Tid, site: u64) -> Option<String> {
+        let id = self.threads.get(&tid)?.space;
+        let p = self.procs.get_mut(&id)?;
+        let s = p.space.sites.get(&site)?;
+        let (mut plan, mut len) = (s.insn.plan.clone(), s.insn.len);
+        let mut regs = Tracee::new(tid).regs().ok()?;
+        let mut pc = site;
+        for _ in 0..2 {
+            match plan {
+                // Only a jump through the GOT: nothing else may run twice.
+                Plan::Emulate(e @ Emu::JmpInd(_)) => {
+                    regs[PC] = pc;
+                    insn_x86::emulate(&e, pc, len, &mut regs, &mut p.space.mem).ok()?;
+                    // The call has run, so a lazily bound slot is bound.
+                    return module_name(p, regs[PC]);
                 }
-            },
-        };
-        regs[PC] = entry.ret;
-        let _ = Tracee::new(tid).set_regs(&regs);
-        let dur = now - entry.at;
-        if self.o.count {
-            self.summary.time(&entry.shown, dur);
-            return Resume::Suppress;
+                Plan::Emulate(Emu::Nop) => {
+                    pc += len as u64;
+                    let mut b = [0u8; 16];
+                    if !p.space.mem.read(pc, &mut b) {
+                        return None;
+                    }
+                    let a = insn_x86::analyze(pc, &b).ok()?;
+                    (plan, len) = (a.plan, a.len);
+                }
+                _ => return None,
+            }
         }
-        let Some(fcall) = entry.fcall else {
-            return Resume::Suppress;
-        };
-        let mut src = Args::new(tid, &regs);
-        let rv = src.ret_vals();
-        let (full, rtext) = fcall.finish(rv, &mut src, &self.o.fmt);
-        let depth = entry.depth;
-        let ip = entry.ret;
-        self.out.ret(
-            tid,
-            entry.id,
-            |o| o.leader(tid, Some(ip), depth),
-            (&entry.shown, &entry.bare),
-            &full,
-            fcall.entry_text(),
-            &rtext,
-            Some(dur),
-        );
-        for l in &entry.bt {
-            self.out.line("", l);
-        }
-        Resume::Suppress
+        None
     }
 
-    fn signal_line(&mut self, tid: Tid, sig: i32) {
+    fn signal_line(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) {
         if self.o.no_signals || self.o.count {
+            return;
+        }
+        if self.o.json {
+            let v = crate::syscall::siginfo_value(rtrace_arch::Arch::native(), 0, info);
+            let mut line = String::new();
+            crate::output::json::signal_line(&mut line, tid, sig, &v);
+            self.out.raw(&line);
             return;
         }
         let name = crate::syscall::ctx::signal_name(sig as u64)
@@ -450,8 +386,22 @@ impl Ltrace {
             .line(&lead, &format!("--- {name} ({}) ---", signal_desc(sig)));
     }
 
-    fn gone(&mut self, tid: Tid, text: String) {
+    /// Thread `tid` ended: `text` for ltrace's line, `what` for `--json`
+    /// (rstrace's `exited with N` / `killed by SIG`).
+    fn gone(&mut self, tid: Tid, text: String, what: String) {
         self.out.no_return(tid);
+        if let Some(s) = self.sys.as_mut() {
+            s.gone(tid, &mut self.out);
+        }
+        if self.o.json {
+            self.json_unreturned(tid);
+            if !self.o.count {
+                let mut line = String::new();
+                crate::output::json::exit_line(&mut line, tid, &what);
+                self.out.raw(&line);
+            }
+            return;
+        }
         if !self.o.count {
             let lead = self.leader(tid, None, 0);
             self.out.line(&lead, &text);
@@ -491,6 +441,7 @@ impl Handler for Ltrace {
             }
             Event::Exec { tid, old_tid } => {
                 self.out.no_return(old_tid);
+                self.json_unreturned(old_tid);
                 self.remove_thread(old_tid);
                 self.remove_thread(tid);
                 if self.leaving.contains(&tid) || self.leaving.contains(&old_tid) {
@@ -502,7 +453,11 @@ impl Handler for Ltrace {
             Event::Exited { tid, code } => {
                 // Every thread's end, as ltrace -f prints it.
                 if self.threads.contains_key(&tid) {
-                    self.gone(tid, format!("+++ exited (status {code}) +++"));
+                    self.gone(
+                        tid,
+                        format!("+++ exited (status {code}) +++"),
+                        format!("exited with {code}"),
+                    );
                 } else {
                     self.out.no_return(tid);
                 }
@@ -514,7 +469,15 @@ impl Handler for Ltrace {
                     .map(|s| s.into_owned())
                     .unwrap_or_else(|| format!("SIG{sig}"));
                 if self.threads.contains_key(&tid) {
-                    self.gone(tid, format!("+++ killed by {name} +++"));
+                    self.gone(
+                        tid,
+                        format!("+++ killed by {name} +++"),
+                        format!("killed by {name}"),
+                    );
+                } else if self.threads.is_empty() {
+                    // Killed before the program ran: an exec the kernel
+                    // failed past its point of no return (a truncated ELF).
+                    eprintln!("rltrace: the program was killed by {name} while being loaded (not a valid executable?)");
                 }
                 self.remove_thread(tid);
                 self.leaving.retain(|t| *t != tid);
@@ -566,7 +529,7 @@ impl Handler for Ltrace {
             }
         }
         if self.threads.contains_key(&tid) {
-            self.signal_line(tid, sig);
+            self.signal_line(tid, sig, info);
         }
         Resume::Deliver
     }
@@ -600,6 +563,12 @@ impl Ltrace {
         }
         None
     }
+}
+
+/// The file name of the module mapped at `addr` in `p`.
+fn module_name(p: &Proc, addr: u64) -> Option<String> {
+    let m = p.map.find(addr)?;
+    Some(m.path.rsplit('/').next().unwrap_or(&m.path).to_string())
 }
 
 /// Tracee memory in which hijacked return addresses read as the originals.

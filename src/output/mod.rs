@@ -1,4 +1,5 @@
 //! Renderers: strace-style text and JSON Lines from the same values.
 
 pub mod json;
+pub mod normalize;
 pub mod text;

@@ -7,8 +7,9 @@
 //! and a `footer` with the command's fate. Every reader goes through
 //! [`file::Recording`].
 
+pub mod capture;
 pub mod diff;
 pub mod export;
 pub mod file;
-pub mod capture;
 pub mod report;
+pub mod tree;

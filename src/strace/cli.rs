@@ -125,6 +125,9 @@ pub struct Options {
     pub seccomp: Option<bool>,
     /// `--json`.
     pub json: bool,
+    /// `--normalize`: stable placeholders for pids, addresses, times and
+    /// temp paths in the output (see `output::normalize`).
+    pub normalize: bool,
     /// `--no-syscall-info`: read registers instead (the tested fallback).
     pub regs_only: bool,
     /// Run tracer and launched command on one CPU (`--no-cpu-pin` turns it off).
@@ -143,6 +146,8 @@ pub struct Options {
     pub dump_writes: super::dumpio::FdSet,
     /// `-e inject=` / `-e fault=` rules, in order.
     pub inject: Vec<super::inject::Rule>,
+    /// `--replay-faults`: the recorded errors to inject.
+    pub replay: Option<super::replay::Plan>,
 }
 
 impl Default for Options {
@@ -182,6 +187,7 @@ impl Default for Options {
             quiet_set: NameSet::none(),
             seccomp: None,
             json: false,
+            normalize: false,
             regs_only: false,
             cpu_pin: true,
             command: Vec::new(),
@@ -189,6 +195,7 @@ impl Default for Options {
             version: false,
             warnings: Vec::new(),
             inject: Vec::new(),
+            replay: None,
             dump_reads: Default::default(),
             dump_writes: Default::default(),
         }
@@ -229,7 +236,7 @@ impl From<filter::FilterError> for UsageError {
 
 /// Short options that take an argument (strace's optstring
 /// `+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yzZ`).
-const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
+pub const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
 /// Short options without an argument.
 const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyzZ";
 
@@ -264,12 +271,16 @@ enum Long {
     DecodeFds,
     /// rstrace extensions.
     Json,
+    /// `--normalize`.
+    Normalize,
     /// `--no-syscall-info`.
     NoSyscallInfo,
     /// `--no-cpu-pin`.
     NoCpuPin,
     /// `--no-seccomp-bpf`.
     NoSeccompBpf,
+    /// `--replay-faults FILE[:trace=SET]`.
+    ReplayFaults,
 }
 
 /// Argument kinds of long options.
@@ -338,9 +349,11 @@ const LONG: &[(&str, Long, u8)] = &[
     ("decode-pids", Long::Qualify("decode-pids"), REQUIRED),
     ("secontext", Long::Secontext, OPTIONAL),
     ("json", Long::Json, NONE),
+    ("normalize", Long::Normalize, NONE),
     ("no-syscall-info", Long::NoSyscallInfo, NONE),
     ("no-cpu-pin", Long::NoCpuPin, NONE),
     ("no-seccomp-bpf", Long::NoSeccompBpf, NONE),
+    ("replay-faults", Long::ReplayFaults, REQUIRED),
 ];
 
 /// Finds a long option by exact name or unique prefix, as getopt_long does.
@@ -362,6 +375,13 @@ fn find_long(name: &str, arg: &str) -> Result<&'static (&'static str, Long, u8),
             )))
         }
     }
+}
+
+/// Does the long option `--NAME` (a unique prefix is enough) take its
+/// value from the next argument when none is given with `=`? For front
+/// ends (`rtrace record`) that pass rstrace options through.
+pub fn long_takes_arg(name: &str) -> bool {
+    find_long(name, name).is_ok_and(|l| l.2 == REQUIRED)
 }
 
 /// What strace counts while parsing, for the checks after it.
@@ -661,6 +681,13 @@ fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageError> {
         };
         o.quiet_set = NameSet::parse(spec, "quiet", filter::quiet_number)?;
     }
+    if o.replay.as_ref().is_some_and(|p| p.in_children) && !o.follow {
+        o.warnings.push(
+            "--replay-faults: the recording has errors in child processes, which are only \
+             replayed with -f"
+                .into(),
+        );
+    }
     // Accepted by strace, not implemented here: refuse rather than ignore.
     if seen.decode_pids {
         return Err(err("-e decode-pids= is not implemented yet in rstrace"));
@@ -932,9 +959,16 @@ fn apply_long(
         }
         Long::DecodeFds => apply_qualify(o, seen, "decode-fds", val.as_deref().unwrap_or("path"))?,
         Long::Json => o.json = true,
+        Long::Normalize => o.normalize = true,
         Long::NoSyscallInfo => o.regs_only = true,
         Long::NoCpuPin => o.cpu_pin = false,
         Long::NoSeccompBpf => o.seccomp = Some(false),
+        Long::ReplayFaults => {
+            let plan = super::replay::Plan::load(val.as_deref().unwrap_or(""))
+                .map_err(|m| err(format!("--replay-faults: {m}")))?;
+            o.warnings.extend(plan.warnings.iter().cloned());
+            o.replay = Some(plan);
+        }
     }
     Ok(())
 }
@@ -1091,10 +1125,20 @@ Output format:
   -X FORMAT      raw, abbrev or verbose constants
   -y             print paths of file descriptors
   --json         one JSON object per event instead of text
+  --normalize    stable placeholders for pids, addresses, times, temp paths
 Statistics:
   -c             summary only;  -C: summary and trace
   -S SORTBY      time, calls, errors, name, avg-time, min-time, max-time, nothing
   -w             summarise wall-clock latency (default: system time)
+Tampering:
+  -e inject=SET[:error=ERRNO|:retval=VALUE][:signal=SIG][:syscall=SYSCALL]
+            [:delay_enter=DELAY][:delay_exit=DELAY][:when=WHEN]
+            [:path=GLOB][:argN OP VALUE][:fd OP VALUE]    (OP: = != < <= > >= &)
+                 rules with path=/argN/fd conditions stack; others replace
+  -e fault=SET[:error=ERRNO][:when=WHEN]   (conditions as for inject)
+  --replay-faults FILE[:trace=SET]
+                 inject the errors of a recorded run (rstrace --json, rtrace
+                 record) at the same calls; SET defaults to %file
 Miscellaneous:
   -h             this help;  -V: version
 ";

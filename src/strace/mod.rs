@@ -9,6 +9,7 @@ pub mod cli;
 pub mod dumpio;
 pub mod filter;
 pub mod inject;
+pub mod replay;
 pub mod sink;
 pub mod stack;
 pub mod summary;
@@ -56,6 +57,50 @@ pub fn main(args: &[OsString]) -> i32 {
         println!("rstrace (rtrace) {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
+    let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
+        Ok(mut s) => {
+            if o.normalize {
+                s.normalize();
+            }
+            s
+        }
+        Err(e) => {
+            eprintln!(
+                "rstrace: can't fopen '{}': {}",
+                o.output.as_deref().unwrap_or(""),
+                crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
+            );
+            return 1;
+        }
+    };
+    match run(o, sink) {
+        Ended::Failed(code) => code,
+        // The reader of the trace went away: die of SIGPIPE, as strace does
+        // (the launched command was killed on the way out).
+        Ended::Interrupted(libc::SIGPIPE) => die_like(libc::SIGPIPE),
+        Ended::Interrupted(sig) => 128 + sig,
+        Ended::Done(Outcome::Exited(c)) => c,
+        Ended::Done(Outcome::Killed(sig, _)) => die_like(sig),
+        Ended::Done(Outcome::None) => 0,
+    }
+}
+
+/// How a traced run ended (see [`run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Nothing was traced: the error is printed; the exit status to use.
+    Failed(i32),
+    /// rstrace itself got this fatal signal; the launched command was
+    /// killed and attached processes detached.
+    Interrupted(i32),
+    /// The trace ran to the end: what became of the launched command.
+    Done(Outcome),
+}
+
+/// Traces per `o` (command line already validated) into `sink`: builds the
+/// engine configuration, attaches or launches, runs the wait loop, prints
+/// the summary. `rtrace record` calls this with its own sink.
+pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
     let launching = !o.command.is_empty();
     // Seccomp: only for a launched command followed with -f (an unfollowed
     // child would inherit the filter with no tracer and get ENOSYS), and only
@@ -76,6 +121,12 @@ pub fn main(args: &[OsString]) -> i32 {
             .iter()
             .map(|&a| {
                 let mut nrs = o.trace.numbers(a);
+                // --replay-faults counts its syscalls traced or not.
+                if let Some(p) = &o.replay {
+                    nrs.extend(p.numbers(a));
+                    nrs.sort_unstable();
+                    nrs.dedup();
+                }
                 // execve must stop so exec is decoded in order with the rest.
                 for n in ["execve", "execveat"] {
                     if let Some(nr) = a.syscall_nr(n) {
@@ -105,23 +156,12 @@ pub fn main(args: &[OsString]) -> i32 {
         pin_cpu: o.cpu_pin,
         syscalls: true,
     };
-    let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "rstrace: can't fopen '{}': {}",
-                o.output.as_deref().unwrap_or(""),
-                crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
-            );
-            return 1;
-        }
-    };
     let user = match &o.user {
         Some(u) => match lookup_user(u) {
             Some(x) => Some(x),
             None => {
                 eprintln!("rstrace: Cannot find user '{u}'");
-                return 1;
+                return Ended::Failed(1);
             }
         },
         None => None,
@@ -137,13 +177,10 @@ pub fn main(args: &[OsString]) -> i32 {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!("rstrace: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}");
             if e.raw_os_error() == Some(libc::EPERM) {
-                eprintln!(
-                    "rstrace: hint: the process may already be traced, or ptrace is restricted \
-                     (see /proc/sys/kernel/yama/ptrace_scope; run as root or with CAP_SYS_PTRACE)"
-                );
+                eprintln!("rstrace: {}", crate::engine::tracer::eperm_reason(pid));
             }
             if command.is_empty() && pids.len() == 1 {
-                return 1;
+                return Ended::Failed(1);
             }
         }
         let _ = before;
@@ -162,7 +199,7 @@ pub fn main(args: &[OsString]) -> i32 {
                 "rstrace: Can't stat '{}': {msg}",
                 command[0].to_string_lossy()
             );
-            return 1;
+            return Ended::Failed(1);
         }
         h.set_nprocs(tracer.live());
     }
@@ -175,13 +212,23 @@ pub fn main(args: &[OsString]) -> i32 {
     if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, &mut h);
         h.finish();
-        return 128 + sig;
+        report_output_error(&h);
+        return Ended::Interrupted(sig);
     }
     h.finish();
-    match tracer.outcome() {
-        Outcome::Exited(c) => c,
-        Outcome::Killed(sig, _) => die_like(sig),
-        Outcome::None => 0,
+    report_output_error(&h);
+    Ended::Done(tracer.outcome())
+}
+
+/// Says once why the trace is incomplete (a full disk, a closed reader), as
+/// strace does; not with eprintln!, which would panic on a closed stderr.
+fn report_output_error(h: &trace::Strace) {
+    if let Some(e) = h.output_error() {
+        let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("rstrace: write error: {msg}\n"),
+        );
     }
 }
 

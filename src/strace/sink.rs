@@ -5,11 +5,18 @@
 //! Output is block-buffered (a tracer that flushes every line pays a write
 //! per syscall); it is flushed at exit, on rtrace's fatal signals, and after
 //! every line when it goes to stderr or a pipe, as strace line-buffers those.
+//!
+//! With `--normalize` every stream passes whole lines through one shared
+//! [`Normalizer`] (pids, addresses, times, temp paths; see
+//! [`crate::output::normalize`]): text is held until its line ends.
 
+use crate::output::normalize::Normalizer;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
 
 /// One output stream and whether it has an unterminated line.
 pub struct Stream {
@@ -19,6 +26,8 @@ pub struct Stream {
     pub open_line: Option<i32>,
     /// The first write error, if any (EPIPE: a closed reader).
     pub error: Option<io::Error>,
+    /// `--normalize`: the shared normaliser and the unfinished line.
+    norm: Option<(Rc<RefCell<Normalizer>>, String)>,
 }
 
 impl Stream {
@@ -28,16 +37,46 @@ impl Stream {
             line_flush,
             open_line: None,
             error: None,
+            norm: None,
         }
     }
 
-    /// Writes text (no newline handling).
+    /// Writes text (no newline handling; with `--normalize`, complete
+    /// lines go out normalised and the rest waits for its newline).
     pub fn write_str(&mut self, s: &str) {
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = self.w.write_all(s.as_bytes()) {
+        let text = match &mut self.norm {
+            None => None,
+            Some((n, partial)) => {
+                partial.push_str(s);
+                let Some(end) = partial.rfind('\n') else {
+                    return;
+                };
+                let done: String = partial.drain(..=end).collect();
+                Some(n.borrow_mut().text(&done))
+            }
+        };
+        let bytes = text.as_deref().unwrap_or(s).as_bytes();
+        if let Err(e) = self.w.write_all(bytes) {
             self.error = Some(e);
+        }
+    }
+
+    /// Writes out a normalised partial line (at the end of output).
+    fn drain_partial(&mut self) {
+        let rest = match &mut self.norm {
+            Some((n, partial)) if !partial.is_empty() => {
+                let p = std::mem::take(partial);
+                n.borrow_mut().text(&p)
+            }
+            _ => return,
+        };
+        if self.error.is_none() {
+            if let Err(e) = self.w.write_all(rest.as_bytes()) {
+                self.error = Some(e);
+            }
         }
     }
 
@@ -67,6 +106,8 @@ pub struct Sink {
     reader: Option<Child>,
     /// Output goes to a file or pipe (`-o`): affects the pid prefix style.
     pub to_file: bool,
+    /// `--normalize`: shared by every stream.
+    norm: Option<Rc<RefCell<Normalizer>>>,
 }
 
 impl Sink {
@@ -100,7 +141,28 @@ impl Sink {
             per_tid: HashMap::new(),
             reader,
             to_file: output.is_some(),
+            norm: None,
         })
+    }
+
+    /// A sink writing everything to `w`, block-buffered (as a `-o FILE`
+    /// sink is). `rtrace record` writes its trace file through this.
+    pub fn to_writer(w: Box<dyn Write>) -> Sink {
+        Sink {
+            main: Stream::new(w, false),
+            separate: None,
+            per_tid: HashMap::new(),
+            reader: None,
+            to_file: true,
+            norm: None,
+        }
+    }
+
+    /// `--normalize`: from now on every stream's lines are normalised.
+    pub fn normalize(&mut self) {
+        let n = Rc::new(RefCell::new(Normalizer::new()));
+        self.main.norm = Some((n.clone(), String::new()));
+        self.norm = Some(n);
     }
 
     /// The stream for thread `tid`.
@@ -109,14 +171,17 @@ impl Sink {
             None => &mut self.main,
             Some((base, append)) => {
                 let (base, append) = (base.clone(), *append);
+                let norm = &self.norm;
                 self.per_tid.entry(tid).or_insert_with(|| {
-                    match open_file(&format!("{base}.{tid}"), append) {
+                    let mut s = match open_file(&format!("{base}.{tid}"), append) {
                         Ok(f) => Stream::new(Box::new(f), false),
                         Err(e) => {
                             eprintln!("rstrace: can't open '{base}.{tid}': {e}");
                             Stream::new(Box::new(io::sink()), false)
                         }
-                    }
+                    };
+                    s.norm = norm.as_ref().map(|n| (n.clone(), String::new()));
+                    s
                 })
             }
         }
@@ -143,6 +208,7 @@ impl Sink {
     /// Closes a thread's own file (after it exited, with `-ff`).
     pub fn close(&mut self, tid: i32) {
         if let Some(mut s) = self.per_tid.remove(&tid) {
+            s.drain_partial();
             s.flush();
         }
     }
@@ -150,6 +216,10 @@ impl Sink {
     /// Flushes everything and, for `-o |CMD`, closes the pipe and waits for
     /// the command to finish reading (strace waits for it too).
     pub fn close_all(&mut self) {
+        self.main.drain_partial();
+        for s in self.per_tid.values_mut() {
+            s.drain_partial();
+        }
         self.flush();
         if let Some(mut child) = self.reader.take() {
             // Dropping the writer closes the pipe: the reader sees EOF.

@@ -7,7 +7,7 @@
 //! and shared by every process.
 
 use crate::engine::tracee::Tracee;
-use crate::symbols::{ModuleMap, StraceStyle, Symbolizer};
+use crate::symbols::{Frame, ModuleMap, StraceStyle, Symbolizer};
 use crate::unwind::{from_prstatus_x86_64, symbolize_frames, Unwinder};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -42,40 +42,46 @@ pub struct StackTracer {
 impl StackTracer {
     /// The stack of the stopped thread `tid`, one ` > …` line per frame.
     pub fn render(&mut self, tid: i32, out: &mut String) {
-        let mut t = Tracee::new(tid);
-        let Ok(words) = t.regs() else {
+        let Some(frames) = self.frames(tid) else {
             out.push_str(" > unexpected_backtracing_error [0x0]\n");
             return;
         };
+        for fr in &frames {
+            if fr.module.is_empty() {
+                let _ = writeln!(out, " > ?? [{:#x}]", fr.pc);
+            } else {
+                let _ = writeln!(out, " > {}", StraceStyle(fr));
+            }
+        }
+    }
+
+    /// The symbolized stack of the stopped thread `tid`, innermost first:
+    /// one frame per real frame, like strace (the function that contains
+    /// the pc, the outermost of any inlined frames). `None` when the
+    /// registers or the memory map cannot be read. `--json -k` puts these
+    /// in the syscall record.
+    pub fn frames(&mut self, tid: i32) -> Option<Vec<Frame>> {
+        let mut t = Tracee::new(tid);
+        let words = t.regs().ok()?;
         let map = match self.maps.entry(tid) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                match ModuleMap::from_pid(tid, &mut t) {
-                    Ok(m) => v.insert(m),
-                    Err(_) => {
-                        out.push_str(" > unexpected_backtracing_error [0x0]\n");
-                        return;
-                    }
-                }
+                v.insert(ModuleMap::from_pid(tid, &mut t).ok()?)
             }
         };
         let regs = from_prstatus_x86_64(&words);
-        let frames = self
+        let raw = self
             .unwinder
             .unwind_frames(&self.symbols, map, &regs, &mut t, MAX_FRAMES);
-        for f in &frames {
-            // One line per real frame, like strace: the function that
-            // contains the pc (the outermost of any inlined frames).
+        let mut out = Vec::with_capacity(raw.len());
+        for f in &raw {
             let sym = symbolize_frames(&self.symbols, map, std::slice::from_ref(f));
-            match sym.last() {
-                Some(fr) => {
-                    let _ = writeln!(out, " > {}", StraceStyle(fr));
-                }
-                None => {
-                    let _ = writeln!(out, " > ?? [{:#x}]", f.pc);
-                }
-            }
+            out.push(sym.last().cloned().unwrap_or(Frame {
+                pc: f.pc,
+                ..Frame::default()
+            }));
         }
+        Some(out)
     }
 
     /// Forgets the module map of `tid` after `syscall` if it may have

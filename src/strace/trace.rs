@@ -131,7 +131,8 @@ impl Strace {
         let count_only = o.summary_only;
         let defer = !o.status.is_complete(status::COUNT);
         let stack = o.stack_traces.then(super::stack::StackTracer::default);
-        let inject = Injections::new(std::mem::take(&mut o.inject));
+        let inject = Injections::new(std::mem::take(&mut o.inject))
+            .with_replay(o.replay.take().map(super::replay::Replay::new));
         let fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
             Box::new(crate::syscall::fd_details::DetailFdResolver)
         } else {
@@ -383,8 +384,18 @@ impl Strace {
             wall: SystemTime::now(),
             injected: None,
         };
-        if traced && !self.inject.is_empty() {
-            p.injected = self.inject.on_entry(tid, arch, nr);
+        // Shared by injection conditions and the decoder (a path is read once).
+        let mut mem = super::inject::cond::EntryMem::new(tid);
+        if !self.inject.is_empty() {
+            let call = super::inject::Call {
+                tid,
+                arch,
+                nr,
+                name: entry.name,
+                args: &args,
+                traced,
+            };
+            p.injected = self.inject.on_entry(&call, &mut mem);
             if let Some(f) = &p.injected {
                 self.tamper_entry(tid, f);
             }
@@ -394,7 +405,6 @@ impl Strace {
         }
         if p.shown && self.printing() {
             let opts = self.opts_for(arch, nr);
-            let mut mem = ProcMem::new(tid);
             let mut ctx = Ctx::new(&mut mem, self.fds.as_mut(), &opts, tid, arch, args);
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
@@ -644,6 +654,11 @@ impl Strace {
                     delayed: p.injected.as_ref().is_some_and(Fired::delayed),
                 },
             );
+            if let Some(st) = self.stack.as_mut() {
+                // `-k`: the frames go into the record ("stack").
+                json::add_stack(&mut line, &st.frames(tid).unwrap_or_default());
+                st.after_syscall(tid, p.entry.name);
+            }
             self.write_line(tid, &line);
             return;
         }
@@ -855,6 +870,9 @@ impl Strace {
 
     /// Prints the summary (if any) and flushes all output.
     pub fn finish(&mut self) {
+        for line in self.inject.report() {
+            self.message(&line);
+        }
         // Lines still open (rtrace interrupted mid-call) end as strace ends them.
         let open: Vec<i32> = self
             .threads
@@ -943,7 +961,12 @@ impl Handler for Strace {
                 self.see(tid);
                 self.on_group_stop(tid, sig)
             }
-            Event::NewTask { parent, child, .. } => {
+            Event::NewTask {
+                parent,
+                child,
+                thread,
+            } => {
+                self.inject.new_task(parent, child, thread);
                 self.children.insert(child);
                 let (arch, pers) = self
                     .threads

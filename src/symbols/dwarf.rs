@@ -56,6 +56,20 @@ impl DwarfInfo {
             })
         })
         .map_err(|_| Warning::BadDwarf)?;
+        // Unit headers are cheap to walk (each gives the next one's
+        // offset); garbage in .debug_info shows here, and is reported
+        // rather than silently giving no lines.
+        let mut units = dwarf.units();
+        loop {
+            match units.next() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(_) => {
+                    warnings.push(Warning::BadDwarf);
+                    break;
+                }
+            }
+        }
         let dwarf = Arc::new(dwarf);
         let ctx =
             addr2line::Context::from_arc_dwarf(dwarf.clone()).map_err(|_| Warning::BadDwarf)?;

@@ -158,7 +158,13 @@ pub fn main(args: &[OsString]) -> i32 {
     }
     // The executable whose symbols name the watches.
     let exe: PathBuf = match (o.pid, o.command.first()) {
-        (Some(pid), _) => PathBuf::from(format!("/proc/{pid}/exe")),
+        (Some(pid), _) => match std::fs::read_link(format!("/proc/{pid}/exe")) {
+            Ok(_) => PathBuf::from(format!("/proc/{pid}/exe")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return error(&format!("attach to {pid}: No such process"));
+            }
+            Err(e) => return error(&format!("attach to {pid}: {e}")),
+        },
         (None, Some(prog)) => match spawn::resolve(prog) {
             Ok(p) => p,
             Err(e) => {
@@ -204,10 +210,7 @@ pub fn main(args: &[OsString]) -> i32 {
         if let Err(e) = tracer.attach(pid, &mut h) {
             let mut msg = format!("cannot attach to process {pid}: {e}");
             if e.raw_os_error() == Some(libc::EPERM) {
-                msg.push_str(
-                    " (it may already be traced, or ptrace is restricted: see \
-                     /proc/sys/kernel/yama/ptrace_scope; run as root or with CAP_SYS_PTRACE)",
-                );
+                msg.push_str(&format!(" ({})", crate::engine::tracer::eperm_reason(pid)));
             }
             tracer.detach_all(&mut h);
             return error(&msg);

@@ -63,10 +63,26 @@ impl Ltrace {
 
     pub(super) fn new_child(&mut self, parent: Tid, child: Tid, pspace: u64) {
         if ptrace::same_vm(parent, child) == Some(true) {
-            // vfork: shares the parent's memory until it execs.
+            // vfork: shares the parent's memory until it execs. It returns
+            // from `vfork` through the trampoline as the parent will (glibc
+            // keeps the return address in a register across the call), so
+            // it gets the parent's pending calls; an unfollowed one's are
+            // not shown.
             self.add_thread(child, pspace);
+            let mut copied: Vec<Pending> = self
+                .threads
+                .get(&parent)
+                .map(|t| t.shadow.clone())
+                .unwrap_or_default();
             if !self.o.follow {
                 self.leaving.push(child);
+                for c in &mut copied {
+                    c.fcall = None;
+                    c.parts.clear();
+                }
+            }
+            if let Some(ct) = self.threads.get_mut(&child) {
+                ct.shadow = copied;
             }
             return;
         }
@@ -99,21 +115,7 @@ impl Ltrace {
             self.detach.push(child);
         } else if let Some(pt) = self.threads.get(&parent) {
             // Same pending calls, their returns come in the child too.
-            let copied: Vec<Pending> = pt
-                .shadow
-                .iter()
-                .map(|s| Pending {
-                    ret: s.ret,
-                    slot: s.slot,
-                    id: s.id,
-                    shown: s.shown.clone(),
-                    bare: s.bare.clone(),
-                    fcall: s.fcall.clone(),
-                    at: s.at,
-                    depth: s.depth,
-                    bt: s.bt.clone(),
-                })
-                .collect();
+            let copied: Vec<Pending> = pt.shadow.clone();
             if let Some(ct) = self.threads.get_mut(&child) {
                 ct.shadow = copied;
             }

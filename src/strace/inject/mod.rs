@@ -1,11 +1,18 @@
 //! Fault injection: `-e inject=SET[:error=ERRNO|:retval=VALUE][:signal=SIG]
 //! [:syscall=SYSCALL][:delay_enter=DELAY][:delay_exit=DELAY][:when=EXPR]`
 //! and `-e fault=SET[:error=ERRNO][:when=EXPR]`, with strace's syntax,
-//! checks and semantics:
+//! checks and semantics, plus rtrace's conditions ([`cond`]):
+//! `:path=GLOB`, `:argN OP VALUE`, `:fd OP VALUE`.
 //!
-//! - A later rule replaces an earlier one for the syscalls it names.
-//! - Invocations are counted per thread and per syscall, from the first
-//!   traced one (the counters of a new thread or process start at zero);
+//! - A rule without conditions (strace's syntax) replaces the earlier rules
+//!   without conditions for the syscalls it names, as in strace. A rule
+//!   with conditions (targeted) is kept beside the others: a syscall may
+//!   have several rules. At each traced call the rules of its syscall are
+//!   tried in command-line order; every rule whose conditions hold counts
+//!   the call, and the first of them whose `when=` fires acts.
+//! - Invocations are counted per thread, per syscall and per rule, from the
+//!   first traced one (the counters of a new thread or process start at
+//!   zero); a targeted rule counts only the calls its conditions select;
 //!   only traced syscalls are counted and tampered with.
 //! - `when=FIRST` fires once, `FIRST+` from FIRST on, `FIRST+STEP` every
 //!   STEP-th from FIRST, `FIRST..LAST[+STEP]` up to LAST; the default is
@@ -17,11 +24,18 @@
 //!   of the syscall-entry stop); `delay_enter=`/`delay_exit=` hold the
 //!   thread at entry or exit (units `s`, `ms`, `us` (default), `ns`) and
 //!   add ` (DELAYED)`.
+//! - `--replay-faults` ([`super::replay`]) injects recorded errors before
+//!   the rules are tried (the rules still count the call).
 //!
 //! The plan is [`Injections`] (parsed once); per-event work is one lookup
-//! in a per-arch table and one counter update.
+//! in a per-arch table, the conditions of that syscall's rules and one
+//! counter update per matching rule.
 
-use super::filter::{self, FilterError, SyscallSet};
+pub mod cond;
+
+use super::filter::{self, FilterError, PathRule, SyscallSet};
+use super::replay::Replay;
+use cond::{ArgKinds, Cond, EntryMem, Subject};
 use rtrace_arch::Arch;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -119,6 +133,19 @@ pub struct Rule {
     pub action: Action,
     /// When.
     pub when: When,
+    /// rtrace's conditions (empty: a strace rule).
+    pub conds: Vec<Cond>,
+}
+
+/// The path and descriptor arguments of syscall `nr` (strace's `-P` table).
+fn arg_kinds(arch: Arch, nr: u64) -> ArgKinds {
+    let Some(info) = arch.info(nr) else {
+        return ArgKinds::default();
+    };
+    match filter::path_rule(arch, info.name, info.classes) {
+        PathRule::Args { fds, paths } => ArgKinds { paths, fds },
+        _ => ArgKinds::default(),
+    }
 }
 
 /// Parses a delay: a non-negative decimal with an optional unit suffix
@@ -174,14 +201,44 @@ impl Rule {
             msg: format!("invalid {what} argument '{val}'"),
             hint: false,
         };
+        // rtrace's own errors say what is wrong.
+        let why = |m: String| FilterError {
+            msg: format!("invalid {what} argument '{val}': {m}"),
+            hint: false,
+        };
         let mut parts = val.split(':');
         let set = SyscallSet::parse(parts.next().unwrap_or(""))?;
         let mut a = Action::default();
         let mut when = When::default();
         let (mut error, mut retval) = (None, None);
+        let mut conds: Vec<Cond> = Vec::new();
         for tok in parts {
-            let (k, v) = tok.split_once('=').ok_or_else(bad)?;
+            if let Some(c) = cond::parse_cmp(tok) {
+                let c = c.map_err(why)?;
+                if let Cond::Cmp(subj, ..) = c {
+                    if conds
+                        .iter()
+                        .any(|o| matches!(o, Cond::Cmp(s, ..) if *s == subj))
+                    {
+                        return Err(why(format!(
+                            "conflicting conditions on {}",
+                            subject_name(subj)
+                        )));
+                    }
+                }
+                conds.push(c);
+                continue;
+            }
+            let Some((k, v)) = tok.split_once('=') else {
+                return Err(why(format!("'{tok}' is not KEY=VALUE")));
+            };
             match k {
+                "path" => {
+                    if conds.iter().any(|c| matches!(c, Cond::Path(_))) {
+                        return Err(why("conflicting path= conditions".into()));
+                    }
+                    conds.push(Cond::Path(cond::Glob::new(v).map_err(why)?));
+                }
                 "when" => when = When::parse(v).ok_or_else(bad)?,
                 "error" if error.is_none() && retval.is_none() => {
                     error = Some(parse_errno(v).ok_or_else(bad)?)
@@ -205,7 +262,10 @@ impl Rule {
                 "delay_exit" if !fault && a.delay_exit.is_none() => {
                     a.delay_exit = Some(parse_delay(v).ok_or_else(bad)?)
                 }
-                _ => return Err(bad()),
+                "error" | "retval" | "signal" | "syscall" | "delay_enter" | "delay_exit" => {
+                    return Err(bad())
+                }
+                _ => return Err(why(format!("unknown key '{k}'"))),
             }
         }
         if fault && error.is_none() {
@@ -220,12 +280,52 @@ impl Rule {
         if !acts || (a.syscall.is_some() && a.ret.is_none()) {
             return Err(bad());
         }
+        for (needs, kind) in [(has_path(&conds), "path"), (has_fd(&conds), "descriptor")] {
+            if needs && !rule_args(&set, kind) {
+                return Err(why(format!(
+                    "no syscall in the set takes a {kind} argument"
+                )));
+            }
+        }
         Ok(Rule {
             set,
             action: a,
             when,
+            conds,
         })
     }
+
+    /// Has conditions (rtrace's extension; kept beside other rules).
+    pub fn targeted(&self) -> bool {
+        !self.conds.is_empty()
+    }
+}
+
+fn subject_name(s: Subject) -> String {
+    match s {
+        Subject::Fd => "fd".into(),
+        Subject::Arg(i) => format!("arg{}", i + 1),
+    }
+}
+
+fn has_path(conds: &[Cond]) -> bool {
+    conds.iter().any(|c| matches!(c, Cond::Path(_)))
+}
+
+fn has_fd(conds: &[Cond]) -> bool {
+    conds
+        .iter()
+        .any(|c| matches!(c, Cond::Cmp(Subject::Fd, ..)))
+}
+
+/// Does some syscall of `set` take a `kind` ("path" or "descriptor") argument?
+fn rule_args(set: &SyscallSet, kind: &str) -> bool {
+    Arch::native_personalities().iter().any(|&a| {
+        (0..a.table_len() as u64).any(|nr| {
+            let k = arg_kinds(a, nr);
+            set.contains(a, nr) && !if kind == "path" { k.paths } else { k.fds }.is_empty()
+        })
+    })
 }
 
 /// What fired at one syscall entry; kept until its exit.
@@ -255,29 +355,62 @@ impl Fired {
     }
 }
 
-/// Every rule, resolved per personality, and the per-thread counters.
+/// One rule as it applies to one syscall.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    rule: u16,
+    kinds: ArgKinds,
+}
+
+/// One traced (or, for replay, untraced) syscall entry.
+pub struct Call<'a> {
+    /// Thread.
+    pub tid: i32,
+    /// Personality.
+    pub arch: Arch,
+    /// Number.
+    pub nr: u64,
+    /// Name, if known.
+    pub name: Option<&'static str>,
+    /// Raw arguments.
+    pub args: &'a [u64; 6],
+    /// Selected by `-e trace=` (rules only act on traced calls).
+    pub traced: bool,
+}
+
+/// Every rule, resolved per personality, the per-thread counters and the
+/// `--replay-faults` state.
 #[derive(Debug, Default)]
 pub struct Injections {
     rules: Vec<Rule>,
-    /// Per personality: syscall number -> index of the rule that applies.
-    table: HashMap<Arch, Vec<Option<u16>>>,
-    /// (thread, personality, syscall) -> invocations so far.
-    counts: HashMap<(i32, Arch, u64), u32>,
+    /// Per personality: syscall number -> the rules that apply, in order.
+    table: HashMap<Arch, Vec<Vec<Slot>>>,
+    /// (thread, personality, syscall, rule) -> invocations so far.
+    counts: HashMap<(i32, Arch, u64, u16), u32>,
+    replay: Option<Replay>,
 }
 
 impl Injections {
-    /// Resolves `rules` (in command-line order; later ones win).
+    /// Resolves `rules` (in command-line order): a rule without conditions
+    /// replaces the earlier ones without conditions for its syscalls.
     pub fn new(rules: Vec<Rule>) -> Injections {
         let mut table = HashMap::new();
         if !rules.is_empty() {
             for &a in Arch::native_personalities() {
                 let n = a.table_len();
-                let mut t = vec![None; n];
+                let mut t: Vec<Vec<Slot>> = vec![Vec::new(); n];
                 for (i, r) in rules.iter().enumerate() {
-                    for (nr, slot) in t.iter_mut().enumerate() {
-                        if r.set.contains(a, nr as u64) {
-                            *slot = Some(i as u16);
+                    for (nr, slots) in t.iter_mut().enumerate() {
+                        if !r.set.contains(a, nr as u64) {
+                            continue;
                         }
+                        if !r.targeted() {
+                            slots.retain(|s| rules[s.rule as usize].targeted());
+                        }
+                        slots.push(Slot {
+                            rule: i as u16,
+                            kinds: arg_kinds(a, nr as u64),
+                        });
                     }
                 }
                 table.insert(a, t);
@@ -287,39 +420,86 @@ impl Injections {
             rules,
             table,
             counts: HashMap::new(),
+            replay: None,
         }
     }
 
-    /// No rules.
+    /// Adds the `--replay-faults` state.
+    pub fn with_replay(mut self, replay: Option<Replay>) -> Injections {
+        self.replay = replay;
+        self
+    }
+
+    /// No rules and nothing to replay.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.rules.is_empty() && self.replay.is_none()
     }
 
-    /// The syscalls of `arch` some rule applies to (they must stop).
+    /// The syscalls of `arch` some rule or the replay applies to (they must stop).
     pub fn numbers(&self, arch: Arch) -> Vec<u32> {
-        self.table.get(&arch).map_or(Vec::new(), |t| {
+        let mut v: Vec<u32> = self.table.get(&arch).map_or(Vec::new(), |t| {
             (0..t.len() as u32)
-                .filter(|&i| t[i as usize].is_some())
+                .filter(|&i| !t[i as usize].is_empty())
                 .collect()
-        })
+        });
+        if let Some(r) = &self.replay {
+            v.extend(r.plan().numbers(arch));
+            v.sort_unstable();
+            v.dedup();
+        }
+        v
     }
 
-    /// Counts a traced entry of `nr` by `tid`; what to do if a rule fires.
-    pub fn on_entry(&mut self, tid: i32, arch: Arch, nr: u64) -> Option<Fired> {
-        let idx = (*self.table.get(&arch)?.get(nr as usize)?)?;
-        let n = self.counts.entry((tid, arch, nr)).or_insert(0);
-        *n = n.saturating_add(1);
-        let rule = &self.rules[idx as usize];
-        if !rule.when.fires(*n) {
-            return None;
+    /// Counts an entry; what to do if a recorded error or a rule fires.
+    /// `mem` reads path arguments (kept for the decoder).
+    pub fn on_entry(&mut self, c: &Call, mem: &mut EntryMem) -> Option<Fired> {
+        let mut fired = None;
+        if let Some(r) = self.replay.as_mut() {
+            if let Some(errno) = r.on_entry(c.tid, c.arch, c.nr, c.name) {
+                fired = Some(Fired {
+                    action: Action {
+                        ret: Some(-(errno as i64)),
+                        ..Action::default()
+                    },
+                    nr: Some(u64::MAX),
+                });
+            }
         }
-        let action = rule.action.clone();
-        let nr = match (&action.ret, &action.syscall) {
-            (None, _) => None,
-            (Some(_), None) => Some(u64::MAX),
-            (Some(_), Some(name)) => Some(arch.syscall_nr(name).map_or(u64::MAX, u64::from)),
+        if !c.traced {
+            return fired;
+        }
+        let Some(slots) = self.table.get(&c.arch).and_then(|t| t.get(c.nr as usize)) else {
+            return fired;
         };
-        Some(Fired { action, nr })
+        for s in slots {
+            let rule = &self.rules[s.rule as usize];
+            if !cond::all_hold(&rule.conds, s.kinds, c.arch, c.args, mem) {
+                continue;
+            }
+            let n = self
+                .counts
+                .entry((c.tid, c.arch, c.nr, s.rule))
+                .or_insert(0);
+            *n = n.saturating_add(1);
+            if fired.is_some() || !rule.when.fires(*n) {
+                continue;
+            }
+            let action = rule.action.clone();
+            let nr = match (&action.ret, &action.syscall) {
+                (None, _) => None,
+                (Some(_), None) => Some(u64::MAX),
+                (Some(_), Some(name)) => Some(c.arch.syscall_nr(name).map_or(u64::MAX, u64::from)),
+            };
+            fired = Some(Fired { action, nr });
+        }
+        fired
+    }
+
+    /// A new task (for `--replay-faults`' process identities).
+    pub fn new_task(&mut self, parent: i32, child: i32, thread: bool) {
+        if let Some(r) = self.replay.as_mut() {
+            r.new_task(parent, child, thread);
+        }
     }
 
     /// Forgets a thread that is gone (its tid may be reused).
@@ -327,111 +507,16 @@ impl Injections {
         if !self.counts.is_empty() {
             self.counts.retain(|k, _| k.0 != tid);
         }
+        if let Some(r) = self.replay.as_mut() {
+            r.forget(tid);
+        }
+    }
+
+    /// Lines for the end of the run (`--replay-faults`' summary).
+    pub fn report(&self) -> Vec<String> {
+        self.replay.as_ref().map_or(Vec::new(), Replay::report)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rule(v: &str) -> Result<Rule, String> {
-        Rule::parse(v, false).map_err(|e| e.msg)
-    }
-
-    #[test]
-    fn when_forms() {
-        let w = |s| When::parse(s).unwrap();
-        let fired = |w: When| (1..=12).filter(|&n| w.fires(n)).collect::<Vec<_>>();
-        assert_eq!(fired(w("3")), vec![3]);
-        assert_eq!(fired(w("10+")), vec![10, 11, 12]);
-        assert_eq!(fired(w("2+4")), vec![2, 6, 10]);
-        assert_eq!(fired(w("2..4")), vec![2, 3, 4]);
-        assert_eq!(fired(w("1..2+3")), vec![1]);
-        assert_eq!(fired(w("1..9+4")), vec![1, 5, 9]);
-        assert_eq!(fired(When::default()).len(), 12);
-        for bad in ["0", "65536", "3..2", "3..", "", "x", "2+65536", "+3"] {
-            assert!(When::parse(bad).is_none(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn rules_as_strace_checks_them() {
-        let r = rule("openat:error=ENOENT:when=3").unwrap();
-        assert_eq!(r.action.ret, Some(-2));
-        assert_eq!(rule("openat:error=eio").unwrap().action.ret, Some(-5));
-        assert_eq!(rule("openat:error=4095").unwrap().action.ret, Some(-4095));
-        assert_eq!(rule("openat:retval=0x10").unwrap().action.ret, Some(16));
-        assert_eq!(rule("openat:retval=010").unwrap().action.ret, Some(8));
-        assert_eq!(rule("openat:retval=0").unwrap().action.ret, Some(0));
-        assert_eq!(
-            rule("openat:signal=SIGUSR1").unwrap().action.signal,
-            Some(10)
-        );
-        let d = rule("openat:delay_enter=10ms:delay_exit=1.5")
-            .unwrap()
-            .action;
-        assert_eq!(d.delay_enter, Some(Duration::from_millis(10)));
-        assert_eq!(d.delay_exit, Some(Duration::from_nanos(1500)));
-        assert_eq!(
-            rule("openat:syscall=getpid:error=ENOENT")
-                .unwrap()
-                .action
-                .syscall
-                .as_deref(),
-            Some("getpid")
-        );
-        let f = Rule::parse("openat:when=4", true).unwrap();
-        assert_eq!(f.action.ret, Some(-(libc::ENOSYS as i64)));
-        for bad in [
-            "openat",
-            "openat:error=FOO",
-            "openat:error=4096",
-            "openat:when=0",
-            "openat:retval=1:error=EIO",
-            "openat:error=EIO:error=ENOENT",
-            "openat:syscall=write:error=EIO",
-            "openat:syscall=getpid",
-            "openat:signal=99",
-            "openat:delay_enter=abc",
-            "openat:delay_exit=-5",
-            "openat:frob=1",
-        ] {
-            assert_eq!(
-                rule(bad).unwrap_err(),
-                format!("invalid inject argument '{bad}'")
-            );
-        }
-        for bad in ["openat:retval=1", "openat:signal=SIGUSR1"] {
-            assert!(Rule::parse(bad, true).is_err(), "{bad}");
-        }
-        assert_eq!(
-            rule("nosuch:error=EIO").unwrap_err(),
-            "invalid system call 'nosuch'"
-        );
-    }
-
-    #[test]
-    fn counts_per_thread_and_syscall_later_rules_win() {
-        let a = Arch::native();
-        let open = a.syscall_nr("openat").unwrap() as u64;
-        let close = a.syscall_nr("close").unwrap() as u64;
-        let mut inj = Injections::new(vec![
-            rule("openat,close:error=EIO:when=2").unwrap(),
-            rule("close:retval=7:when=1").unwrap(),
-        ]);
-        assert_eq!(inj.on_entry(1, a, open), None);
-        let f = inj.on_entry(1, a, open).unwrap();
-        assert_eq!((f.action.ret, f.nr), (Some(-5), Some(u64::MAX)));
-        assert_eq!(f.marks(), " (INJECTED)");
-        assert_eq!(inj.on_entry(1, a, open), None);
-        // Another thread counts from 1 again.
-        assert_eq!(inj.on_entry(2, a, open), None);
-        assert!(inj.on_entry(2, a, open).is_some());
-        // close: the later rule.
-        assert_eq!(inj.on_entry(1, a, close).unwrap().action.ret, Some(7));
-        assert_eq!(inj.on_entry(1, a, close), None);
-        assert_eq!(inj.numbers(a).len(), 2);
-        inj.forget(1);
-        assert_eq!(inj.on_entry(1, a, open), None);
-    }
-}
+mod tests;

@@ -1,0 +1,536 @@
+//! What `rtrace diff` compares: each syscall record becomes a *key* (name
+//! and arguments with run-specific values replaced) used for alignment, and
+//! a normalised *result* compared between aligned calls. The rules are in
+//! the README ("rtrace diff: what counts"); in short:
+//!
+//! - addresses (`{"ptr":..}`, integers ≥ 2³², `0x…` in expressions) → `ADDR`;
+//!   results of mmap/mremap/brk/shmat → `ADDR`;
+//! - pids: pid arguments of kill/wait4/… and results of fork/getpid/… → `PID`,
+//!   `/proc/<n>/` → `/proc/PID/`;
+//! - fds: a descriptor created in the recording is named by what it was
+//!   opened on (`fd<data/input.txt>`, `fd<socket>`), dup'd descriptors
+//!   inherit the name; fd results of open-like calls → `FD`; descriptors
+//!   not created in the recording (0, 1, 2, inherited) keep their number;
+//! - temp paths: the first component under /tmp, /var/tmp, /dev/shm → `TMP`,
+//!   digit runs in the rest → `N`;
+//! - I/O data and byte counts (read/write/send/recv…, getrandom, getdents)
+//!   are not compared, structures other than socket addresses are not;
+//! - timestamps and durations are never part of a key;
+//! - noise: futex, sched_yield, sleeps, clock reads, poll/select/epoll waits,
+//!   rt_sigreturn, getrandom (glibc's vDSO getrandom enters the kernel
+//!   only sometimes) and any call failing with EINTR/EAGAIN/ERESTART* are left
+//!   out of the alignment altogether.
+
+use rtrace_arch::tables::{syscall_info, Classes};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Calls whose number and timing depend on scheduling, not on the program's logic.
+const NOISE: &[&str] = &[
+    "futex",
+    "sched_yield",
+    "nanosleep",
+    "clock_nanosleep",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "restart_syscall",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "rt_sigreturn",
+    "rt_sigsuspend",
+    "getrandom",
+];
+const NOISE_ERRNO: &[&str] = &[
+    "EINTR",
+    "EAGAIN",
+    "EWOULDBLOCK",
+    "ERESTARTSYS",
+    "ERESTARTNOINTR",
+    "ERESTARTNOHAND",
+    "ERESTART_RESTARTBLOCK",
+];
+/// Calls moving data: contents and counts are not compared.
+const DATA: &[&str] = &[
+    "read",
+    "write",
+    "pread64",
+    "pwrite64",
+    "readv",
+    "writev",
+    "preadv",
+    "preadv2",
+    "pwritev",
+    "pwritev2",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "sendmmsg",
+    "recvmmsg",
+    "getrandom",
+    "getdents",
+    "getdents64",
+    "sendfile",
+    "splice",
+    "tee",
+    "copy_file_range",
+    "vmsplice",
+];
+/// Calls returning a new descriptor.
+const FD_RESULT: &[&str] = &[
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "socket",
+    "accept",
+    "accept4",
+    "dup",
+    "dup2",
+    "dup3",
+    "eventfd",
+    "eventfd2",
+    "epoll_create",
+    "epoll_create1",
+    "memfd_create",
+    "timerfd_create",
+    "signalfd",
+    "signalfd4",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
+    "pidfd_open",
+    "perf_event_open",
+    "userfaultfd",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fspick",
+    "memfd_secret",
+];
+/// Calls returning a pid.
+const PID_RESULT: &[&str] = &[
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+    "getpid",
+    "getppid",
+    "gettid",
+    "wait4",
+    "getpgid",
+    "getsid",
+    "getpgrp",
+    "setsid",
+    "set_tid_address",
+];
+/// Calls whose first argument is a pid.
+const PID_ARG0: &[&str] = &[
+    "kill",
+    "tkill",
+    "tgkill",
+    "wait4",
+    "ptrace",
+    "setpgid",
+    "getpgid",
+    "getsid",
+    "prlimit64",
+    "pidfd_open",
+    "process_vm_readv",
+    "process_vm_writev",
+    "sched_setaffinity",
+    "sched_getaffinity",
+    "sched_setscheduler",
+    "sched_getscheduler",
+    "sched_setparam",
+    "sched_getparam",
+    "rt_sigqueueinfo",
+    "kcmp",
+    "pidfd_send_signal",
+];
+const ADDR_RESULT: &[&str] = &["mmap", "mmap2", "mremap", "brk", "shmat"];
+
+/// The normalised view of one syscall record.
+#[derive(Debug, Clone)]
+pub struct Norm {
+    /// Alignment key: name and normalised arguments.
+    pub key: String,
+    /// Normalised result (`FD`, `-1 ENOENT`, `0`, `ADDR`, …).
+    pub result: String,
+    /// Paths a successful file-class call named.
+    pub files: Vec<String>,
+}
+
+/// Whether a syscall record is left out of the comparison (see module docs).
+pub fn is_noise(ev: &Value) -> bool {
+    let name = ev["syscall"].as_str().unwrap_or("");
+    NOISE.contains(&name)
+        || ev["errno"]
+            .as_str()
+            .is_some_and(|e| NOISE_ERRNO.contains(&e))
+}
+
+/// Replaces what changes between runs in a path or text.
+pub fn norm_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    for root in ["/tmp/", "/var/tmp/", "/dev/shm/"] {
+        if let Some(tail) = s.strip_prefix(root) {
+            out.push_str(root);
+            out.push_str("TMP");
+            rest = tail.find('/').map_or("", |k| &tail[k..]);
+            let mut digits = false;
+            for c in rest.chars() {
+                if c.is_ascii_digit() {
+                    if !digits {
+                        out.push('N');
+                    }
+                    digits = true;
+                } else {
+                    digits = false;
+                    out.push(c);
+                }
+            }
+            return out;
+        }
+    }
+    // /proc/<pid>/ and 0x addresses anywhere.
+    while let Some(k) = rest.find("/proc/").or_else(|| rest.find("0x")) {
+        let (head, tail) = rest.split_at(k);
+        out.push_str(head);
+        if let Some(t) = tail.strip_prefix("/proc/") {
+            let n = t.bytes().take_while(u8::is_ascii_digit).count();
+            out.push_str(if n > 0 { "/proc/PID" } else { "/proc/" });
+            rest = &t[n..];
+        } else {
+            let t = &tail[2..];
+            let n = t.bytes().take_while(u8::is_ascii_hexdigit).count();
+            out.push_str(if n > 0 { "0xADDR" } else { "0x" });
+            rest = &t[n..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_addr(n: &serde_json::Number) -> bool {
+    n.as_i64().is_none_or(|v| v.unsigned_abs() >= 1 << 32)
+}
+
+/// Per-process descriptor names.
+#[derive(Debug, Clone, Default)]
+pub struct FdNames(HashMap<i64, String>);
+
+impl FdNames {
+    fn name(&self, fd: i64) -> String {
+        self.0.get(&fd).cloned().unwrap_or_else(|| fd.to_string())
+    }
+}
+
+struct KeyWriter<'a> {
+    fds: &'a FdNames,
+    data: bool,
+}
+
+impl KeyWriter<'_> {
+    fn arg(&self, v: &Value, out: &mut String) {
+        match v {
+            Value::Null => out.push_str("NULL"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) if is_addr(n) => out.push_str("ADDR"),
+            Value::Number(n) => out.push_str(&n.to_string()),
+            Value::String(_) if self.data => out.push('…'),
+            Value::String(s) => {
+                out.push('"');
+                out.push_str(&norm_text(s));
+                out.push('"');
+            }
+            Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.arg(x, out);
+                }
+                out.push(']');
+            }
+            Value::Object(m) => {
+                if let Some(fd) = m.get("fd").and_then(Value::as_i64) {
+                    out.push_str(&self.fds.name(fd));
+                } else if m.contains_key("ptr") {
+                    out.push_str("ADDR");
+                } else if let Some(s) = m.get("sym").and_then(Value::as_str) {
+                    out.push_str(&norm_text(s));
+                } else if let Some(f) = m.get("flags").and_then(Value::as_array) {
+                    let names: Vec<&str> = f.iter().filter_map(Value::as_str).collect();
+                    out.push_str(&names.join("|"));
+                } else if let Some(e) = m.get("expr").and_then(Value::as_str) {
+                    out.push_str(&norm_text(e));
+                } else if m.contains_key("str") {
+                    self.arg(&m["str"], out);
+                } else if let Some(i) = m.get("in") {
+                    self.arg(i, out);
+                } else if let Some(v) = m.get("value") {
+                    self.arg(v, out);
+                } else if m.contains_key("sa_family") {
+                    out.push('{');
+                    for (k, x) in m {
+                        out.push_str(k);
+                        out.push('=');
+                        self.arg(x, out);
+                        out.push(',');
+                    }
+                    out.push('}');
+                } else {
+                    out.push_str("{…}");
+                }
+            }
+        }
+    }
+}
+
+/// Normalises one syscall record of a process whose descriptor names are
+/// `fds`, updating them (opens, dups, closes).
+pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
+    let name = ev["syscall"].as_str().unwrap_or("?");
+    let args: &[Value] = ev["args"].as_array().map_or(&[], Vec::as_slice);
+    let data = DATA.contains(&name);
+    let w = KeyWriter { fds, data };
+    let mut key = String::with_capacity(64);
+    key.push_str(name);
+    key.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            key.push_str(", ");
+        }
+        if i == 0 && PID_ARG0.contains(&name) && a.as_i64().is_some_and(|p| p > 0) {
+            key.push_str("PID");
+        } else if data && !matches!(a, Value::Object(m) if m.contains_key("fd")) {
+            key.push('…');
+        } else {
+            w.arg(a, &mut key);
+        }
+    }
+    key.push(')');
+    let ret = &ev["return"];
+    let errno = ev["errno"].as_str();
+    let ok = errno.is_none() && ret.as_i64().is_some_and(|r| r >= 0);
+    let result = match (errno, ret) {
+        (Some(e), _) => format!("-1 {e}"),
+        (None, Value::Null) => "?".to_string(),
+        _ if ok && FD_RESULT.contains(&name) => "FD".to_string(),
+        _ if ok && PID_RESULT.contains(&name) && ret.as_i64() != Some(0) => "PID".to_string(),
+        _ if ADDR_RESULT.contains(&name) => "ADDR".to_string(),
+        _ if ok && data => "N".to_string(),
+        (None, Value::Number(n)) if is_addr(n) => "ADDR".to_string(),
+        (None, v) => v.to_string(),
+    };
+    let strings: Vec<String> = args
+        .iter()
+        .filter_map(|a| crate::record::tree::arg_str(a))
+        .map(norm_text)
+        .collect();
+    let file_class = syscall_info(name).is_some_and(|i| i.classes.contains(Classes::FILE));
+    let files = if ok && file_class && !data {
+        strings.clone()
+    } else {
+        Vec::new()
+    };
+    // Descriptor bookkeeping.
+    let fd_arg = |i: usize| {
+        args.get(i)
+            .and_then(|a| a["fd"].as_i64().or_else(|| a.as_i64()))
+    };
+    if ok {
+        if let Some(r) = ret.as_i64() {
+            match name {
+                "dup" | "dup2" | "dup3" => {
+                    let src = fd_arg(0)
+                        .map(|f| fds.name(f))
+                        .unwrap_or_else(|| "fd".into());
+                    fds.0.insert(r, src);
+                }
+                _ if FD_RESULT.contains(&name) => {
+                    let what = strings.first().cloned().unwrap_or_else(|| name.to_string());
+                    fds.0.insert(r, format!("fd<{what}>"));
+                }
+                _ => {}
+            }
+        }
+    }
+    if name == "close" {
+        if let Some(f) = fd_arg(0) {
+            fds.0.remove(&f);
+        }
+    }
+    Norm { key, result, files }
+}
+
+/// strace-style text of a syscall record with its real values:
+/// `openat(AT_FDCWD, "x", O_RDONLY) = -1 ENOENT (No such file or directory)`.
+pub fn render(ev: &Value) -> String {
+    let name = ev["syscall"].as_str().unwrap_or("?");
+    let args: Vec<String> = ev["args"]
+        .as_array()
+        .map_or(Vec::new(), |a| a.iter().map(show).collect());
+    let ret = match (ev["errno"].as_str(), &ev["return"]) {
+        (Some(e), r) => {
+            let msg = rtrace_arch::tables::errno_value(e)
+                .map(|n| std::io::Error::from_raw_os_error(n as i32).to_string())
+                .map(|m| m.split(" (os error").next().unwrap_or("").to_string())
+                .unwrap_or_default();
+            format!("{} {e} ({msg})", r.as_i64().unwrap_or(-1))
+        }
+        (None, Value::Null) => "?".to_string(),
+        (None, v) => show(v),
+    };
+    format!("{name}({}) = {ret}", args.join(", "))
+}
+
+fn quote(s: &str) -> String {
+    let mut q = String::from("\"");
+    for c in s.chars().take(64) {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\t' => q.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                q.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    if s.chars().count() > 64 {
+        q.push_str("...");
+    }
+    q
+}
+
+/// Text of one decoded value (the inverse of rstrace's JSON form).
+pub fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::String(s) => quote(s),
+        Value::Array(a) => format!("[{}]", a.iter().map(show).collect::<Vec<_>>().join(", ")),
+        Value::Object(m) => {
+            if let Some(fd) = m.get("fd") {
+                return match m.get("path").and_then(Value::as_str) {
+                    Some(p) => format!("{fd}<{p}>"),
+                    None => fd.to_string(),
+                };
+            }
+            for k in ["ptr", "sym", "expr"] {
+                if let Some(s) = m.get(k).and_then(Value::as_str) {
+                    return s.to_string();
+                }
+            }
+            if let Some(f) = m.get("flags").and_then(Value::as_array) {
+                let mut names: Vec<String> = f
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect();
+                if let Some(r) = m.get("rest") {
+                    names.push(show(r));
+                }
+                return names.join("|");
+            }
+            if let Some(s) = m.get("str").and_then(Value::as_str) {
+                return format!("{}...", quote(s));
+            }
+            if let (Some(i), Some(o)) = (m.get("in"), m.get("out")) {
+                return format!("{} => {}", show(i), show(o));
+            }
+            if let Some(v) = m.get("value") {
+                return match m.get("comment").and_then(Value::as_str) {
+                    Some(c) => format!("{} /* {c} */", show(v)),
+                    None => show(v),
+                };
+            }
+            let mut parts: Vec<String> = m
+                .iter()
+                .filter(|(k, _)| k.as_str() != "...")
+                .map(|(k, x)| format!("{k}={}", show(x)))
+                .collect();
+            if m.contains_key("...") {
+                parts.push("...".into());
+            }
+            format!("{{{}}}", parts.join(", "))
+        }
+        v => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn run_specific_values_are_normalised() {
+        assert_eq!(
+            norm_text("/tmp/diff_1234/data/x.42.txt"),
+            "/tmp/TMP/data/x.N.txt"
+        );
+        assert_eq!(norm_text("/tmp/tmp.Xa9kQz"), "/tmp/TMP");
+        assert_eq!(norm_text("/proc/4321/status"), "/proc/PID/status");
+        assert_eq!(
+            norm_text("child_tidptr=0x7fa842bb8a10"),
+            "child_tidptr=0xADDR"
+        );
+        let mut fds = FdNames::default();
+        let open = json!({"syscall":"openat","args":[{"sym":"AT_FDCWD"},"data/in.txt",{"flags":["O_RDONLY"]}],"return":5});
+        let n = normalize(&open, &mut fds);
+        assert_eq!(n.key, "openat(AT_FDCWD, \"data/in.txt\", O_RDONLY)");
+        assert_eq!(
+            (n.result.as_str(), n.files.clone()),
+            ("FD", vec!["data/in.txt".to_string()])
+        );
+        let read = json!({"syscall":"read","args":[{"fd":5},{"str":"abc","truncated":true},832],"return":3});
+        let n = normalize(&read, &mut fds);
+        assert_eq!(
+            (n.key.as_str(), n.result.as_str()),
+            ("read(fd<data/in.txt>, …, …)", "N")
+        );
+        normalize(
+            &json!({"syscall":"close","args":[{"fd":5}],"return":0}),
+            &mut fds,
+        );
+        assert_eq!(normalize(&read, &mut fds).key, "read(5, …, …)");
+        let mmap = json!({"syscall":"mmap","args":[null,8192,{"ptr":"0x7f00"},140035635470336u64],"return":140035635470336u64});
+        let n = normalize(&mmap, &mut fds);
+        assert_eq!(
+            (n.key.as_str(), n.result.as_str()),
+            ("mmap(NULL, 8192, ADDR, ADDR)", "ADDR")
+        );
+        let kill = json!({"syscall":"kill","args":[777,{"sym":"SIGTERM"}],"return":0});
+        assert_eq!(normalize(&kill, &mut fds).key, "kill(PID, SIGTERM)");
+        let fail = json!({"syscall":"openat","args":[{"sym":"AT_FDCWD"},"x",{"flags":["O_RDONLY"]}],"return":-1,"errno":"ENOENT"});
+        let n = normalize(&fail, &mut fds);
+        assert_eq!((n.result.as_str(), n.files.len()), ("-1 ENOENT", 0));
+        assert!(is_noise(&json!({"syscall":"futex"})));
+        assert!(is_noise(&json!({"syscall":"read","errno":"EAGAIN"})));
+        assert!(!is_noise(&fail));
+    }
+
+    #[test]
+    fn render_looks_like_strace() {
+        let fail = json!({"syscall":"openat","args":[{"sym":"AT_FDCWD"},"data/input.txt",{"flags":["O_RDONLY"]}],"return":-1,"errno":"ENOENT"});
+        assert_eq!(
+            render(&fail),
+            "openat(AT_FDCWD, \"data/input.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)"
+        );
+        let ex = json!({"syscall":"exit_group","args":[0],"return":null});
+        assert_eq!(render(&ex), "exit_group(0) = ?");
+    }
+}
