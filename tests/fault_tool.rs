@@ -547,7 +547,11 @@ fn output_cases() -> Vec<(&'static str, PathBuf, Vec<&'static str>)> {
     vec![
         ("rstrace", rstrace(), vec!["-f", "-e", "trace=getppid"]),
         ("rltrace", rltrace(), vec!["-f", "-e", "getppid"]),
-        ("rtrace break", rtrace(), vec!["break", "-f", "work"]),
+        (
+            "rtrace break",
+            rtrace(),
+            vec!["break", "-f", "--bt", "work"],
+        ),
         ("rtrace watch", rtrace(), vec!["watch", "sink"]),
     ]
 }

@@ -82,6 +82,12 @@ fn markers(trace: &str) -> Vec<String> {
         .lines()
         .map(|l| l.trim_start_matches("PID ").to_string())
         .filter(|l| l.starts_with("+++") || l.starts_with("---"))
+        // The old thread id: numbered by first appearance, which depends on
+        // how the two threads' lines interleave.
+        .map(|l| match l.split_once("superseded by execve in pid ") {
+            Some((head, _)) => format!("{head}superseded by execve in pid N +++"),
+            None => l,
+        })
         .collect();
     m.sort();
     m

@@ -63,11 +63,25 @@ pub fn reg_index(name: &str) -> Option<usize> {
 /// interrupt stop in user code), or it is inside one the kernel will restart
 /// (`-ERESTARTSYS`, `-ERESTARTNOINTR`, `-ERESTARTNOHAND`,
 /// `-ERESTART_RESTARTBLOCK`), whose restart the restored registers still
-/// ask for. At a ptrace event stop (clone, fork, exec) the syscall is still
-/// completing and would overwrite the injected call's registers.
+/// ask for, or it stopped on its way out of one that has finished (an
+/// interrupt or syscall-exit stop: `rax` holds the result, which the kernel
+/// no longer touches). Not at a syscall-entry or seccomp stop, nor at a
+/// ptrace event stop inside clone, fork or exit (`rax` is still -ENOSYS
+/// there), nor at an exec event stop (the kernel still writes execve's
+/// result into `rax`): there the syscall is still running and would
+/// overwrite the injected call's registers.
 pub fn can_inject(w: &[u64]) -> bool {
-    w[idx::ORIG_RAX] as i64 == -1 || matches!(w[idx::RAX] as i64, -514..=-512 | -516)
+    let nr = w[idx::ORIG_RAX] as i64;
+    let ret = w[idx::RAX] as i64;
+    nr == -1
+        || matches!(ret, -514..=-512 | -516)
+        || (ret != -ENOSYS && nr != SYS_EXECVE && nr != SYS_EXECVEAT)
 }
+
+/// `ENOSYS`, the value `rax` holds inside a syscall until it returns.
+const ENOSYS: i64 = 38;
+const SYS_EXECVE: i64 = 59;
+const SYS_EXECVEAT: i64 = 322;
 
 /// The code segment selector of 32-bit user code on x86_64 Linux (`__USER32_CS`).
 const USER32_CS: u64 = 0x23;
@@ -178,6 +192,23 @@ impl RegisterFile for Regs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn injection_only_where_the_kernel_will_not_touch_the_registers() {
+        let regs = |nr: i64, ret: i64| {
+            let mut w = [0u64; 27];
+            w[idx::ORIG_RAX] = nr as u64;
+            w[idx::RAX] = ret as u64;
+            w
+        };
+        assert!(can_inject(&regs(-1, 5))); // user code
+        assert!(can_inject(&regs(0, -512))); // read, to be restarted
+        assert!(can_inject(&regs(1, 14))); // write returned 14
+        assert!(!can_inject(&regs(1, -38))); // entry, seccomp or event stop
+        assert!(!can_inject(&regs(56, -38))); // clone event
+        assert!(!can_inject(&regs(59, 0))); // exec event
+        assert!(!can_inject(&regs(322, 0)));
+    }
 
     #[test]
     fn syscall_view_64_and_32() {

@@ -121,9 +121,10 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rtrace break: only x86-64 is supported so far");
         return 1;
     }
+    let latch = crate::output::latch::WriteLatch::default();
     let out: Box<dyn std::io::Write> = match &o.output {
         Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Ok(f) => latch.wrap(Box::new(std::io::BufWriter::new(f))),
             Err(e) => {
                 eprintln!("rtrace break: {}: {e}", path.to_string_lossy());
                 return 1;
@@ -138,13 +139,16 @@ pub fn main(args: &[OsString]) -> i32 {
         }
         Some(Ok(())) => {
             let mut sink = report::Sink::new(out, o.json);
-            return match kcount::run(&o, &mut sink) {
+            let code = match kcount::run(&o, &mut sink) {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("rtrace break: {e}");
                     1
                 }
             };
+            sink.flush();
+            latch.report("rtrace break");
+            return code;
         }
         None => {}
     }
@@ -256,6 +260,9 @@ pub fn main(args: &[OsString]) -> i32 {
     h.bp.finish();
     if let Some(wp) = &mut h.wp {
         wp.finish();
+    }
+    latch.report("rtrace break");
+    if let Some(wp) = &mut h.wp {
         if wp.fatal.is_some() && code == 0 {
             return 1;
         }

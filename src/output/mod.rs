@@ -1,5 +1,6 @@
 //! Renderers: strace-style text and JSON Lines from the same values.
 
 pub mod json;
+pub mod latch;
 pub mod normalize;
 pub mod text;

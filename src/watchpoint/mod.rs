@@ -173,10 +173,11 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         (None, None) => return error("nothing to trace"),
     };
+    let latch = crate::output::latch::WriteLatch::default();
     let out = || -> Result<Box<dyn Write>, String> {
         Ok(match &o.output {
             Some(path) => match std::fs::File::create(path) {
-                Ok(f) => Box::new(std::io::BufWriter::new(f)),
+                Ok(f) => latch.wrap(Box::new(std::io::BufWriter::new(f))),
                 Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
             },
             None => Box::new(std::io::stderr()),
@@ -238,14 +239,17 @@ pub fn main(args: &[OsString]) -> i32 {
         // (Watcher::detaching); a launched command is killed.
         tracer.kill_launched_and_detach(sig, &mut h);
         h.finish();
+        latch.report("rtrace watch");
         return 128 + sig;
     }
     if let Err(e) = run {
         tracer.kill_launched_and_detach(libc::SIGKILL, &mut h);
         h.finish();
+        latch.report("rtrace watch");
         return error(&format!("wait: {e}"));
     }
     h.finish();
+    latch.report("rtrace watch");
     if h.fatal.is_some() {
         return 1;
     }
