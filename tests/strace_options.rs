@@ -338,10 +338,10 @@ fn abbrev_and_verbose() {
     compare_basic("verbose_all", &["-e", "verbose=all"]);
 }
 
-/// strace does not dereference structures of calls outside `-e verbose=`
-/// (it prints their addresses); the decoders have no switch for that yet.
+/// strace does not dereference structures and arrays of calls outside
+/// `-e verbose=` (it prints their addresses; strings and buffers still
+/// print): `DecodeOpts::deref`.
 #[test]
-#[ignore = "needs an address-only (non-verbose) mode in the src/syscall decoders"]
 fn verbose_none() {
     if strace_missing() {
         return;

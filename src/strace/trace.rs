@@ -126,6 +126,7 @@ impl Strace {
             raw: false,
             fd_paths: o.decode_fds > 0,
             xlat_style: o.xlat_style,
+            deref: true,
         };
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
@@ -350,6 +351,7 @@ impl Strace {
     fn opts_for(&self, arch: Arch, nr: u64) -> DecodeOpts {
         let mut opts = self.decode.clone();
         opts.verbose = !self.o.abbrev.contains(arch, nr);
+        opts.deref = self.o.verbose.contains(arch, nr);
         opts.raw = self.o.raw.contains(arch, nr);
         opts
     }

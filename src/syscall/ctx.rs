@@ -24,6 +24,10 @@ pub struct DecodeOpts {
     pub fd_paths: bool,
     /// `-X raw` (1), `-X abbrev` (0, default), `-X verbose` (2): how constants print.
     pub xlat_style: u8,
+    /// `-e verbose=`: false for a syscall left out, whose structures and
+    /// arrays print as their addresses (strings and data buffers still
+    /// print), as strace's `umoven_or_printaddr` does.
+    pub deref: bool,
 }
 
 impl Default for DecodeOpts {
@@ -34,6 +38,7 @@ impl Default for DecodeOpts {
             raw: false,
             fd_paths: false,
             xlat_style: 0,
+            deref: true,
         }
     }
 }
@@ -353,6 +358,15 @@ impl<'a> Ctx<'a> {
 
     /// Reads exactly `len` bytes at `addr`, or `None`.
     pub fn read_bytes(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        if !self.opts.deref {
+            return None;
+        }
+        self.read_data(addr, len)
+    }
+
+    /// Reads `len` bytes of data (a buffer printed as a string, which
+    /// `-e verbose=` does not turn into an address), or `None`.
+    pub fn read_data(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
         if addr == 0 {
             return None;
         }

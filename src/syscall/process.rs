@@ -110,8 +110,8 @@ fn read_words(c: &mut Ctx, addr: u64, max: usize) -> (Vec<u64>, bool, Option<u64
 /// strace's `printargv`: `["ls", "-l"]`, cut after `-s` elements unless
 /// `-v`; the address when nothing is readable.
 fn argv_value(c: &mut Ctx, addr: u64) -> Value {
-    if addr == 0 {
-        return Value::Ptr(0);
+    if addr == 0 || !c.opts.deref {
+        return Value::Ptr(addr);
     }
     let limit = if c.opts.verbose {
         usize::MAX
@@ -144,8 +144,8 @@ fn argv_value(c: &mut Ctx, addr: u64) -> Value {
 
 /// strace's `printargc`: `0x7ffd… /* 23 vars */`.
 fn envc_value(c: &mut Ctx, addr: u64) -> Value {
-    if addr == 0 {
-        return Value::Ptr(0);
+    if addr == 0 || !c.opts.deref {
+        return Value::Ptr(addr);
     }
     let (words, _, fault) = read_words(c, addr, 1 << 20);
     let n = words.len();

@@ -300,7 +300,7 @@ fn getrandom(c: &mut Ctx) -> Step {
         let n = c.retval().max(0) as u64;
         let limit = c.opts.string_limit as u64;
         let take = n.min(limit) as usize;
-        match c.read_bytes(addr, take) {
+        match c.read_data(addr, take) {
             Some(b) => {
                 let mut s = hex_quoted(&b);
                 if n > limit {
