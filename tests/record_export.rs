@@ -3,6 +3,8 @@
 //! timestamps, properly nested slices, one named track per thread) and, when
 //! Perfetto's `trace_processor_shell` is installed, loaded by it; folded
 //! stacks and the SVG flamegraph are checked on synthetic stacks.
+//! The Chrome trace is also opened in a real viewer (speedscope in headless
+//! Chromium, via tests/viewer/load_chrome_trace.mjs) when it is installed.
 
 mod common;
 
@@ -416,5 +418,255 @@ fn bad_inputs_exit_2() {
             "{args:?}: {err}"
         );
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Where the viewer check finds its tools: a node_modules holding speedscope
+/// and playwright-core (`$RTRACE_VIEWER_MODULES`, else
+/// `<target>/viewer-node_modules/node_modules`, which .ci/run fills) and
+/// Chromium (`$RTRACE_VIEWER_CHROMIUM`, else /usr/bin/chromium); the reason
+/// when one is missing.
+fn viewer_tools() -> Result<(PathBuf, PathBuf), String> {
+    if !common::have("node") {
+        return Err("node is not installed".into());
+    }
+    let modules = std::env::var_os("RTRACE_VIEWER_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::target_dir().join("viewer-node_modules/node_modules"));
+    for need in [
+        "speedscope/dist/release/index.html",
+        "playwright-core/package.json",
+    ] {
+        if !modules.join(need).is_file() {
+            return Err(format!(
+                "{} is missing (npm install --prefix {} speedscope@1.25.0 playwright-core@1)",
+                modules.join(need).display(),
+                modules.parent().unwrap_or(&modules).display()
+            ));
+        }
+    }
+    let chromium = std::env::var_os("RTRACE_VIEWER_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if !common::have(chromium.to_str().unwrap_or("")) {
+        return Err(format!(
+            "{} is not installed (apt-get install chromium)",
+            chromium.display()
+        ));
+    }
+    Ok((modules, chromium))
+}
+
+/// Length of the union of `[start, start + len)` intervals (seconds in, µs
+/// out): the time a thread spent in syscalls, which is what a viewer shows as
+/// the weight of its top-level slices.
+fn covered_us(mut spans: Vec<(f64, f64)>) -> f64 {
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut total, mut end) = (0.0, f64::NEG_INFINITY);
+    for (s, d) in spans {
+        let e = s + d;
+        if e > end {
+            total += e - s.max(end);
+            end = e;
+        }
+    }
+    total * 1e6
+}
+
+/// Makes two neighbouring top-level slices of the first thread overlap (the
+/// first now ends halfway through the second), which the exporter never
+/// writes.
+fn misnest(trace: &mut Value) {
+    let evs = trace["traceEvents"].as_array_mut().unwrap();
+    let first = evs.iter().find(|e| e["ph"] == "X").unwrap();
+    let track = (first["pid"].clone(), first["tid"].clone());
+    let mut xs: Vec<usize> = (0..evs.len())
+        .filter(|&i| evs[i]["ph"] == "X" && (evs[i]["pid"].clone(), evs[i]["tid"].clone()) == track)
+        .collect();
+    let f = |e: &Value, k: &str| e[k].as_f64().unwrap();
+    xs.sort_by(|&a, &b| f(&evs[a], "ts").total_cmp(&f(&evs[b], "ts")));
+    let mut top = Vec::new();
+    let mut end = f64::NEG_INFINITY;
+    for i in xs {
+        if f(&evs[i], "ts") >= end {
+            end = f(&evs[i], "ts") + f(&evs[i], "dur");
+            top.push(i);
+        }
+    }
+    let (a, b) = top
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .find(|&(_, b)| f(&evs[b], "dur") > 0.1)
+        .expect("two top-level slices");
+    let dur = f(&evs[b], "ts") - f(&evs[a], "ts") + f(&evs[b], "dur") / 2.0;
+    evs[a]["dur"] = json!(dur);
+}
+
+/// The export of a real run opens in a real trace viewer: speedscope, served
+/// on 127.0.0.1 and run in headless Chromium by tests/viewer/load_chrome_trace.mjs,
+/// imports it as a Trace Event Format profile without a warning and shows one
+/// profile per thread, named from the trace's process and thread names, with
+/// the thread's syscalls as slices and their total time as its weight (all
+/// expected values come from the recording). A truncated export and one with
+/// overlapping slices are both reported as failing. Skipped with a message
+/// when node, the npm packages or Chromium are missing.
+#[test]
+fn chrome_trace_loads_in_speedscope() {
+    let (modules, chromium) = match viewer_tools() {
+        Ok(t) => t,
+        Err(why) => {
+            eprintln!("skip: {why}");
+            return;
+        }
+    };
+    let d = scratch("viewer");
+    let rec = record_forker(&d);
+    let good = d.join("forker.json");
+    let o = export(&["--format", "chrome", "-o", good.to_str().unwrap()], &rec);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read(&good).unwrap();
+    let truncated = d.join("truncated.json");
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let mut trace: Value = serde_json::from_slice(&text).unwrap();
+    misnest(&mut trace);
+    let overlapping = d.join("overlapping.json");
+    std::fs::write(&overlapping, trace.to_string()).unwrap();
+
+    let driver = common::workspace_dir().join("tests/viewer/load_chrome_trace.mjs");
+    let o = Command::new("node")
+        .arg(&driver)
+        .arg("--modules")
+        .arg(&modules)
+        .arg("--chromium")
+        .arg(&chromium)
+        .arg("--screenshots")
+        .arg(&d)
+        .args([&good, &truncated, &overlapping])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "two of three files are broken\n{stdout}\n{stderr}"
+    );
+    let res: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(res.len(), 3, "{stdout}\n{stderr}");
+    let (r, bad_trunc, bad_nest) = (&res[0], &res[1], &res[2]);
+
+    // The good export: imported as a trace, no warning, one profile per thread.
+    assert_eq!(r["ok"], true, "{r:#}");
+    assert_eq!(r["importer"], "Trace Event Format profile", "{r:#}");
+    assert_eq!(r["title"], "forker.json - speedscope");
+    // Who is who, from the recording: the first pid is the command; its
+    // fork, vfork and pthread_create return the child, the vfork child and
+    // the thread, in that order.
+    let evs = events(&rec);
+    let root = evs[0]["pid"].as_i64().unwrap();
+    let spawned: Vec<(i64, &Value)> = evs
+        .iter()
+        .filter(|e| {
+            e["pid"] == root
+                && matches!(
+                    e["syscall"].as_str(),
+                    Some("fork" | "vfork" | "clone" | "clone3")
+                )
+        })
+        .filter_map(|e| Some((e["return"].as_i64().filter(|&r| r > 0)?, e)))
+        .collect();
+    assert_eq!(spawned.len(), 3, "{spawned:?}");
+    let (child, vchild, thread) = (spawned[0].0, spawned[1].0, spawned[2].0);
+    assert!(spawned[2].1["args"].to_string().contains("CLONE_THREAD"));
+    let prog = common::testprog("forker").display().to_string();
+    let want: BTreeMap<String, i64> = [
+        (format!("{prog} [0] (pid {root}), main (tid {root})"), root),
+        (
+            format!("{prog} [0] (pid {root}), thread 1 (tid {thread})"),
+            thread,
+        ),
+        (
+            format!("{prog} [0.0] (pid {child}), main (tid {child})"),
+            child,
+        ),
+        (
+            format!("/bin/true [0.1] (pid {vchild}), main (tid {vchild})"),
+            vchild,
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let shown: BTreeMap<String, &Value> = r["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_string(), p))
+        .collect();
+    assert_eq!(
+        shown.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "profiles speedscope shows"
+    );
+    for (name, tid) in &want {
+        let p = shown[name];
+        let calls: Vec<&Value> = evs
+            .iter()
+            .filter(|e| e["pid"] == *tid && e["type"] == "syscall" && e["duration"].is_f64())
+            .collect();
+        let names: BTreeSet<&str> = calls
+            .iter()
+            .map(|e| e["syscall"].as_str().unwrap())
+            .collect();
+        let slices: BTreeSet<&str> = p["slices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(slices, names, "slices of {name}");
+        let want_us = covered_us(
+            calls
+                .iter()
+                .map(|e| (e["time"].as_f64().unwrap(), e["duration"].as_f64().unwrap()))
+                .collect(),
+        );
+        let got_us = p["weight_us"].as_f64().expect("weight");
+        // speedscope shows 2 decimals (12.34µs, 1.23ms): under 0.5% off.
+        assert!(
+            (got_us - want_us).abs() <= want_us * 0.01 + 0.01,
+            "{name}: speedscope shows {}, the recording has {want_us:.3} µs",
+            p["weight"]
+        );
+    }
+    assert!(
+        r["screenshot"]
+            .as_str()
+            .is_some_and(|s| Path::new(s).is_file()),
+        "{r}"
+    );
+
+    // The broken ones fail, each in its own way.
+    assert_eq!(bad_trunc["loaded"], false, "{bad_trunc:#}");
+    assert_eq!(bad_trunc["ok"], false);
+    assert!(
+        bad_trunc["errors"]
+            .to_string()
+            .contains("Unrecognized format"),
+        "{bad_trunc:#}"
+    );
+    assert_eq!(bad_nest["loaded"], true, "{bad_nest:#}");
+    assert_eq!(bad_nest["ok"], false);
+    assert!(
+        bad_nest["warnings"].to_string().contains("Tried to end"),
+        "{bad_nest:#}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
