@@ -267,6 +267,9 @@ pub struct Breaker {
     /// Unfollowed fork children waiting to be let go.
     leaving: Vec<Tid>,
     warned: std::collections::HashSet<String>,
+    /// The traced processes' main programs (to say why a spec matched
+    /// nothing).
+    mains: Vec<super::resolve::MainProgram>,
     /// Problems worth a non-zero exit (nothing placed).
     pub errors: usize,
 }
@@ -313,6 +316,7 @@ impl Breaker {
             detach: Vec::new(),
             leaving: Vec::new(),
             warned: Default::default(),
+            mains: Vec::new(),
             errors: 0,
         }
     }
@@ -355,6 +359,11 @@ impl Breaker {
         let map = self.resolver.map(space.pid);
         space.drop_unmapped(&Resolver::exec_ranges(&map));
         self.maps.remove(&id);
+        if let Some(m) = self.resolver.main_program(space.pid, &map) {
+            if !self.mains.iter().any(|x| x.path == m.path) {
+                self.mains.push(m);
+            }
+        }
         if let Some(hook) = self.resolver.dl_hook(&map) {
             if let Err(e) = space.place(hook, None, super::resolve::DL_HOOK) {
                 self.warned.insert(e.clone());
@@ -402,12 +411,24 @@ impl Breaker {
             .collect()
     }
 
-    /// Called once the run is over: probes that never found an address.
-    pub fn unplaced(&self) -> Vec<&str> {
+    /// Called once the run is over: probes that never found an address,
+    /// each with why when a traced main program lacks what would find it
+    /// (a symbol table, DWARF).
+    pub fn unplaced(&self) -> Vec<(&str, Option<String>)> {
         self.probes
             .iter()
             .filter(|p| p.placed == 0)
-            .map(|p| p.spec.text.as_str())
+            .map(|p| {
+                let why: Vec<String> = self
+                    .mains
+                    .iter()
+                    .filter_map(|m| m.why_not(&p.spec.loc))
+                    .collect();
+                (
+                    p.spec.text.as_str(),
+                    (!why.is_empty()).then(|| why.join("; ")),
+                )
+            })
             .collect()
     }
 

@@ -220,9 +220,17 @@ pub fn main(args: &[OsString]) -> i32 {
         }
     }
     if !pids.is_empty() && !h.bp.any_placed() {
+        let specs: Vec<String> =
+            h.bp.unplaced()
+                .into_iter()
+                .map(|(s, why)| match why {
+                    Some(w) => format!("{s}: {w}"),
+                    None => s.to_string(),
+                })
+                .collect();
         eprintln!(
             "rtrace break: no breakpoint could be placed ({})",
-            h.bp.unplaced().join(", ")
+            specs.join(", ")
         );
         tracer.detach_all(&mut h);
         return 1;
@@ -251,8 +259,11 @@ pub fn main(args: &[OsString]) -> i32 {
             Outcome::None => 0,
         }
     };
-    for s in h.bp.unplaced() {
-        eprintln!("rtrace break: '{s}' matched nothing");
+    for (s, why) in h.bp.unplaced() {
+        match why {
+            Some(w) => eprintln!("rtrace break: '{s}' matched nothing ({w})"),
+            None => eprintln!("rtrace break: '{s}' matched nothing"),
+        }
     }
     for w in h.bp.symbol_warnings() {
         eprintln!("rtrace break: warning: {w}; tracing went on without it");

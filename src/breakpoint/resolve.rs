@@ -5,8 +5,9 @@
 use super::spec::Location;
 use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::Tid;
-use crate::symbols::{Mapping, ModuleMap, Symbolizer};
+use crate::symbols::{Mapping, Module, ModuleMap, Symbolizer};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The dynamic linker's hook, called after each change of the loaded-library
 /// list (glibc's `_dl_debug_state`, the `r_brk` of `struct r_debug`).
@@ -28,6 +29,41 @@ pub struct Target {
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The main program of a process, kept to explain a spec that matched
+/// nothing.
+#[derive(Clone)]
+pub struct MainProgram {
+    /// Its path.
+    pub path: String,
+    /// It has a static symbol table (`.symtab`, here or in a debug file).
+    symtab: bool,
+    /// Its file, read while the process was there (DWARF is read from
+    /// memory only when needed).
+    module: Arc<Module>,
+}
+
+impl MainProgram {
+    /// Why `loc` may have matched nothing in this program: it lacks what
+    /// would find it (a symbol table or DWARF for a name, DWARF for a
+    /// line). Reads the DWARF if not done yet (from memory).
+    pub fn why_not(&self, loc: &Location) -> Option<String> {
+        match loc {
+            Location::Func { lib, .. }
+                if lib.as_deref().is_none_or(|l| lib_matches(l, &self.path))
+                    && !self.symtab
+                    && self.module.dwarf().is_none() =>
+            {
+                Some(format!("{} has no symbol table: stripped?", self.path))
+            }
+            Location::Line { .. } if self.module.dwarf().is_none() => Some(format!(
+                "{} has no debug info: built without -g?",
+                self.path
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a library spec (`libc.so.6`, `libc`, `/usr/lib/…/libc.so.6`)
@@ -153,6 +189,20 @@ impl Resolver {
         out.sort_by_key(|t| t.addr);
         out.dedup_by_key(|t| t.addr);
         out
+    }
+
+    /// The main program of process `pid` (mapped in `map`).
+    pub fn main_program(&self, pid: Tid, map: &ModuleMap) -> Option<MainProgram> {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+        let exe = exe.to_string_lossy();
+        let m = Self::modules(map).into_iter().find(|m| m.path == exe)?;
+        // Read now: the file may be opened through `/proc/PID/root`.
+        let module = self.sym.module(map, m)?;
+        Some(MainProgram {
+            path: m.path.clone(),
+            symtab: module.has_symtab(),
+            module,
+        })
     }
 
     /// The dynamic linker's hook in `map`, if a dynamic linker is mapped.

@@ -9,8 +9,8 @@
 //! already called through a stub.
 
 use crate::symbols::Symbolizer;
-use object::elf::{STT_FUNC, STT_GNU_IFUNC};
-use object::read::elf::{ElfFile64, FileHeader, Sym};
+use object::elf::{PT_INTERP, STT_FUNC, STT_GNU_IFUNC};
+use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, Sym};
 use object::{
     Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget,
 };
@@ -21,6 +21,12 @@ use std::path::Path;
 const R_GLOB_DAT: u32 = 6;
 /// `DT_SONAME`.
 const DT_SONAME: u64 = 14;
+/// `DT_NEEDED`.
+const DT_NEEDED: u64 = 1;
+/// `DT_FLAGS_1`.
+const DT_FLAGS_1: u64 = 0x6fff_fffb;
+/// `DF_1_PIE` in `DT_FLAGS_1`.
+const DF_1_PIE: u64 = 0x0800_0000;
 
 /// An exported function.
 #[derive(Clone, Debug)]
@@ -48,6 +54,12 @@ pub struct ModInfo {
     /// Function symbols of the static symbol table (for `-x` in the main
     /// program): (name, file virtual address).
     pub statics: Vec<(String, u64)>,
+    /// Statically linked: no program interpreter, no `DT_NEEDED`, and no
+    /// dynamic section (so no `.dynsym`: what ltrace refuses) or a static
+    /// PIE's (`DF_1_PIE`). Such a program calls no library through a PLT or
+    /// GOT. (The dynamic linker run as a program has a dynamic section but
+    /// no `DF_1_PIE`.)
+    pub static_linked: bool,
 }
 
 fn file_name(path: &str) -> &str {
@@ -77,9 +89,16 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
     let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) else {
         return info;
     };
-    if let Some(so) = soname(&elf) {
+    let dynamic = dynamic_info(&elf);
+    if let Some(so) = dynamic.soname {
         info.soname = so;
     }
+    let interp = elf
+        .elf_program_headers()
+        .iter()
+        .any(|ph| ph.p_type(elf.endian()) == PT_INTERP);
+    info.static_linked =
+        !interp && dynamic.needed == 0 && (!dynamic.present || dynamic.flags_1 & DF_1_PIE != 0);
     let endian = elf.endian();
     if let Some(dynsyms) = elf.dynamic_symbol_table() {
         // Weak references (`__cxa_finalize`, `__gmon_start__`) and
@@ -137,10 +156,30 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
     info
 }
 
-/// `DT_SONAME` from the dynamic section.
-fn soname(elf: &ElfFile64<object::Endianness>) -> Option<String> {
-    let dynamic = elf.section_by_name(".dynamic")?.data().ok()?;
-    let dynstr = elf.section_by_name(".dynstr")?.data().ok()?;
+/// What rltrace reads from the dynamic section.
+#[derive(Default)]
+struct Dynamic {
+    /// `DT_SONAME`.
+    soname: Option<String>,
+    /// How many `DT_NEEDED` entries.
+    needed: usize,
+    /// `DT_FLAGS_1`.
+    flags_1: u64,
+    /// There is a dynamic section.
+    present: bool,
+}
+
+/// The dynamic section's entries rltrace uses (none without one).
+fn dynamic_info(elf: &ElfFile64<object::Endianness>) -> Dynamic {
+    let mut d = Dynamic::default();
+    let Some(dynamic) = elf.section_by_name(".dynamic").and_then(|s| s.data().ok()) else {
+        return d;
+    };
+    d.present = true;
+    let dynstr = elf
+        .section_by_name(".dynstr")
+        .and_then(|s| s.data().ok())
+        .unwrap_or_default();
     let big = !elf.elf_header().is_little_endian();
     let word = |b: &[u8]| {
         let a: [u8; 8] = b.try_into().unwrap_or_default();
@@ -155,11 +194,17 @@ fn soname(elf: &ElfFile64<object::Endianness>) -> Option<String> {
         if tag == 0 {
             break;
         }
-        if tag == DT_SONAME {
-            let s = dynstr.get(val as usize..)?;
-            let end = s.iter().position(|&c| c == 0)?;
-            return Some(String::from_utf8_lossy(&s[..end]).into_owned());
+        match tag {
+            DT_SONAME => {
+                let s = dynstr.get(val as usize..).unwrap_or_default();
+                if let Some(end) = s.iter().position(|&c| c == 0) {
+                    d.soname = Some(String::from_utf8_lossy(&s[..end]).into_owned());
+                }
+            }
+            DT_NEEDED => d.needed += 1,
+            DT_FLAGS_1 => d.flags_1 = val,
+            _ => {}
         }
     }
-    None
+    d
 }

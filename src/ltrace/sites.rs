@@ -244,6 +244,21 @@ impl Proc {
             };
             mods.push((info, bias, caller, is_main, m.path.clone()));
         }
+        // A statically linked program: nothing to break at but `-x`
+        // functions; say so rather than run it silently (ltrace refuses it
+        // with "Couldn't find .dynsym or .dynstr"; rltrace runs it on).
+        let wants_calls = sel.plt.is_some() || !sel.libs.is_empty();
+        if wants_calls
+            && sel.x.is_none()
+            && mods
+                .iter()
+                .any(|(info, _, _, main, _)| *main && info.static_linked)
+        {
+            problems.push(format!(
+                "{exe} has no dynamic library imports (statically linked): \
+                 no library calls can be traced"
+            ));
+        }
         // Names the `-l` libraries implement.
         let mut lib_names: HashSet<&str> = HashSet::new();
         let lib_match = |so: &str| sel.libs.iter().any(|p| super::filter::lib_matches(p, so));

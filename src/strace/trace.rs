@@ -744,6 +744,16 @@ impl Strace {
         if sep && !exit_args.is_empty() && !resumed {
             line.push_str(", ");
         }
+        if r.is_none() && p.step == Step::Exit {
+            // Never returned, and the decoder had more to print at exit:
+            // strace's print_event_exit says so (`read(0,  <unfinished
+            // ...>) = ?`); a call decoded whole at entry just ends
+            // (`exit_group(0) = ?`).
+            if sep && !resumed {
+                line.push_str(", ");
+            }
+            line.push_str(" <unfinished ...>");
+        }
         exit_text(&mut line, exit_args, &self.render);
         match r {
             Some(r) => finish(&mut line, r, self.o.column, &self.render),

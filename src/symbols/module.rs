@@ -174,6 +174,14 @@ impl Module {
             .as_ref()
     }
 
+    /// Whether the file or its separate debug file has a static symbol
+    /// table (`.symtab`). Without one (a stripped file) only the dynamic
+    /// symbols and PLT stubs can be found by name.
+    pub fn has_symtab(&self) -> bool {
+        let symtab = |img: &ElfImage| img.section(".symtab").is_some();
+        self.image().is_some_and(|i| symtab(i)) || self.debug_image().is_some_and(|i| symtab(i))
+    }
+
     /// Records a warning met while using this module's DWARF.
     pub(crate) fn note(&self, w: Warning) {
         self.warn(w);
