@@ -241,7 +241,7 @@ pub fn quote_bytes(out: &mut String, b: &[u8], xflag: u8) {
 /// The message strace prints after an errno name.
 pub fn errno_message(e: u64) -> String {
     match e {
-        512 => "To be restarted if SIGNAL is caught".into(),
+        512 => "To be restarted if SA_RESTART is set".into(),
         513 => "To be restarted".into(),
         514 => "To be restarted if no handler".into(),
         515 => "No ioctl command".into(),
