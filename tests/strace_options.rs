@@ -1455,3 +1455,104 @@ fn warnings() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// -Y / --decode-pids=comm.
+
+/// `trace` (`-f -o FILE` lines starting with a pid and name) with each
+/// call cut in two by another process's line joined back into one line.
+fn joined_calls(trace: &str) -> Vec<String> {
+    let prefix = Regex::new(r"^(\d+(?:<[^>]*>)?) (.*)$").unwrap();
+    let resumed = Regex::new(r"^<\.\.\. \w+ resumed>(.*)$").unwrap();
+    let mut open: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for l in trace.lines() {
+        let Some(c) = prefix.captures(l) else {
+            out.push(l.to_string());
+            continue;
+        };
+        let (who, rest) = (c[1].to_string(), c[2].to_string());
+        if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            open.insert(who, head.to_string());
+        } else if let Some(r) = resumed.captures(&rest) {
+            let head = open.remove(&who).unwrap_or_default();
+            out.push(format!("{who} {head}{}", &r[1]));
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    out
+}
+
+/// What `-Y -f -o FILE` must show for testprogs/decode_pids.c, with `P` the
+/// program's pid and `C` its child's (both named `decode_pids`), and what
+/// the trace shows of it (calls joined, padding before ` = ` squeezed).
+fn decode_pids_check(trace: &str) -> (Vec<String>, Vec<String>) {
+    let squeeze = Regex::new(r"\) +=").unwrap();
+    let lines: Vec<String> = joined_calls(trace)
+        .iter()
+        .map(|l| squeeze.replace(l, ") =").into_owned())
+        .collect();
+    let re = Regex::new(r"^(\d+)<decode_pids> getpid\(\) = (\d+)<decode_pids>$").unwrap();
+    let p = lines
+        .iter()
+        .find_map(|l| re.captures(l).map(|c| c[2].to_string()))
+        .unwrap_or_else(|| panic!("no decorated getpid in\n{trace}"));
+    let fork = Regex::new(&format!(
+        r"^{p}<decode_pids> clone\(.*\) = (\d+)<decode_pids>$"
+    ))
+    .unwrap();
+    let c = lines
+        .iter()
+        .find_map(|l| fork.captures(l).map(|m| m[1].to_string()))
+        .unwrap_or_else(|| panic!("no decorated clone result in\n{trace}"));
+    let mut want = vec![
+        format!("{p}<decode_pids> gettid() = {p}<decode_pids>"),
+        format!("{p}<decode_pids> kill({p}<decode_pids>, 0) = 0"),
+        format!("{p}<decode_pids> tgkill({p}<decode_pids>, {p}<decode_pids>, 0) = 0"),
+        format!("{p}<decode_pids> kill({c}<decode_pids>, 0) = 0"),
+        format!("{c}<decode_pids> +++ exited with 3 +++"),
+        // wait4 reaped the child: its result and later mentions of a
+        // process that no longer exists carry no name.
+        format!("{p}<decode_pids> wait4({c}<decode_pids>, [{{WIFEXITED(s) && WEXITSTATUS(s) == 3}}], 0, NULL) = {c}"),
+        format!("{p}<decode_pids> kill(99999, 0) = -1 ESRCH (No such process)"),
+    ];
+    want.sort();
+    let mut seen: Vec<String> = lines.into_iter().filter(|l| want.contains(l)).collect();
+    seen.sort();
+    seen.dedup();
+    (want, seen)
+}
+
+#[test]
+fn decode_pids_comm() {
+    let prog = testprog("decode_pids");
+    let dir = std::env::temp_dir().join(format!("rtrace-decode-pids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tools = vec![(rstrace(), "-Y"), (rstrace(), "--decode-pids=comm")];
+    if have("strace") {
+        tools.push((PathBuf::from("strace"), "-Y"));
+    }
+    for (i, (tool, opt)) in tools.iter().enumerate() {
+        let out = dir.join(format!("trace{i}"));
+        let st = Command::new(tool)
+            .args(["-f", opt, "-o"])
+            .arg(&out)
+            .arg(&prog)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{} {opt}", tool.display());
+        let trace = std::fs::read_to_string(&out).unwrap();
+        let (want, seen) = decode_pids_check(&trace);
+        assert_eq!(seen, want, "{} {opt}:\n{trace}", tool.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // pidns is strace's other decoding: refused, not ignored.
+    let o = Command::new(rstrace())
+        .args(["--decode-pids=pidns", "true"])
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("pidns is not implemented"));
+}

@@ -48,6 +48,9 @@ fn bytes_json(b: &[u8]) -> J {
 pub fn value_json(v: &Value) -> J {
     match v {
         Value::Int(i) => json!(i),
+        // `-Y`: {"pid":N,"comm":"sh"}; a bare number otherwise.
+        Value::Pid { pid, comm: None } => json!(pid),
+        Value::Pid { pid, comm: Some(c) } => json!({ "pid": pid, "comm": bytes_json(c) }),
         Value::UInt(u) => json!(u),
         Value::Hex(h) | Value::Oct(h) => json!(h),
         Value::Ptr(p) => {
@@ -149,8 +152,13 @@ fn push_bytes(out: &mut String, b: &[u8]) {
 /// (structure fields in decoder order rather than sorted).
 pub fn write_value(out: &mut String, v: &Value) {
     match v {
-        Value::Int(i) => {
+        Value::Int(i) | Value::Pid { pid: i, comm: None } => {
             let _ = write!(out, "{i}");
+        }
+        Value::Pid { pid, comm: Some(c) } => {
+            let _ = write!(out, "{{\"pid\":{pid},\"comm\":");
+            push_bytes(out, c);
+            out.push('}');
         }
         Value::UInt(u) | Value::Hex(u) | Value::Oct(u) => {
             let _ = write!(out, "{u}");
@@ -307,6 +315,13 @@ pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
         }
         Some(Ret::Int(i)) => {
             let _ = write!(out, "{i}");
+        }
+        Some(Ret::Pid(pid, comm)) => {
+            let _ = write!(out, "{pid}");
+            if let Some(c) = comm {
+                out.push_str(",\"return_comm\":");
+                push_bytes(out, c);
+            }
         }
         Some(Ret::Fd(fd, path)) => {
             let _ = write!(out, "{fd}");

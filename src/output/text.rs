@@ -58,6 +58,14 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
                 }
             }
         }
+        Value::Pid { pid, comm } => {
+            let _ = write!(out, "{pid}");
+            if let Some(c) = comm {
+                out.push('<');
+                out.push_str(&String::from_utf8_lossy(c));
+                out.push('>');
+            }
+        }
         Value::Fd { fd, path } => {
             if *fd == AT_FDCWD {
                 out.push_str("AT_FDCWD");
@@ -288,6 +296,17 @@ pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
         Ret::Oct(v) => {
             out.push_str("= ");
             render_oct(out, *v);
+        }
+        Ret::Pid(pid, comm) => {
+            out.push_str("= ");
+            render_value(
+                out,
+                &Value::Pid {
+                    pid: *pid,
+                    comm: comm.clone(),
+                },
+                o,
+            );
         }
         Ret::Fd(fd, path) => {
             out.push_str("= ");

@@ -113,6 +113,8 @@ pub struct Options {
     pub abbrev: SyscallSet,
     /// `-e verbose=`.
     pub verbose: SyscallSet,
+    /// `-Y` / `--decode-pids=comm`: pids with their command names.
+    pub decode_pids_comm: bool,
     /// `-e raw=`.
     pub raw: SyscallSet,
     /// `-e signal=`: which signals to print.
@@ -181,6 +183,7 @@ impl Default for Options {
             trace: SyscallSet::all(),
             abbrev: SyscallSet::all(),
             verbose: SyscallSet::all(),
+            decode_pids_comm: false,
             raw: SyscallSet::none(),
             signals: NameSet::all(),
             status: NameSet::all(),
@@ -238,7 +241,7 @@ impl From<filter::FilterError> for UsageError {
 /// `+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yzZ`).
 pub const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
 /// Short options without an argument.
-const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyzZ";
+const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyYzZ";
 
 /// What a long option does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -690,7 +693,9 @@ fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageError> {
     }
     // Accepted by strace, not implemented here: refuse rather than ignore.
     if seen.decode_pids {
-        return Err(err("-e decode-pids= is not implemented yet in rstrace"));
+        return Err(err(
+            "-e decode-pids=pidns is not implemented yet in rstrace",
+        ));
     }
     Ok(())
 }
@@ -894,6 +899,7 @@ fn apply_short(
             }
         }
         b'y' => seen.yflag_short += 1,
+        b'Y' => o.decode_pids_comm = true,
         b'z' => {
             o.status = NameSet::of(&[filter::status::SUCCESSFUL]);
             seen.zflags += 1;
@@ -1055,7 +1061,8 @@ fn apply_qualify(
         }
         "decode-pids" => {
             let s = NameSet::parse(val, "decode-pids", filter::decode_pid_number)?;
-            seen.decode_pids = !s.is_empty_below(2);
+            o.decode_pids_comm = s.contains(1);
+            seen.decode_pids = s.contains(0);
         }
         "read" => o.dump_reads = super::dumpio::FdSet::parse(val)?,
         "write" => o.dump_writes = super::dumpio::FdSet::parse(val)?,
@@ -1124,6 +1131,7 @@ Output format:
   -x, -xx        print non-ASCII / all strings in hex
   -X FORMAT      raw, abbrev or verbose constants
   -y             print paths of file descriptors
+  -Y             print command names of pids (--decode-pids=comm)
   --json         one JSON object per event instead of text
   --normalize    stable placeholders for pids, addresses, times, temp paths
 Statistics:

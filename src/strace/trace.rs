@@ -80,6 +80,10 @@ pub struct Strace {
     fds: Box<dyn FdResolver>,
     /// Live traced tasks (for the `[pid N]` prefix rule).
     nprocs: usize,
+    /// `-Y`: command names of traced tasks for the line prefix, read from
+    /// `/proc/TID/comm` once and forgotten at exec and `prctl(PR_SET_NAME)`
+    /// (a name written to `/proc/self/comm` shows from the next exec).
+    comms: HashMap<i32, Option<Vec<u8>>>,
     /// Start of the previous `-r` interval.
     last_stamp: Option<Instant>,
     count_only: bool,
@@ -127,6 +131,7 @@ impl Strace {
             fd_paths: o.decode_fds > 0,
             xlat_style: o.xlat_style,
             deref: true,
+            pid_comm: o.decode_pids_comm,
         };
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
@@ -151,6 +156,7 @@ impl Strace {
             render,
             fds,
             nprocs: 0,
+            comms: HashMap::new(),
             last_stamp: None,
             count_only,
             defer,
@@ -247,10 +253,35 @@ impl Strace {
     /// The leader: pid prefix, timestamps, `-n` number, `-i` address.
     fn leader(&mut self, out: &mut String, tid: i32, ip: Ip) {
         if !self.sink.separate() {
+            let comm = if self.o.decode_pids_comm {
+                let fds = &mut self.fds;
+                self.comms
+                    .entry(tid)
+                    .or_insert_with(|| fds.pid_comm(tid as i64))
+                    .as_deref()
+                    .map(String::from_utf8_lossy)
+            } else {
+                None
+            };
             if self.sink.to_file && (self.o.follow || self.o.pids.len() > 1) {
-                let _ = write!(out, "{tid:<5} ");
+                match comm {
+                    // strace pads the bare number only.
+                    Some(c) => {
+                        let _ = write!(out, "{tid}<{c}> ");
+                    }
+                    None => {
+                        let _ = write!(out, "{tid:<5} ");
+                    }
+                }
             } else if !self.sink.to_file && self.nprocs > 1 {
-                let _ = write!(out, "[pid {tid:5}] ");
+                match comm {
+                    Some(c) => {
+                        let _ = write!(out, "[pid {tid:5}<{c}>] ");
+                    }
+                    None => {
+                        let _ = write!(out, "[pid {tid:5}] ");
+                    }
+                }
             }
         }
         let st = self.o.stamps;
@@ -411,6 +442,11 @@ impl Strace {
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
+            if self.o.decode_pids_comm {
+                for a in &mut p.entry_args {
+                    a.fill_pid_comms(&mut |pid| ctx.fds.pid_comm(pid));
+                }
+            }
             p.entry_args_empty = p.entry_args.is_empty();
             p.saved = ctx.saved;
             if opts.raw {
@@ -631,6 +667,15 @@ impl Strace {
         ctx.entry_args = std::mem::take(&mut p.entry_args);
         let mut r = syscall::decode_exit(p.entry, &mut ctx, p.step.clone());
         let mut exit_args = std::mem::take(&mut ctx.exit_args);
+        if self.o.decode_pids_comm {
+            for a in &mut exit_args {
+                a.fill_pid_comms(&mut |pid| ctx.fds.pid_comm(pid));
+            }
+            // PR_SET_NAME renames the thread: read its name again.
+            if p.entry.name == Some("prctl") && p.args[0] == 15 {
+                self.comms.remove(&tid);
+            }
+        }
         let entry_args = std::mem::take(&mut ctx.entry_args);
         if opts.raw {
             raw_zeros(&mut exit_args);
@@ -832,7 +877,10 @@ impl Strace {
         line.push_str("--- ");
         push_signame(&mut line, sig);
         line.push(' ');
-        let v = crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info);
+        let mut v = crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info);
+        if self.o.decode_pids_comm {
+            v.fill_pid_comms(&mut |pid| self.fds.pid_comm(pid));
+        }
         text::render_value(&mut line, &v, &self.render);
         line.push_str(" ---\n");
         self.write_line(tid, &line);
@@ -989,6 +1037,8 @@ impl Handler for Strace {
                 th.pers = th.pers.or(pers);
             }
             Event::Exec { tid, old_tid } => {
+                self.comms.remove(&tid);
+                self.comms.remove(&old_tid);
                 if let Some(st) = self.stack.as_mut() {
                     st.forget(tid);
                     st.forget(old_tid);

@@ -24,6 +24,8 @@ pub struct DecodeOpts {
     pub fd_paths: bool,
     /// `-X raw` (1), `-X abbrev` (0, default), `-X verbose` (2): how constants print.
     pub xlat_style: u8,
+    /// `-Y`: print pids with their command names.
+    pub pid_comm: bool,
     /// `-e verbose=`: false for a syscall left out, whose structures and
     /// arrays print as their addresses (strings and data buffers still
     /// print), as strace's `umoven_or_printaddr` does.
@@ -39,6 +41,7 @@ impl Default for DecodeOpts {
             fd_paths: false,
             xlat_style: 0,
             deref: true,
+            pid_comm: false,
         }
     }
 }
@@ -63,6 +66,8 @@ pub enum RetFmt {
     Oct,
     /// A new file descriptor (`-y` adds its path).
     Fd,
+    /// A process or thread id (`-Y` adds its command name).
+    Pid,
     /// `?`: the call does not return (exit).
     Unknown,
     /// A fully decoded return value.
@@ -73,6 +78,20 @@ pub enum RetFmt {
 pub trait FdResolver {
     /// The path or description of `fd` in process `pid`.
     fn fd_path(&mut self, pid: i32, fd: i64) -> Option<Vec<u8>>;
+
+    /// The command name of process `pid` (for `-Y`): `/proc/PID/comm`,
+    /// read when a pid is printed, as strace does; `None` once the process
+    /// is gone.
+    fn pid_comm(&mut self, pid: i64) -> Option<Vec<u8>> {
+        if pid <= 0 {
+            return None;
+        }
+        let mut c = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
+        if c.last() == Some(&b'\n') {
+            c.pop();
+        }
+        Some(c)
+    }
 }
 
 /// Reads `/proc/PID/fd/N`; used only under `-y`.
@@ -261,6 +280,23 @@ impl<'a> Ctx<'a> {
             None
         };
         Value::Fd { fd, path }
+    }
+
+    /// The value of process or thread id `pid`, with its command name
+    /// under `-Y`.
+    pub fn pid_value(&mut self, pid: i64) -> Value {
+        let comm = if self.opts.pid_comm {
+            self.fds.pid_comm(pid)
+        } else {
+            None
+        };
+        Value::Pid { pid, comm }
+    }
+
+    /// A process or thread id argument (a C `int`).
+    pub fn pid(&mut self, i: usize) {
+        let v = self.pid_value(self.arg_int(i) as i64);
+        self.push(v);
     }
 
     /// File descriptor argument.

@@ -227,6 +227,14 @@ pub fn make_ret(ctx: &mut Ctx, fmt: RetFmt) -> Ret {
             };
             Ret::Fd(r, path)
         }
+        RetFmt::Pid => {
+            let comm = if ctx.opts.pid_comm {
+                ctx.fds.pid_comm(r)
+            } else {
+                None
+            };
+            Ret::Pid(r, comm)
+        }
         RetFmt::Unknown => Ret::Unknown,
         RetFmt::Value(v) => v,
     }

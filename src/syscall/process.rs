@@ -21,8 +21,8 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("execveat", execveat),
     ("clone", clone),
     ("clone3", clone3),
-    ("fork", no_args),
-    ("vfork", no_args),
+    ("fork", pid_ret),
+    ("vfork", pid_ret),
     ("wait4", wait4),
     ("waitid", waitid),
     ("exit", exit),
@@ -30,18 +30,18 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("kill", kill),
     ("tkill", kill),
     ("tgkill", tgkill),
-    ("getpid", no_args),
-    ("getppid", no_args),
-    ("gettid", no_args),
+    ("getpid", pid_ret),
+    ("getppid", pid_ret),
+    ("gettid", pid_ret),
     ("getuid", no_args),
     ("geteuid", no_args),
     ("getgid", no_args),
     ("getegid", no_args),
     ("getpgrp", no_args),
     ("setsid", no_args),
-    ("getpgid", one_int),
-    ("getsid", one_int),
-    ("setpgid", two_ints),
+    ("getpgid", one_pid),
+    ("getsid", one_pid),
+    ("setpgid", two_pids),
     ("set_tid_address", set_tid_address),
     ("set_robust_list", set_robust_list),
     ("get_robust_list", get_robust_list),
@@ -58,16 +58,21 @@ fn no_args(_: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
+/// A call that returns a process or thread id (`getpid()`, `fork()`).
+fn pid_ret(_: &mut Ctx) -> Step {
+    Step::Done(RetFmt::Pid)
+}
+
 /// `getpgid(pid)`, `getsid(pid)`.
-fn one_int(c: &mut Ctx) -> Step {
-    c.int(0);
+fn one_pid(c: &mut Ctx) -> Step {
+    c.pid(0);
     Step::Done(RetFmt::Int)
 }
 
 /// `setpgid(pid, pgid)`.
-fn two_ints(c: &mut Ctx) -> Step {
-    c.int(0);
-    c.int(1);
+fn two_pids(c: &mut Ctx) -> Step {
+    c.pid(0);
+    c.pid(1);
     Step::Done(RetFmt::Int)
 }
 
@@ -258,7 +263,7 @@ fn clone(c: &mut Ctx) -> Step {
             | CLONE_CHILD_CLEARTID
             | CLONE_SETTLS;
         if flags & later == 0 {
-            return Step::Done(RetFmt::Int);
+            return Step::Done(RetFmt::Pid);
         }
         return Step::Exit;
     }
@@ -279,7 +284,7 @@ fn clone(c: &mut Ctx) -> Step {
     if flags & (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID) != 0 {
         c.push(named("child_tidptr=", Value::Ptr(c.arg_ulong(pos.ctid))));
     }
-    Step::Done(RetFmt::Int)
+    Step::Done(RetFmt::Pid)
 }
 
 /// strace's `printnum_fd`: `[4]` (with the path under `-y`).
@@ -337,7 +342,7 @@ fn clone3(c: &mut Ctx) -> Step {
     };
     c.push(v);
     c.ulong(1);
-    Step::Done(RetFmt::Int)
+    Step::Done(RetFmt::Pid)
 }
 
 /// The fields of `struct clone_args` strace prints.
@@ -465,7 +470,7 @@ pub(super) fn wait_status_value(status: u32) -> Value {
 /// `wait4(pid, wstatus, options, rusage)`: everything after the pid at exit.
 fn wait4(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         return Step::Exit;
     }
     let addr = c.arg_ulong(1);
@@ -486,7 +491,7 @@ fn wait4(c: &mut Ctx) -> Step {
         Value::Ptr(ru)
     };
     c.push(v);
-    Step::Done(RetFmt::Int)
+    Step::Done(RetFmt::Pid)
 }
 
 /// `waitid(idtype, id, infop, options, rusage)`.
@@ -498,7 +503,7 @@ fn waitid(c: &mut Ctx) -> Step {
         if xlat::WAITID_TYPES.lookup(idtype) == Some("P_PIDFD") {
             c.fd(1);
         } else {
-            c.int(1);
+            c.pid(1);
         }
         return Step::Exit;
     }
@@ -520,15 +525,15 @@ fn exit(c: &mut Ctx) -> Step {
 
 /// `kill(pid, sig)` and `tkill(tid, sig)`.
 fn kill(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     sig_arg(c, 1);
     Step::Done(RetFmt::Int)
 }
 
 /// `tgkill(tgid, tid, sig)`.
 fn tgkill(c: &mut Ctx) -> Step {
-    c.int(0);
-    c.int(1);
+    c.pid(0);
+    c.pid(1);
     sig_arg(c, 2);
     Step::Done(RetFmt::Int)
 }
@@ -538,7 +543,7 @@ fn tgkill(c: &mut Ctx) -> Step {
 /// `set_tid_address(tidptr)`: strace prints the pointer with `%#lx`.
 fn set_tid_address(c: &mut Ctx) -> Step {
     c.push(xint(c.arg_ulong(0)));
-    Step::Done(RetFmt::Int)
+    Step::Done(RetFmt::Pid)
 }
 
 /// `set_robust_list(head, len)`.
@@ -551,7 +556,7 @@ fn set_robust_list(c: &mut Ctx) -> Step {
 /// `get_robust_list(pid, head_ptr, len_ptr)`: both pointers' targets at exit.
 fn get_robust_list(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         return Step::Exit;
     }
     let w = c.arch.word_size();
@@ -783,7 +788,7 @@ mod tests {
             run(tgkill, "tgkill", &[1, 1, 0], 0, &mut m),
             "tgkill(1, 1, 0) = 0"
         );
-        assert_eq!(run(no_args, "getpid", &[], 42, &mut m), "getpid() = 42");
+        assert_eq!(run(pid_ret, "getpid", &[], 42, &mut m), "getpid() = 42");
         assert_eq!(
             run(set_tid_address, "set_tid_address", &[0], 5, &mut m),
             "set_tid_address(0) = 5"
@@ -811,7 +816,7 @@ mod tests {
             "get_robust_list(0, [0x7feb9df0aa20], [24]) = 0"
         );
         assert_eq!(
-            run(two_ints, "setpgid", &[0, 0], 0, &mut m),
+            run(two_pids, "setpgid", &[0, 0], 0, &mut m),
             "setpgid(0, 0) = 0"
         );
     }

@@ -93,7 +93,7 @@ fn setrlimit(c: &mut Ctx) -> Step {
 /// `prlimit64(pid, resource, new_limit, old_limit)`: the old limit at exit.
 fn prlimit64(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         resource_arg(c, 1);
         let v = rlimit_at(c, c.arg_ulong(2), true);
         c.push(v);

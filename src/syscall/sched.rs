@@ -68,7 +68,7 @@ fn affinity_value(c: &mut Ctx, addr: u64, len: u64) -> Value {
 
 /// `sched_setaffinity(pid, cpusetsize, mask)`.
 fn sched_setaffinity(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     c.uint(1);
     let v = affinity_value(c, c.arg_ulong(2), c.arg(1) as u32 as u64);
     c.push(v);
@@ -79,7 +79,7 @@ fn sched_setaffinity(c: &mut Ctx) -> Step {
 /// (as many bytes as it returned) at exit.
 fn sched_getaffinity(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         c.uint(1);
         return Step::Exit;
     }
@@ -100,7 +100,7 @@ fn sched_getscheduler(c: &mut Ctx) -> Step {
         // Pushed at exit so the annotated return follows it on one line.
         return Step::Exit;
     }
-    c.int(0);
+    c.pid(0);
     let r = c.retval();
     match xlat::SCHED_POLICIES
         .lookup(r as u64)
@@ -116,7 +116,7 @@ fn sched_getscheduler(c: &mut Ctx) -> Step {
 
 /// `sched_setscheduler(pid, policy, param)`.
 fn sched_setscheduler(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     policy_arg(c, 1);
     let v = num_at(c, c.arg_ulong(2), 4, true);
     c.push(v);
@@ -126,7 +126,7 @@ fn sched_setscheduler(c: &mut Ctx) -> Step {
 /// `sched_getparam(pid, param)`: `[0]` at exit.
 fn sched_getparam(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         return Step::Exit;
     }
     let addr = c.arg_ulong(1);
@@ -141,7 +141,7 @@ fn sched_getparam(c: &mut Ctx) -> Step {
 
 /// `sched_setparam(pid, param)`.
 fn sched_setparam(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     let v = num_at(c, c.arg_ulong(1), 4, true);
     c.push(v);
     Step::Done(RetFmt::Int)
@@ -156,7 +156,7 @@ fn sched_policy_only(c: &mut Ctx) -> Step {
 /// `sched_rr_get_interval(pid, tp)`.
 fn sched_rr_get_interval(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         return Step::Exit;
     }
     let v = timespec_at(c, c.arg_ulong(1));
@@ -234,7 +234,7 @@ fn sched_attr(c: &mut Ctx, addr: u64, usize: Option<u64>) -> Value {
 
 /// `sched_setattr(pid, attr, flags)`.
 fn sched_setattr(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     let v = sched_attr(c, c.arg_ulong(1), None);
     c.push(v);
     c.uint(2);

@@ -199,7 +199,13 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
     }
     let base = l.base;
     let source = |f: &mut Vec<Field>| {
-        f.push(Field::new("si_pid", Value::Int(l.int(b, base))));
+        f.push(Field::new(
+            "si_pid",
+            Value::Pid {
+                pid: l.int(b, base),
+                comm: None,
+            },
+        ));
         f.push(Field::new("si_uid", Value::UInt(l.uint(b, base + 4))));
     };
     // si_int / si_ptr of the sigval after pid/uid (or timerid/overrun).
@@ -519,7 +525,7 @@ fn rt_sigtimedwait(c: &mut Ctx) -> Step {
 
 /// `rt_sigqueueinfo(tgid, sig, info)`.
 fn rt_sigqueueinfo(c: &mut Ctx) -> Step {
-    c.int(0);
+    c.pid(0);
     sig_arg(c, 1);
     let v = siginfo_at(c, c.arg_ulong(2));
     c.push(v);
@@ -528,8 +534,8 @@ fn rt_sigqueueinfo(c: &mut Ctx) -> Step {
 
 /// `rt_tgsigqueueinfo(tgid, tid, sig, info)`.
 fn rt_tgsigqueueinfo(c: &mut Ctx) -> Step {
-    c.int(0);
-    c.int(1);
+    c.pid(0);
+    c.pid(1);
     sig_arg(c, 2);
     let v = siginfo_at(c, c.arg_ulong(3));
     c.push(v);

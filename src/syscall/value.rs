@@ -40,6 +40,14 @@ pub enum Value {
         /// What it refers to (`/etc/passwd`, `pipe:[1234]`), if known.
         path: Option<Vec<u8>>,
     },
+    /// A process or thread id, with its command name under `-Y`
+    /// (`1234<sh>`).
+    Pid {
+        /// The id.
+        pid: i64,
+        /// `/proc/PID/comm`, if asked for and the process exists.
+        comm: Option<Vec<u8>>,
+    },
     /// A structure `{a=1, b=2}`; `more` adds a trailing `...`.
     Struct(Vec<Field>, bool),
     /// An array `[a, b]`; `more` adds a trailing `...`.
@@ -89,6 +97,34 @@ pub struct StrVal {
 }
 
 impl Value {
+    /// Fills in the command name of every pid in this value that has none
+    /// yet (`-Y` for values decoded without a [`super::Ctx`], such as a
+    /// signal's siginfo), with `comm`.
+    pub fn fill_pid_comms(&mut self, comm: &mut dyn FnMut(i64) -> Option<Vec<u8>>) {
+        match self {
+            Value::Pid {
+                pid,
+                comm: c @ None,
+            } => *c = comm(*pid),
+            Value::Struct(fields, _) => {
+                for f in fields {
+                    f.value.fill_pid_comms(comm);
+                }
+            }
+            Value::Array(vs, _) | Value::Call(_, vs) | Value::Joined(vs, _) => {
+                for v in vs {
+                    v.fill_pid_comms(comm);
+                }
+            }
+            Value::Changed(a, b) => {
+                a.fill_pid_comms(comm);
+                b.fill_pid_comms(comm);
+            }
+            Value::Commented(v, _) => v.fill_pid_comms(comm),
+            _ => {}
+        }
+    }
+
     /// A symbolic token from a static string.
     pub fn sym(s: &'static str) -> Value {
         Value::Sym(Cow::Borrowed(s))
@@ -116,6 +152,8 @@ pub enum Ret {
     Oct(u64),
     /// A new descriptor, with its path under `-y`.
     Fd(i64, Option<Vec<u8>>),
+    /// A process or thread id, with its command name under `-Y`.
+    Pid(i64, Option<Vec<u8>>),
     /// `= -1 ENAME (message)`; `restart` codes print `= ? ERESTARTSYS (...)`.
     Err {
         /// The positive errno value.
