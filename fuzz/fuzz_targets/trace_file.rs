@@ -1,5 +1,6 @@
 //! The trace-file reader behind `rtrace report`, `diff` and `export`:
-//! JSON Lines with a header (schema version check), events and a footer,
+//! zstd frames (decompressed first when the input starts with zstd's
+//! magic), JSON Lines with a header (schema version check), events and a footer,
 //! then the process tree built from the events (forks, clones, execs,
 //! exits, thread ranks) and tree paths (`1.2.1`) looked up in it.
 #![no_main]
@@ -9,7 +10,7 @@ use rtrace::record::file::Recording;
 use rtrace::record::tree::{ProcessTree, TreePath};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(rec) = Recording::parse(data) else {
+    let Ok(rec) = Recording::from_bytes(data.to_vec()) else {
         return;
     };
     let tree = ProcessTree::build(&rec);

@@ -7,12 +7,22 @@
 //! handed to [`crate::strace::run`] with a sink that writes into the trace
 //! file through a [`Tally`], which counts the events by type on their way
 //! to the file (every event line starts with `{"type":"…"`), so the footer
-//! can carry the counts without a second pass. The command's fate becomes
+//! can carry the counts without a second pass. With `--libcalls` the
+//! options are rltrace's instead and [`crate::ltrace::trace`] runs with
+//! `-f -S --json`: library calls (`"type":"libcall"`) and system calls
+//! (rstrace's JSON shape, decoded by the same decoders) land in the same
+//! file; [`TypeFirst`] moves each libcall object's `"type"` key to the
+//! front (serde_json writes keys sorted), so every line of a trace file
+//! starts with its type. With `--zstd` (or `-o FILE.zst`) the file is
+//! written through [`ZstdWriter`]: one zstd frame per MiB of text, so
+//! memory stays bounded and `zstd -d` reads the result. The command's fate becomes
 //! rtrace's exit status the way a shell reports it: the exit code, or
 //! 128 + N when it was killed by signal N (or when rtrace itself was
 //! interrupted by signal N and killed the command).
 
+use super::file::ZstdWriter;
 use crate::engine::Outcome;
+use crate::ltrace::cli as lcli;
 use crate::output::json::push_str;
 use crate::strace::{self, cli, sink::Sink, Ended};
 use std::cell::RefCell;
@@ -29,7 +39,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 pub const DEFAULT_OUTPUT: &str = "rtrace.rtrace";
 
 const USAGE: &str = "\
-usage: rtrace record [-o FILE] [--syscalls] [-k|--stack] [rstrace options] [--] CMD [ARGS...]
+usage: rtrace record [-o FILE] [--zstd] [--syscalls] [-k|--stack] [rstrace options] [--] CMD [ARGS...]
+       rtrace record --libcalls [-o FILE] [--zstd] [rltrace options] [--] CMD [ARGS...]
 
 Records the system calls of CMD and every process it starts into FILE
 (default rtrace.rtrace): JSON Lines with a header (command, cwd,
@@ -38,14 +49,23 @@ environment digest, host, kernel, start time), the events as
 event counts). Exits with CMD's exit status (128+N if CMD was killed by
 signal N), so it can wrap a CI step unchanged.
 
-  -o FILE          the trace file (default rtrace.rtrace)
-  --syscalls       record system calls (the default and, for now, the only kind)
-  -k, --stack      add the user stack of every syscall (\"stack\" frames)
+  -o FILE          the trace file (default rtrace.rtrace; a name ending in
+                   .zst means --zstd)
+  --zstd           compress the file with zstd (one frame per MiB of text:
+                   `zstd -d` and rtrace report/diff/export read it)
+  --syscalls       record system calls (the default)
+  --libcalls       record library calls too, with rltrace's engine
+                   (`rltrace -f -S --json`): \"libcall\" events with function,
+                   caller, library, arguments, return value and duration, and
+                   the system calls; give it before the other options, which
+                   are then rltrace's: -e FILTER, -l LIB, -x FILTER, -s N, -A N,
+                   -C, -F FILE, -u USER, -b, --inject=..., --no-cpu-pin
+  -k, --stack      add the user stack of every syscall (\"stack\" frames;
+                   not with --libcalls)
   rstrace options  filters and decoding: -e trace=..., -e signal=..., -e status=...,
                    -e inject=..., -P PATH, -s N, -v, -y, -yy, -X ..., -E VAR=VAL,
                    -u USER, -b execve, -I N, --seccomp-bpf, --no-cpu-pin
-Not supported yet: --libcalls (needs rltrace --json), --probe SPEC,
-zstd compression (--zstd, -o FILE.zst).
+Not supported yet: --probe SPEC (use rtrace break for probe hits).
 ";
 
 /// The record command line, split into ours and rstrace's.
@@ -53,14 +73,43 @@ zstd compression (--zstd, -o FILE.zst).
 struct Args {
     output: Option<OsString>,
     stack: bool,
+    zstd: bool,
+    /// `--libcalls`: `pass` holds rltrace options.
+    libcalls: bool,
     help: bool,
     /// rstrace options passed through, in order.
     pass: Vec<OsString>,
     command: Vec<OsString>,
 }
 
+/// rltrace's short options that take a value, and its long ones.
+const LTRACE_WITH_ARG: &[u8] = b"aADeFlnopsuwx";
+const LTRACE_LONG_WITH_ARG: &[&str] = &[
+    "align", "debug", "config", "library", "indent", "output", "where", "inject",
+];
+
 fn parse(args: &[OsString]) -> Result<Args, String> {
-    let mut a = Args::default();
+    let mut a = Args {
+        // Decides how the options before it are split, so it is looked for
+        // first (up to `--`).
+        libcalls: args
+            .iter()
+            .take_while(|x| *x != "--")
+            .any(|x| x == "--libcalls"),
+        ..Args::default()
+    };
+    let with_arg: &[u8] = if a.libcalls {
+        LTRACE_WITH_ARG
+    } else {
+        cli::WITH_ARG
+    };
+    let long_takes_arg = |name: &str| {
+        if a.libcalls {
+            LTRACE_LONG_WITH_ARG.contains(&name)
+        } else {
+            cli::long_takes_arg(name)
+        }
+    };
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].to_string_lossy().into_owned();
@@ -85,21 +134,8 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             }
             "--syscalls" => {}
             "-k" | "--stack" | "--stack-traces" => a.stack = true,
-            "--libcalls" => {
-                return Err(
-                    "--libcalls is not supported yet: recording library calls needs \
-                            rltrace's JSON output, which this build does not have"
-                        .into(),
-                )
-            }
-            "--zstd" => {
-                return Err(
-                    "zstd-compressed trace files are not supported by this build; \
-                            compress the file afterwards (zstd run.rtrace) and decompress it \
-                            before reading"
-                        .into(),
-                )
-            }
+            "--libcalls" => {}
+            "--zstd" => a.zstd = true,
             "--normalize" => {
                 return Err(
                     "a recording keeps the real values; normalise when reading it \
@@ -109,8 +145,9 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             }
             _ if arg == "--probe" || arg.starts_with("--probe=") => {
                 return Err(
-                    "--probe is not supported yet: record only captures system calls \
-                            (use rtrace kernel probe for uprobes)"
+                    "--probe is not supported yet: probe hits would need rtrace break's \
+                            engine and the syscall engine in one tracer; record them on \
+                            their own with rtrace break --json -o FILE SPEC -- CMD"
                         .into(),
                 )
             }
@@ -120,7 +157,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             _ if arg.starts_with("--") => {
                 a.pass.push(args[i].clone());
                 let name = &arg[2..];
-                if !name.contains('=') && cli::long_takes_arg(name) {
+                if !name.contains('=') && long_takes_arg(name) {
                     a.pass.push(next(i)?);
                     i += 1;
                 }
@@ -137,10 +174,10 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     if c == b'o' {
                         return Err(format!("give -o on its own, not inside '{arg}'"));
                     }
-                    if c == b'k' {
+                    if c == b'k' && !a.libcalls {
                         a.stack = true;
                     }
-                    if cli::WITH_ARG.contains(&c) {
+                    if with_arg.contains(&c) {
                         takes_next = j + 1 == bytes.len();
                         break;
                     }
@@ -159,6 +196,15 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             }
         }
         i += 1;
+    }
+    if a.output
+        .as_ref()
+        .is_some_and(|o| o.as_bytes().ends_with(b".zst"))
+    {
+        a.zstd = true;
+    }
+    if a.libcalls && a.stack {
+        return Err("-k/--stack is not supported with --libcalls".into());
     }
     Ok(a)
 }
@@ -197,9 +243,49 @@ fn check(o: &cli::Options) -> Result<(), String> {
     Ok(())
 }
 
+/// Where the trace file's bytes go: the file itself, or zstd frames.
+enum Output {
+    Plain(Box<dyn Write>),
+    Zstd(ZstdWriter<Box<dyn Write>>),
+}
+
+impl Output {
+    fn new(w: Box<dyn Write>, zstd: bool) -> Output {
+        if zstd {
+            Output::Zstd(ZstdWriter::new(w))
+        } else {
+            Output::Plain(w)
+        }
+    }
+
+    /// Flushes, writing the last zstd frame.
+    fn finish(&mut self) -> io::Result<()> {
+        match self {
+            Output::Plain(w) => w.flush(),
+            Output::Zstd(z) => z.finish(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Plain(w) => w.write(buf),
+            Output::Zstd(z) => z.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Plain(w) => w.flush(),
+            Output::Zstd(z) => z.flush(),
+        }
+    }
+}
+
 /// Counts event lines by their `"type"` on their way to the file.
 pub struct Tally {
-    out: Box<dyn Write>,
+    out: Output,
     /// The first bytes of the current line (enough for the type).
     head: Vec<u8>,
     /// Events by type.
@@ -212,7 +298,7 @@ pub struct Tally {
 const HEAD: usize = 32;
 
 impl Tally {
-    fn new(out: Box<dyn Write>) -> Tally {
+    fn new(out: Output) -> Tally {
         Tally {
             out,
             head: Vec::with_capacity(HEAD),
@@ -269,6 +355,87 @@ impl Write for Shared {
 
     fn flush(&mut self) -> io::Result<()> {
         self.0.borrow_mut().out.flush()
+    }
+}
+
+/// Moves a `"type"` key that ends a line's object to its front:
+/// rltrace's libcall objects come from serde_json with sorted keys
+/// (`{"args":…,"type":"libcall"}`); a trace file's lines all start with
+/// `{"type":"…"` (README.md, "Trace file"; [`Tally`] relies on it). Other
+/// lines pass unchanged. `,"type":"` cannot occur inside a JSON string
+/// (its quotes are escaped there), so the match is exact.
+struct TypeFirst<W: Write> {
+    inner: W,
+    line: Vec<u8>,
+}
+
+impl<W: Write> TypeFirst<W> {
+    fn new(inner: W) -> TypeFirst<W> {
+        TypeFirst {
+            inner,
+            line: Vec::new(),
+        }
+    }
+
+    fn put_line(&mut self) -> io::Result<()> {
+        let l = &self.line;
+        let fixed = reorder_type(l);
+        let r = match &fixed {
+            Some(f) => self.inner.write_all(f),
+            None => self.inner.write_all(l),
+        };
+        self.line.clear();
+        r
+    }
+}
+
+/// `{"a":1,"type":"x"}\n` -> `{"type":"x","a":1}\n`; `None` when the line
+/// starts with its type already or does not end with one.
+fn reorder_type(l: &[u8]) -> Option<Vec<u8>> {
+    const KEY: &[u8] = b",\"type\":\"";
+    if l.starts_with(b"{\"type\":") {
+        return None;
+    }
+    let body = l.strip_suffix(b"\n").unwrap_or(l);
+    let inner = body.strip_suffix(b"\"}")?;
+    let at = inner.windows(KEY.len()).rposition(|w| w == KEY)?;
+    let name = &inner[at + KEY.len()..];
+    if at == 0 || name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(l.len());
+    out.push(b'{');
+    out.extend_from_slice(&body[at + 1..body.len() - 1]);
+    out.push(b',');
+    out.extend_from_slice(&body[1..at]);
+    out.push(b'}');
+    out.extend_from_slice(&l[body.len()..]);
+    Some(out)
+}
+
+impl<W: Write> Write for TypeFirst<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(n) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..=n]);
+            self.put_line()?;
+            rest = &rest[n + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for TypeFirst<W> {
+    fn drop(&mut self) {
+        if !self.line.is_empty() {
+            let _ = self.put_line();
+        }
+        let _ = self.inner.flush();
     }
 }
 
@@ -333,9 +500,15 @@ fn push_os_list(out: &mut String, items: &[OsString]) {
     out.push(']');
 }
 
-fn header(a: &Args, o: &cli::Options) -> String {
+/// What the header says about the command: argv, `-E` changes.
+struct Cmd<'a> {
+    command: &'a [OsString],
+    env: &'a [(OsString, Option<OsString>)],
+}
+
+fn header(a: &Args, o: Cmd) -> String {
     let (host, kernel) = uname();
-    let (digest, nvars) = env_digest(&o.env);
+    let (digest, nvars) = env_digest(o.env);
     let cwd = std::env::current_dir()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -344,7 +517,7 @@ fn header(a: &Args, o: &cli::Options) -> String {
         super::file::VERSION,
         env!("CARGO_PKG_VERSION")
     );
-    push_os_list(&mut h, &o.command);
+    push_os_list(&mut h, o.command);
     h.push_str(",\"cwd\":");
     push_str(&mut h, &cwd);
     h.push_str(",\"env_digest\":");
@@ -355,10 +528,12 @@ fn header(a: &Args, o: &cli::Options) -> String {
     push_str(&mut h, &kernel);
     let _ = write!(
         h,
-        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":false,\"stack\":{},\"probes\":[]}},\"options\":",
+        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":[]}},\"compression\":{},\"options\":",
         std::env::consts::ARCH,
         unix_now(),
-        a.stack
+        a.libcalls,
+        a.stack,
+        if a.zstd { "\"zstd\"" } else { "null" }
     );
     push_os_list(&mut h, &a.pass);
     h.push_str("}\n");
@@ -441,6 +616,9 @@ pub fn main(args: &[OsString]) -> i32 {
         print!("{USAGE}");
         return 0;
     }
+    if a.libcalls {
+        return main_libcalls(&a);
+    }
     // Attach notices would only clutter a CI log; the user's own -e quiet=
     // (later) still wins.
     let mut rargs: Vec<OsString> = ["-f", "--json", "-e", "quiet=attach,personality"]
@@ -467,14 +645,90 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rtrace record: {e}");
         return 1;
     }
-    let path = a.output.clone().unwrap_or_else(|| DEFAULT_OUTPUT.into());
-    if path.as_bytes().ends_with(b".zst") {
-        eprintln!(
-            "rtrace record: zstd-compressed trace files are not supported by this build; \
-             record to a plain file and compress it afterwards"
+    let head = header(
+        &a,
+        Cmd {
+            command: &o.command,
+            env: &o.env,
+        },
+    );
+    record_to(&a, head, |w| strace::run(o, Sink::to_writer(w)))
+}
+
+/// Refuses rltrace options that make no sense in a recording.
+fn check_libcalls(o: &lcli::Options, pass: &[OsString]) -> Result<(), String> {
+    if !o.pids.is_empty() {
+        return Err("-p: record launches a command; attaching is not supported".into());
+    }
+    if o.command.is_empty() {
+        return Err(
+            "no command to record (rtrace record --libcalls [options] -- CMD [ARGS...])".into(),
         );
+    }
+    if o.count {
+        return Err("-c: record keeps every event; summarise with rtrace report FILE".into());
+    }
+    if o.no_plt {
+        return Err("-L leaves out the library calls --libcalls is for".into());
+    }
+    let text_only = [
+        (o.time > 0, "-t"),
+        (o.relative, "-r"),
+        (o.time_in_call, "-T"),
+        (o.ip, "-i"),
+        (o.indent != 0, "-n"),
+        (o.align != lcli::Options::default().align, "-a"),
+        (o.where_depth != 0, "-w"),
+        (pass.iter().any(|p| p == "--json"), "--json"),
+    ];
+    if let Some((_, name)) = text_only.iter().find(|t| t.0) {
+        return Err(format!(
+            "{name} only changes rltrace's text output; a recording always holds times, \
+             durations and decoded values"
+        ));
+    }
+    Ok(())
+}
+
+/// `rtrace record --libcalls`: rltrace's engine with `-f -S --json`.
+fn main_libcalls(a: &Args) -> i32 {
+    let mut largs: Vec<OsString> = ["-f", "-S", "--json"].iter().map(OsString::from).collect();
+    largs.extend(a.pass.iter().cloned());
+    largs.push("--".into());
+    largs.extend(a.command.iter().cloned());
+    let o = match lcli::parse(&largs) {
+        Ok(o) => o,
+        Err(lcli::CliError::Usage(m) | lcli::CliError::Value(m)) => {
+            eprintln!("rtrace record: {m}");
+            return 1;
+        }
+        Err(lcli::CliError::DebugHelp) => {
+            print!("{}", lcli::DEBUG_HELP);
+            return 0;
+        }
+    };
+    if let Err(e) = check_libcalls(&o, &a.pass) {
+        eprintln!("rtrace record: {e}");
         return 1;
     }
+    let head = header(
+        a,
+        Cmd {
+            command: &o.command,
+            env: &[],
+        },
+    );
+    record_to(a, head, |w| {
+        let w = TypeFirst::new(io::BufWriter::with_capacity(1 << 16, w));
+        crate::ltrace::trace(&o, Some(Box::new(w)))
+    })
+}
+
+/// Creates the trace file, writes `head`, runs `trace` with a writer into
+/// the file (through the [`Tally`]), then writes the footer; returns the
+/// exit status to pass on.
+fn record_to(a: &Args, head: String, trace: impl FnOnce(Box<dyn Write>) -> Ended) -> i32 {
+    let path = a.output.clone().unwrap_or_else(|| DEFAULT_OUTPUT.into());
     let file = match File::create(&path) {
         Ok(f) => f,
         Err(e) => {
@@ -482,19 +736,21 @@ pub fn main(args: &[OsString]) -> i32 {
             return 1;
         }
     };
-    let tally = Rc::new(RefCell::new(Tally::new(Box::new(file))));
-    let head = header(&a, &o);
+    let out = Output::new(Box::new(file), a.zstd);
+    let tally = Rc::new(RefCell::new(Tally::new(out)));
     if let Err(e) = tally.borrow_mut().out.write_all(head.as_bytes()) {
         eprintln!("rtrace record: writing '{}': {e}", show(&path));
         return 1;
     }
     let started = Instant::now();
-    let sink = Sink::to_writer(Box::new(Shared(tally.clone())));
-    let end = strace::run(o, sink);
+    let end = trace(Box::new(Shared(tally.clone())));
     let mut t = tally.borrow_mut();
     let counts = t.counts.clone();
     let (foot, status) = footer(end, started, &counts);
-    let wrote = t.out.write_all(foot.as_bytes()).and_then(|_| t.out.flush());
+    let wrote = t
+        .out
+        .write_all(foot.as_bytes())
+        .and_then(|_| t.out.finish());
     if let Some(e) = t.error.take().or(wrote.err()) {
         eprintln!("rtrace record: writing '{}': {e}", show(&path));
         if status == 0 {
@@ -551,10 +807,9 @@ mod tests {
     #[test]
     fn unsupported_options_are_refused() {
         for bad in [
-            &["--libcalls", "true"][..],
-            &["--probe", "x", "true"],
-            &["--zstd", "true"],
+            &["--probe", "x", "true"][..],
             &["-fo", "x", "true"],
+            &["--libcalls", "-k", "true"],
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }
@@ -569,8 +824,73 @@ mod tests {
     }
 
     #[test]
+    fn zstd_and_libcalls_options() {
+        let a = p(&["--zstd", "-o", "x", "true"]).unwrap();
+        assert!(a.zstd && !a.libcalls);
+        assert!(p(&["-o", "x.rtrace.zst", "true"]).unwrap().zstd);
+        assert!(!p(&["-o", "x.rtrace", "true"]).unwrap().zstd);
+        // rltrace's options: -l and -x take a value, -S does not.
+        let a = p(&[
+            "-l",
+            "libm.so*",
+            "--libcalls",
+            "-x",
+            "main",
+            "-S",
+            "prog",
+            "-l",
+        ])
+        .unwrap();
+        assert!(a.libcalls);
+        assert_eq!(a.pass, os(&["-l", "libm.so*", "-x", "main", "-S"]));
+        assert_eq!(a.command, os(&["prog", "-l"]));
+        // After `--` it is the command's.
+        let a = p(&["--", "prog", "--libcalls"]).unwrap();
+        assert!(!a.libcalls);
+        assert_eq!(a.command, os(&["prog", "--libcalls"]));
+        let lo = |s: &[&str]| lcli::parse(&os(s)).unwrap();
+        assert!(check_libcalls(&lo(&["-f", "--", "true"]), &[]).is_ok());
+        assert!(check_libcalls(&lo(&["-c", "--", "true"]), &[])
+            .unwrap_err()
+            .contains("rtrace report"));
+        assert!(check_libcalls(&lo(&["-tt", "--", "true"]), &[])
+            .unwrap_err()
+            .contains("-t"));
+        assert!(check_libcalls(&lo(&["-L", "--", "true"]), &[]).is_err());
+        assert!(check_libcalls(&lo(&["-p", "1"]), &[]).is_err());
+    }
+
+    #[test]
+    fn type_key_moves_to_the_front() {
+        let fix = |l: &str| reorder_type(l.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(
+            fix("{\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1,\"type\":\"libcall\"}\n")
+                .as_deref(),
+            Some("{\"type\":\"libcall\",\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1}\n")
+        );
+        assert_eq!(fix("{\"type\":\"syscall\",\"pid\":1}\n"), None);
+        assert_eq!(fix("{\"a\":1}\n"), None);
+        assert_eq!(fix("{\"a\":\"x\"}\n"), None);
+        // Through the writer, in pieces, with a Tally behind it.
+        let t = Rc::new(RefCell::new(Tally::new(Output::Plain(
+            Box::new(io::sink()),
+        ))));
+        {
+            let mut w = TypeFirst::new(Shared(t.clone()));
+            let text = b"{\"args\":[],\"type\":\"libcall\"}\n{\"type\":\"exit\",\"pid\":1}\n";
+            for c in text.chunks(7) {
+                w.write_all(c).unwrap();
+            }
+        }
+        let t = t.borrow();
+        assert_eq!(t.counts["libcall"], 1);
+        assert_eq!(t.counts["exit"], 1);
+        assert!(!t.counts.contains_key("other"));
+    }
+
+    #[test]
     fn tally_counts_types_across_chunks() {
-        let mut t = Tally::new(Box::new(io::sink()));
+        let mut t = Tally::new(Output::Plain(Box::new(io::sink())));
         let text = b"{\"type\":\"syscall\",\"pid\":1}\n{\"type\":\"syscall\",\"pid\":2}\n{\"type\":\"exit\",\"pid\":1}\n{\"type\":\"signal\"}\n";
         for chunk in text.chunks(5) {
             t.scan(chunk);

@@ -7,6 +7,11 @@
 //! divergence (in A's file order) is shown with context from both sides,
 //! then a summary. Exit status: 0 no meaningful difference, 1 different,
 //! 2 trouble (as diff(1)).
+//!
+//! Only system calls are compared: the library calls of `--libcalls`
+//! recordings (`"type":"libcall"`) are read and ignored (their syscalls,
+//! recorded with them, are compared as usual; `rtrace report` counts the
+//! library calls).
 
 mod align;
 pub(crate) mod normalize;
@@ -82,7 +87,18 @@ impl Side {
     }
 
     fn program(&self, p: usize) -> String {
-        self.tree.program(p).unwrap_or("?").to_string()
+        let root = &self.tree.processes[p];
+        let argv0 = || {
+            // rltrace's engine (`--libcalls`) records no exec of the command.
+            (root.parent.is_none() && root.execs.is_empty())
+                .then(|| self.rec.header["command"][0].as_str())
+                .flatten()
+        };
+        self.tree
+            .program(p)
+            .or_else(argv0)
+            .unwrap_or("?")
+            .to_string()
     }
 
     fn label(&self, p: usize) -> String {

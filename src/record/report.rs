@@ -4,7 +4,8 @@
 //! call's recorded wall-clock `duration`, like `strace -c -w`), the slowest
 //! calls, failed calls grouped by syscall, errno and path, files opened and
 //! written, the process tree (from [`super::tree::ProcessTree`]) with exit
-//! statuses, and network peers.
+//! statuses, network peers, and, in `--libcalls` recordings, library calls
+//! by function (calls, calls that never returned, time in them).
 //!
 //! With `--normalize`, pids become `PID1…` in tree order, times and
 //! durations become placeholders, the summary is sorted by name, the
@@ -98,6 +99,17 @@ struct Report<'a> {
     failures: BTreeMap<(String, String, String), u64>,
     files: BTreeMap<String, FileUse>,
     peers: BTreeMap<(String, String), (u64, u64)>,
+    /// Library calls by (function, library).
+    libcalls: BTreeMap<(String, String), LibUse>,
+}
+
+/// Calls of one library function.
+#[derive(Default)]
+struct LibUse {
+    calls: u64,
+    /// Calls that never returned (`exit`, `longjmp`, a killed thread).
+    unreturned: u64,
+    total: Duration,
 }
 
 const OPENS: &[&str] = &["open", "openat", "openat2", "creat"];
@@ -230,11 +242,21 @@ impl<'a> Report<'a> {
             failures: BTreeMap::new(),
             files: BTreeMap::new(),
             peers: BTreeMap::new(),
+            libcalls: BTreeMap::new(),
         };
         // Descriptor tables per process: fd -> path, from successful opens;
         // a child starts with a copy of its parent's.
         let mut fds: Vec<Option<HashMap<i64, String>>> = vec![None; r.tree.processes.len()];
         for (i, ev) in rec.events.iter().enumerate() {
+            if ev["type"] == "libcall" {
+                let func = ev["func"].as_str().unwrap_or("?").to_string();
+                let lib = ev["lib"].as_str().unwrap_or("").to_string();
+                let u = r.libcalls.entry((func, lib)).or_default();
+                u.calls += 1;
+                u.unreturned += ev["return"].is_null() as u64;
+                u.total +=
+                    Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).clamp(0.0, 1e9));
+            }
             if ev["type"] != "syscall" {
                 continue;
             }
@@ -309,6 +331,25 @@ impl<'a> Report<'a> {
                 .then(a.1.cmp(&b.1))
         });
         r
+    }
+
+    /// The program of process `i`; for the command itself with no exec
+    /// recorded (rltrace's engine starts after it), the header's argv[0].
+    fn program(&self, i: usize) -> Option<&str> {
+        self.tree.program(i).or_else(|| {
+            (self.tree.processes[i].parent.is_none() && self.tree.processes[i].execs.is_empty())
+                .then(|| self.rec.header["command"][0].as_str())
+                .flatten()
+        })
+    }
+
+    /// Library calls, most time first (by name with `normalize`).
+    fn libcall_rows(&self, normalize: bool) -> Vec<(&(String, String), &LibUse)> {
+        let mut rows: Vec<_> = self.libcalls.iter().collect();
+        if !normalize {
+            rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
+        }
+        rows
     }
 
     fn status(&self) -> String {
@@ -405,7 +446,7 @@ impl<'a> Report<'a> {
             if self.per_process[i].summary.is_empty() {
                 continue;
             }
-            let prog = self.tree.program(i).unwrap_or("?");
+            let prog = self.program(i).unwrap_or("?");
             let _ = writeln!(o, "\n-- process {} (pid {}, {prog})", p.path, pid(p.pid));
             o.push_str(&self.per_process[i].summary.render(sort));
         }
@@ -454,7 +495,16 @@ impl<'a> Report<'a> {
             let prog = match p.execs.last() {
                 Some(e) if !e.argv.is_empty() => e.argv.join(" "),
                 Some(e) => e.program.clone(),
-                None => format!("(fork of {})", self.tree.program(i).unwrap_or("?")),
+                None if p.parent.is_none() && self.rec.header["command"].is_array() => {
+                    self.rec.header["command"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+                None => format!("(fork of {})", self.program(i).unwrap_or("?")),
             };
             let threads = match p.threads.len() {
                 1 => String::new(),
@@ -477,6 +527,33 @@ impl<'a> Report<'a> {
             };
             let _ = writeln!(o, "{n:6}  {call} {peer}{f}");
         }
+        if !self.libcalls.is_empty() || self.rec.header["recorded"]["libcalls"] == true {
+            let _ = writeln!(
+                o,
+                "\n== Library calls (whole tree; wall-clock time in calls)\n    calls  no-return     seconds  usecs/call  function (library)"
+            );
+            for ((func, lib), u) in self.libcall_rows(normalize) {
+                let returned = u.calls - u.unreturned;
+                let per = (u.total.as_micros() as u64)
+                    .checked_div(returned)
+                    .unwrap_or(0);
+                let lib = if lib.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({lib})")
+                };
+                let (secs, per) = if normalize {
+                    ("<DUR>".to_string(), "-".to_string())
+                } else {
+                    (format!("{:.6}", u.total.as_secs_f64()), per.to_string())
+                };
+                let _ = writeln!(
+                    o,
+                    "{:9} {:10} {secs:>11} {per:>11}  {func}{lib}",
+                    u.calls, u.unreturned
+                );
+            }
+        }
         if normalize {
             Normalizer::new().text(&o)
         } else {
@@ -494,7 +571,7 @@ impl<'a> Report<'a> {
                 json!({
                     "path": p.path.to_string(), "pid": p.pid,
                     "parent": p.parent.map(|q| self.tree.processes[q].path.to_string()),
-                    "program": self.tree.program(i),
+                    "program": self.program(i),
                     "argv": p.execs.last().map(|e| e.argv.clone()),
                     "exit": p.exit_status(),
                     "threads": p.threads.iter().map(|t| t.tid).collect::<Vec<_>>(),
@@ -515,6 +592,7 @@ impl<'a> Report<'a> {
             "failures": self.failures.iter().map(|((s, e, p), n)| json!({"syscall": s, "errno": e, "path": p, "count": n})).collect::<Vec<_>>(),
             "files": self.files.iter().map(|(p, u)| json!({"path": p, "opens": u.opens, "write_opens": u.write_opens, "writes": u.writes, "bytes_written": u.bytes_written})).collect::<Vec<_>>(),
             "peers": self.peers.iter().map(|((p, c), (n, f))| json!({"peer": p, "syscall": c, "count": n, "failed": f})).collect::<Vec<_>>(),
+            "libcalls": self.libcall_rows(false).iter().map(|((func, lib), u)| json!({"func": func, "lib": lib, "calls": u.calls, "unreturned": u.unreturned, "seconds": u.total.as_secs_f64()})).collect::<Vec<_>>(),
         })
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! - addresses (`{"ptr":..}`, integers ≥ 2³², `0x…` in expressions) → `ADDR`;
 //!   results of mmap/mremap/brk/shmat → `ADDR`;
-//! - pids: pid arguments of kill/wait4/… and results of fork/getpid/… → `PID`,
+//! - pids: pid arguments of kill/wait4/… (both of tgkill) and results of fork/getpid/… → `PID`,
 //!   `/proc/<n>/` → `/proc/PID/`;
 //! - fds: a descriptor created in the recording is named by what it was
 //!   opened on (`fd<data/input.txt>`, `fd<socket>`), dup'd descriptors
@@ -311,7 +311,8 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
         if i > 0 {
             key.push_str(", ");
         }
-        if i == 0 && PID_ARG0.contains(&name) && a.as_i64().is_some_and(|p| p > 0) {
+        let pid_arg = (i == 0 && PID_ARG0.contains(&name)) || (i == 1 && name == "tgkill");
+        if pid_arg && a.as_i64().is_some_and(|p| p > 0) {
             key.push_str("PID");
         } else if data && !matches!(a, Value::Object(m) if m.contains_key("fd")) {
             key.push('…');
@@ -515,6 +516,11 @@ mod tests {
         );
         let kill = json!({"syscall":"kill","args":[777,{"sym":"SIGTERM"}],"return":0});
         assert_eq!(normalize(&kill, &mut fds).key, "kill(PID, SIGTERM)");
+        let tgkill = json!({"syscall":"tgkill","args":[777,778,{"sym":"SIGUSR1"}],"return":0});
+        assert_eq!(
+            normalize(&tgkill, &mut fds).key,
+            "tgkill(PID, PID, SIGUSR1)"
+        );
         let fail = json!({"syscall":"openat","args":[{"sym":"AT_FDCWD"},"x",{"flags":["O_RDONLY"]}],"return":-1,"errno":"ENOENT"});
         let n = normalize(&fail, &mut fds);
         assert_eq!((n.result.as_str(), n.files.len()), ("-1 ENOENT", 0));
