@@ -78,8 +78,11 @@ impl Drop for DynGroup {
 }
 
 /// Whether the rtrace process `pid` is still running.
+/// Whether `pid` is a live rtrace tool (`rtrace`, `rltrace -c --backend
+/// kernel` or `rstrace`), whose dynamic events are in use.
 fn rtrace_alive(pid: u32) -> bool {
-    fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "rtrace")
+    fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|c| matches!(c.trim(), "rtrace" | "rltrace" | "rstrace"))
 }
 
 fn owner_pid(name: &str, prefix: &str) -> Option<u32> {

@@ -64,6 +64,8 @@ pub struct Options {
     pub injects: Vec<String>,
     /// `--no-cpu-pin`: never run the command on rltrace's CPU.
     pub no_cpu_pin: bool,
+    /// `--backend auto|ptrace|kernel`: what counts `-c` (see `super::kcount`).
+    pub backend: super::kcount::Backend,
     /// The command and its arguments.
     pub command: Vec<OsString>,
 }
@@ -99,6 +101,7 @@ impl Default for Options {
             json: false,
             injects: Vec::new(),
             no_cpu_pin: false,
+            backend: super::kcount::Backend::Auto,
             command: Vec::new(),
         }
     }
@@ -141,6 +144,10 @@ rltrace's own options:
   --inject=FUNC:retval=N[:error=ERRNO][:when=N|N+|N+S|N..M]
                       do not run FUNC: make it return N (may be repeated).
   --no-cpu-pin        do not run the command on rltrace's CPU.
+  --backend=auto|ptrace|kernel
+                      what counts -c: ptrace stops (auto: real times), or
+                      kernel uprobes (the main program's PLT calls only,
+                      much faster, no times).
 ";
 
 /// `-D help`.
@@ -206,12 +213,14 @@ const LONG: &[(&str, char, bool)] = &[
     ("json", LONG_JSON, false),
     ("inject", LONG_INJECT, true),
     ("no-cpu-pin", LONG_NO_PIN, false),
+    ("backend", LONG_BACKEND, true),
 ];
 
 /// Pseudo option characters of rltrace's long-only options.
 const LONG_JSON: char = '\u{1}';
 const LONG_INJECT: char = '\u{2}';
 const LONG_NO_PIN: char = '\u{3}';
+const LONG_BACKEND: char = '\u{4}';
 
 /// Short options and whether they take a value.
 fn takes_value(c: char) -> Option<bool> {
@@ -260,6 +269,10 @@ fn apply(o: &mut Options, c: char, v: Option<&str>) -> Result<(), CliError> {
         LONG_JSON => o.json = true,
         LONG_INJECT => o.injects.push(v.to_string()),
         LONG_NO_PIN => o.no_cpu_pin = true,
+        LONG_BACKEND => {
+            o.backend = super::kcount::Backend::parse(v)
+                .map_err(|m| CliError::Value(format!("rltrace: {m}")))?
+        }
         _ => return Err(CliError::Usage(format!("invalid option -- '{c}'"))),
     }
     Ok(())
@@ -409,5 +422,19 @@ mod tests {
         assert_eq!(msg(&[]), "too few arguments");
         assert!(matches!(p(&["-Dh"]), Err(CliError::DebugHelp)));
         assert_eq!(p(&["-D", "17", "true"]).unwrap().debug, 0o17);
+        use super::super::kcount::Backend;
+        assert_eq!(p(&["true"]).unwrap().backend, Backend::Auto);
+        assert_eq!(
+            p(&["--backend=kernel", "-c", "true"]).unwrap().backend,
+            Backend::Kernel
+        );
+        assert_eq!(
+            p(&["--backend", "ptrace", "true"]).unwrap().backend,
+            Backend::Ptrace
+        );
+        assert_eq!(
+            msg(&["--backend=bpf", "true"]),
+            "rltrace: --backend: 'bpf' is not one of auto, ptrace, kernel"
+        );
     }
 }

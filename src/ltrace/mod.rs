@@ -38,6 +38,7 @@ pub mod filter;
 pub mod format;
 pub mod imports;
 pub mod inject;
+pub mod kcount;
 pub mod output;
 pub mod proto;
 pub mod sites;
@@ -46,6 +47,7 @@ pub mod trace;
 
 use crate::engine::signals::Interruptible;
 use crate::engine::{spawn, Config, Outcome, Tracer};
+pub use crate::strace::Ended;
 use cli::CliError;
 use rtrace_arch::Arch;
 use std::ffi::OsString;
@@ -92,18 +94,35 @@ pub fn main(args: &[OsString]) -> i32 {
         println!("ltrace 0.7.3 compatible command line and output.");
         return 0;
     }
+    if o.backend == kcount::Backend::Kernel {
+        return kcount::main(&o);
+    }
+    match trace(&o, None) {
+        Ended::Failed(c) => c,
+        Ended::Interrupted(sig) if o.pids.is_empty() => 128 + sig,
+        Ended::Interrupted(_) => 0,
+        Ended::Done(Outcome::Exited(c)) => c,
+        Ended::Done(Outcome::Killed(sig, _)) => 128 + sig,
+        Ended::Done(Outcome::None) => 0,
+    }
+}
+
+/// Traces per `o` (a parsed command line) into `w`, or, when `w` is
+/// `None`, into `o.output` or stderr as rltrace does. `rtrace record
+/// --libcalls` calls this with its trace file's writer.
+pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
     if Arch::native() != Arch::X86_64 {
         eprintln!("rltrace: only x86-64 is supported so far");
-        return 1;
+        return Ended::Failed(1);
     }
     if o.json && o.count {
-        return usage("--json and -c cannot be used together");
+        return Ended::Failed(usage("--json and -c cannot be used together"));
     }
     let inject = match inject::Injector::parse(&o.injects) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("rltrace: {e}");
-            return 1;
+            return Ended::Failed(1);
         }
     };
     let plt = if o.no_plt {
@@ -115,7 +134,7 @@ pub fn main(args: &[OsString]) -> i32 {
             Ok(f) => Some(f),
             Err(e) => {
                 eprintln!("rltrace: {e}");
-                return 1;
+                return Ended::Failed(1);
             }
         }
     };
@@ -126,7 +145,7 @@ pub fn main(args: &[OsString]) -> i32 {
             Ok(f) => Some(f),
             Err(e) => {
                 eprintln!("rltrace: {e}");
-                return 1;
+                return Ended::Failed(1);
             }
         }
     };
@@ -147,20 +166,21 @@ pub fn main(args: &[OsString]) -> i32 {
             Some(x) => Some(x),
             None => {
                 eprintln!("rltrace: cannot find user '{u}'");
-                return 1;
+                return Ended::Failed(1);
             }
         },
     };
     let to_file = o.output.is_some();
-    let w: Box<dyn std::io::Write> = match &o.output {
-        Some(path) => match std::fs::File::create(path) {
+    let w: Box<dyn std::io::Write> = match (w, &o.output) {
+        (Some(w), _) => w,
+        (None, Some(path)) => match std::fs::File::create(path) {
             Ok(f) => Box::new(std::io::BufWriter::with_capacity(1 << 16, f)),
             Err(e) => {
                 eprintln!("can't open {} for writing: {e}", path.display());
-                return 1;
+                return Ended::Failed(1);
             }
         },
-        None => Box::new(std::io::LineWriter::new(std::io::stderr())),
+        (None, None) => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
     let lead = output::LeaderOpts {
         pid_prefix: o.follow || (to_file && !o.pids.is_empty()),
@@ -196,7 +216,7 @@ pub fn main(args: &[OsString]) -> i32 {
         .syscalls
         .then(|| syscalls::Syscalls::new(o.string_len, o.json));
     let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
-    let (pin_cpu, seccomp_sets) = pinning(&o);
+    let (pin_cpu, seccomp_sets) = pinning(o);
     let cfg = Config {
         // Children are always seen, so an unfollowed one can be cleaned.
         follow_forks: true,
@@ -212,7 +232,7 @@ pub fn main(args: &[OsString]) -> i32 {
         pin_cpu,
         syscalls: o.syscalls,
     };
-    run(&o, cfg, &mut h, user)
+    run(o, cfg, &mut h, user)
 }
 
 /// Whether the launched command runs on rltrace's CPU, and the seccomp
@@ -255,7 +275,7 @@ fn run(
     cfg: Config,
     h: &mut trace::Ltrace,
     user: Option<(u32, u32, Vec<u32>)>,
-) -> i32 {
+) -> Ended {
     let mut tracer = Tracer::new(cfg);
     for &pid in &o.pids {
         if let Err(e) = tracer.attach(pid, h) {
@@ -264,7 +284,7 @@ fn run(
                 eprintln!("rltrace: {}", crate::engine::tracer::eperm_reason(pid));
             }
             tracer.detach_all(h);
-            return 1;
+            return Ended::Failed(1);
         }
         let tids = crate::engine::tracer::list_threads(pid);
         h.start_process(pid, &tids, true);
@@ -285,29 +305,21 @@ fn run(
         if let Err(e) = tracer.launch(&cmd) {
             eprintln!("rltrace: {}: {e}", o.command[0].to_string_lossy());
             tracer.detach_all(h);
-            return 1;
+            return Ended::Failed(1);
         }
     }
     let res = tracer.run(h);
     if let Err(e) = &res {
         eprintln!("rltrace: wait: {e}");
     }
-    let code = if let Some(sig) = tracer.interrupted {
+    let end = if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, h);
-        if o.pids.is_empty() {
-            128 + sig
-        } else {
-            0
-        }
+        Ended::Interrupted(sig)
     } else if res.is_err() {
         tracer.detach_all(h);
-        1
+        Ended::Failed(1)
     } else {
-        match tracer.outcome() {
-            Outcome::Exited(c) => c,
-            Outcome::Killed(sig, _) => 128 + sig,
-            Outcome::None => 0,
-        }
+        Ended::Done(tracer.outcome())
     };
     h.finish();
     if let Some(e) = &h.out.error {
@@ -317,5 +329,5 @@ fn run(
             format_args!("rltrace: write error: {e}\n"),
         );
     }
-    code
+    end
 }
