@@ -132,6 +132,7 @@ family!(seccomp_rstrace, seccomp_strace, "dec_sys_seccomp");
 family!(landlock_rstrace, landlock_strace, "dec_sys_landlock");
 family!(keyctl_rstrace, keyctl_strace, "dec_sys_keyctl");
 family!(prctl_rstrace, prctl_strace, "dec_sys_prctl");
+family!(creds_rstrace, creds_strace, "dec_sys_creds");
 
 #[test]
 fn unpad_collapses_the_return_column() {

@@ -366,3 +366,48 @@ fn summary_of_ls_matches_strace_c() {
     assert_eq!(a, b);
     assert!(b.iter().any(|r| r.0 == "total"));
 }
+
+/// A clone cut in two by another process's line is cut where strace cuts
+/// it: `flags=…|SIGCHLD <unfinished ...>` and `<... clone resumed>,
+/// child_tidptr=…` (clone prints the separator at exit), while calls that
+/// print it at entry keep `read(3,  <unfinished ...>`.
+#[test]
+fn clone_is_cut_where_strace_cuts_it() {
+    let unfinished =
+        Regex::new(r"clone\(child_stack=NULL, flags=[A-Z_|]+ <unfinished \.\.\.>$").unwrap();
+    let resumed =
+        Regex::new(r"<\.\.\. clone resumed>, child_tidptr=0x[0-9a-f]+\) += \d+$").unwrap();
+    let mut tools = vec![rstrace()];
+    if have("strace") {
+        tools.push("strace".into());
+    }
+    for tool in tools {
+        // The cut depends on timing: run until one happens (8 children
+        // that start with syscalls of their own while the shell forks on).
+        let mut cuts = 0;
+        for _ in 0..10 {
+            let out = Command::new(&tool)
+                .args(["-f", "sh", "-c"])
+                .arg("for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait")
+                .output()
+                .expect("run");
+            let text = String::from_utf8_lossy(&out.stderr).into_owned();
+            for l in text.lines().filter(|l| l.contains("clone")) {
+                if l.contains("unfinished") {
+                    assert!(unfinished.is_match(l), "{}: {l}\n{text}", tool.display());
+                    cuts += 1;
+                } else if l.contains("resumed") {
+                    assert!(resumed.is_match(l), "{}: {l}\n{text}", tool.display());
+                }
+            }
+            if cuts > 0 {
+                break;
+            }
+        }
+        assert!(
+            cuts > 0,
+            "{}: no clone line was ever cut in 10 runs",
+            tool.display()
+        );
+    }
+}

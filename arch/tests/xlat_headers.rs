@@ -473,7 +473,7 @@ const GROUPS: &[Group] = &[
     Group {
         defines: &[],
         headers: &["linux/netlink.h"],
-        tables: &["netlink_protocols"],
+        tables: &["netlink_protocols", "sock_netlink_options"],
     },
     Group {
         defines: &[],

@@ -35,6 +35,8 @@ struct Pending {
     entry_args: Vec<Value>,
     /// No argument was decoded at entry (no `, ` before exit arguments).
     entry_args_empty: bool,
+    /// The decoder prints the separator before its exit arguments at exit.
+    sep_at_exit: bool,
     saved: u64,
     step: Step,
     start: Instant,
@@ -344,7 +346,7 @@ impl Strace {
                 .threads
                 .get(&owner)
                 .and_then(|t| t.pending.as_ref())
-                .is_some_and(|p| p.step == Step::Exit && !p.entry_args_empty);
+                .is_some_and(|p| p.step == Step::Exit && !p.entry_args_empty && !p.sep_at_exit);
             let stream = self.sink.stream(owner);
             if sep {
                 stream.write_str(", ");
@@ -405,6 +407,7 @@ impl Strace {
             args,
             entry_args: Vec::new(),
             entry_args_empty: true,
+            sep_at_exit: false,
             saved: 0,
             step: Step::Exit,
             start: now,
@@ -448,6 +451,7 @@ impl Strace {
                 }
             }
             p.entry_args_empty = p.entry_args.is_empty();
+            p.sep_at_exit = ctx.sep_at_exit;
             p.saved = ctx.saved;
             if opts.raw {
                 raw_zeros(&mut p.entry_args);
@@ -786,7 +790,7 @@ impl Strace {
                 let _ = write!(line, "<... {} resumed>", display_name(p.entry, p.nr));
             }
         }
-        if sep && !exit_args.is_empty() && !resumed {
+        if sep && !exit_args.is_empty() && (!resumed || p.sep_at_exit) {
             line.push_str(", ");
         }
         if r.is_none() && p.step == Step::Exit {
@@ -794,7 +798,7 @@ impl Strace {
             // strace's print_event_exit says so (`read(0,  <unfinished
             // ...>) = ?`); a call decoded whole at entry just ends
             // (`exit_group(0) = ?`).
-            if sep && !resumed {
+            if sep && !resumed && !p.sep_at_exit {
                 line.push_str(", ");
             }
             line.push_str(" <unfinished ...>");

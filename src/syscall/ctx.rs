@@ -134,6 +134,11 @@ pub struct Ctx<'a> {
     pub exit_args: Vec<Value>,
     /// Decoder scratch kept from entry to exit (e.g. an input length).
     pub saved: u64,
+    /// The `, ` before the arguments decoded at exit is printed at exit
+    /// (strace's clone: `flags=SIGCHLD <unfinished ...>` then `<... clone
+    /// resumed>, child_tidptr=…`), not at entry as for most calls
+    /// (`read(3,  <unfinished ...>`).
+    pub sep_at_exit: bool,
     /// The stack pointer at syscall entry (rt_sigreturn reads the frame there).
     pub sp: u64,
 }
@@ -165,6 +170,7 @@ impl<'a> Ctx<'a> {
             entry_args: Vec::new(),
             exit_args: Vec::new(),
             saved: 0,
+            sep_at_exit: false,
             sp: 0,
         }
     }

@@ -37,6 +37,7 @@ mod testutil;
 mod time;
 // decsys families
 mod caps;
+mod creds;
 mod ioctl;
 mod ioctl_term;
 mod ipc;
@@ -113,6 +114,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             mount::DECODERS,
             ipc::DECODERS,
             caps::DECODERS,
+            creds::DECODERS,
             ptrace_req::DECODERS,
             landlock::DECODERS,
             keyctl::DECODERS,

@@ -265,6 +265,7 @@ fn clone(c: &mut Ctx) -> Step {
         if flags & later == 0 {
             return Step::Done(RetFmt::Pid);
         }
+        c.sep_at_exit = true;
         return Step::Exit;
     }
     if flags & (CLONE_PARENT_SETTID | CLONE_PIDFD) != 0 {

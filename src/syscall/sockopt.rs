@@ -1,10 +1,10 @@
 //! getsockopt and setsockopt (strace's `net.c`): levels by name, option
-//! names of SOL_SOCKET, SOL_IP, SOL_IPV6 and SOL_TCP, and the values strace
+//! names of SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP and SOL_NETLINK, and the values strace
 //! decodes: `int`s as `[1]`, `SO_LINGER`, `SO_PEERCRED`, `SO_ERROR`,
 //! `IP_ADD_MEMBERSHIP`-style requests, netlink options; other values as
 //! strings of their length.
 //!
-//! Option names of other levels (SOL_UDP, SOL_NETLINK, SOL_PACKET, …) print
+//! Option names of other levels (SOL_UDP, SOL_PACKET, …) print
 //! as numbers, where strace names them; BPF filters (`SO_ATTACH_FILTER`)
 //! print their address.
 
@@ -59,6 +59,7 @@ fn fd_level_name(c: &mut Ctx, get: bool) {
             xvals(c, name, &[&xlat::SOCK_IPV6_OPTIONS, extra], "IPV6_???")
         }
         SOL_TCP => c.enum_value(name, &xlat::SOCK_TCP_OPTIONS, "TCP_???"),
+        SOL_NETLINK => c.enum_value(name, &xlat::SOCK_NETLINK_OPTIONS, "NETLINK_???"),
         _ => Value::UInt(name),
     };
     c.push(v);
