@@ -142,3 +142,42 @@ fn unpad_collapses_the_return_column() {
         "write(1, \")  x\", 4) = 4"
     );
 }
+
+/// NUMA policy calls (`src/syscall/numa.rs`): rstrace's lines equal
+/// strace's (addresses normalised); without strace, the lines the decoder
+/// must give on any kernel that has the calls.
+#[test]
+fn numa_matches_strace() {
+    let prog = testprog("dec_numa");
+    let set = "trace=mbind,set_mempolicy,get_mempolicy,migrate_pages,move_pages";
+    let run = |tracer: &Path| {
+        let o = Command::new(tracer)
+            .args(["-e", set])
+            .arg(&prog)
+            .output()
+            .expect("run tracer");
+        assert!(o.status.success(), "{}", tracer.display());
+        let addr = regex_lite::Regex::new(r"0x7[0-9a-f]{9,}").unwrap();
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .map(|l| unpad(&addr.replace_all(l, "ADDR")))
+            .collect::<Vec<_>>()
+    };
+    let ours = run(&rstrace());
+    if ours.iter().any(|l| l.contains("ENOSYS")) {
+        eprintln!("skip: this kernel has no NUMA policy calls");
+        return;
+    }
+    for want in [
+        "set_mempolicy(MPOL_DEFAULT, NULL, 0) = 0",
+        "set_mempolicy(0x63 /* MPOL_??? */, [0x00000000000001], 2) = -1 EINVAL (Invalid argument)",
+        "mbind(ADDR, 4096, MPOL_BIND|MPOL_F_STATIC_NODES, [0x00000000000001], 65, MPOL_MF_MOVE|MPOL_MF_MOVE_ALL) = 0",
+        "get_mempolicy(NULL, [0x00000000000001], 64, NULL, MPOL_F_MEMS_ALLOWED) = 0",
+        "mbind(ADDR, 4096, MPOL_BIND, 0x8, 2, 0) = -1 EFAULT (Bad address)",
+    ] {
+        assert!(ours.iter().any(|l| l == want), "missing {want}:\n{ours:#?}");
+    }
+    if have("strace") {
+        assert_eq!(ours, run(Path::new("strace")));
+    }
+}

@@ -43,6 +43,16 @@ const GROUPS: &[Group] = &[
     },
     Group {
         defines: &[],
+        headers: &["linux/mempolicy.h"],
+        tables: &[
+            "mpol_modes",
+            "mpol_mode_flags",
+            "mbind_flags",
+            "get_mempolicy_flags",
+        ],
+    },
+    Group {
+        defines: &[],
         headers: &["linux/futex.h"],
         tables: &["futex_bitset", "futex_wake_cmps", "futex_wake_ops"],
     },

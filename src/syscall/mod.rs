@@ -44,6 +44,7 @@ mod ipc;
 mod keyctl;
 mod landlock;
 mod mount;
+mod numa;
 mod ptrace_req;
 mod sched;
 mod xattr;
@@ -115,6 +116,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             ipc::DECODERS,
             caps::DECODERS,
             creds::DECODERS,
+            numa::DECODERS,
             ptrace_req::DECODERS,
             landlock::DECODERS,
             keyctl::DECODERS,

@@ -1,0 +1,164 @@
+//! NUMA memory policy: mbind, set_mempolicy, get_mempolicy, migrate_pages,
+//! move_pages, as strace prints them (`mbind(0x7f…, 4096,
+//! MPOL_BIND|MPOL_F_STATIC_NODES, [0x00000000000001], 65, MPOL_MF_STRICT)`).
+//!
+//! A node mask of `maxnode` bits prints as strace's `print_nodemask`: the
+//! `(maxnode - 1)` bits' words (`(maxnode + 62) / 64` of them on 64-bit),
+//! each as C's `%#0*lx` of width `2 * sizeof(long)` (the `0x` counts, a zero word
+//! has no `0x`).
+
+use super::array::array_at;
+use super::printers::{le32, le64};
+use super::{Ctx, Decoder, RetFmt, Step, Value};
+use rtrace_arch::xlat;
+use std::borrow::Cow;
+
+pub(super) const DECODERS: &[(&str, Decoder)] = &[
+    ("mbind", mbind),
+    ("set_mempolicy", set_mempolicy),
+    ("get_mempolicy", get_mempolicy),
+    ("migrate_pages", migrate_pages),
+    ("move_pages", move_pages),
+];
+
+/// A policy mode with its mode flags: `MPOL_BIND|MPOL_F_STATIC_NODES`,
+/// `0x63 /* MPOL_??? */`.
+fn mode_value(c: &Ctx, v: u64) -> Value {
+    let v = v & 0xffff_ffff;
+    let (mut names, rest) = xlat::MPOL_MODE_FLAGS.split_flags(v);
+    match xlat::MPOL_MODES.lookup(rest) {
+        Some(m) if c.opts.xlat_style != 1 => {
+            names.insert(0, m);
+            Value::Flags {
+                names,
+                rest: 0,
+                octal_rest: false,
+            }
+        }
+        _ if names.is_empty() || c.opts.xlat_style == 1 => {
+            Value::Commented(Box::new(Value::Hex(v)), Cow::Borrowed("MPOL_???"))
+        }
+        _ => Value::Flags {
+            names,
+            rest,
+            octal_rest: false,
+        },
+    }
+}
+
+/// strace's `print_nodemask` of a `maxnode`-bit mask at `addr`.
+fn nodemask(c: &mut Ctx, addr: u64, maxnode: u64) -> Value {
+    let w = c.arch.word_size();
+    let bits = 8 * w as u64;
+    let n = maxnode.saturating_add(bits - 2) / bits;
+    if addr == 0 {
+        return Value::Ptr(0);
+    }
+    if n == 0 {
+        return Value::Ptr(addr);
+    }
+    let width = 2 * w;
+    array_at(c, addr, n, w, |_, b| {
+        let v = if w == 4 { le32(b, 0) } else { le64(b, 0) };
+        let s = if v == 0 {
+            "0".repeat(width)
+        } else {
+            format!("{v:#0width$x}")
+        };
+        Some(Value::Sym(Cow::Owned(s)))
+    })
+}
+
+/// `mbind(addr, len, mode, nodemask, maxnode, flags)`.
+fn mbind(c: &mut Ctx) -> Step {
+    c.ptr(0);
+    c.ulong(1);
+    let v = mode_value(c, c.arg(2));
+    c.push(v);
+    let v = nodemask(c, c.arg_ulong(3), c.arg_ulong(4));
+    c.push(v);
+    c.ulong(4);
+    c.flags(5, &xlat::MBIND_FLAGS);
+    Step::Done(RetFmt::Int)
+}
+
+/// `set_mempolicy(mode, nodemask, maxnode)`.
+fn set_mempolicy(c: &mut Ctx) -> Step {
+    let v = mode_value(c, c.arg(0));
+    c.push(v);
+    let v = nodemask(c, c.arg_ulong(1), c.arg_ulong(2));
+    c.push(v);
+    c.ulong(2);
+    Step::Done(RetFmt::Int)
+}
+
+/// `get_mempolicy(&mode, nodemask, maxnode, addr, flags)`: all at exit.
+fn get_mempolicy(c: &mut Ctx) -> Step {
+    if c.entering() {
+        return Step::Exit;
+    }
+    let addr = c.arg_ulong(0);
+    let v = if c.failed() || addr == 0 {
+        Value::Ptr(addr)
+    } else {
+        match c.read_bytes(addr, 4) {
+            Some(b) => Value::Array(vec![mode_value(c, le32(&b, 0))], false),
+            None => Value::Unreadable(addr),
+        }
+    };
+    c.push(v);
+    let mask = c.arg_ulong(1);
+    let v = if c.failed() {
+        Value::Ptr(mask)
+    } else {
+        nodemask(c, mask, c.arg_ulong(2))
+    };
+    c.push(v);
+    c.ulong(2);
+    c.ptr(3);
+    c.flags(4, &xlat::GET_MEMPOLICY_FLAGS);
+    Step::Done(RetFmt::Int)
+}
+
+/// `migrate_pages(pid, maxnode, old_nodes, new_nodes)`.
+fn migrate_pages(c: &mut Ctx) -> Step {
+    c.pid(0);
+    c.ulong(1);
+    let max = c.arg_ulong(1);
+    for i in 2..4 {
+        let v = nodemask(c, c.arg_ulong(i), max);
+        c.push(v);
+    }
+    Step::Done(RetFmt::Int)
+}
+
+/// `move_pages(pid, count, pages, nodes, status, flags)`: the page
+/// addresses and target nodes at entry, the status of each page at exit.
+fn move_pages(c: &mut Ctx) -> Step {
+    let n = c.arg_ulong(1);
+    let w = c.arch.word_size();
+    if c.entering() {
+        c.pid(0);
+        c.ulong(1);
+        let v = array_at(c, c.arg_ulong(2), n, w, |_, b| {
+            Some(Value::Ptr(if w == 4 { le32(b, 0) } else { le64(b, 0) }))
+        });
+        c.push(v);
+        let v = array_at(c, c.arg_ulong(3), n, 4, |_, b| {
+            Some(Value::Int(le32(b, 0) as u32 as i32 as i64))
+        });
+        c.push(v);
+        return Step::Exit;
+    }
+    let st = c.arg_ulong(4);
+    let v = if c.failed() {
+        Value::Ptr(st)
+    } else {
+        array_at(c, st, n, 4, |_, b| {
+            Some(Value::Int(le32(b, 0) as u32 as i32 as i64))
+        })
+    };
+    c.push(v);
+    c.flags(5, &xlat::MBIND_FLAGS);
+    Step::Done(RetFmt::Int)
+}
