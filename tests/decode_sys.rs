@@ -181,3 +181,35 @@ fn numa_matches_strace() {
         assert_eq!(ours, run(Path::new("strace")));
     }
 }
+
+/// ioprio_get/ioprio_set (`src/syscall/ioprio.rs`) against strace, and the
+/// lines the decoder must give without it.
+#[test]
+fn ioprio_matches_strace() {
+    let prog = testprog("dec_ioprio");
+    let run = |tracer: &Path| {
+        let o = Command::new(tracer)
+            .args(["-e", "trace=ioprio_get,ioprio_set"])
+            .arg(&prog)
+            .output()
+            .expect("run tracer");
+        assert!(o.status.success(), "{}", tracer.display());
+        // The program's own pid differs between the runs.
+        let pid = regex_lite::Regex::new(r"IOPRIO_WHO_PROCESS, [1-9]\d*").unwrap();
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .map(|l| unpad(&pid.replace_all(l, "IOPRIO_WHO_PROCESS, PID")))
+            .collect::<Vec<_>>()
+    };
+    let ours = run(&rstrace());
+    for want in [
+        "ioprio_set(IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)) = 0",
+        "ioprio_get(IOPRIO_WHO_PROCESS, 0) = 16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))",
+        "ioprio_set(0x9 /* IOPRIO_WHO_??? */, 0, IOPRIO_PRIO_VALUE(0x7 /* IOPRIO_CLASS_??? */, 1)) = -1 EINVAL (Invalid argument)",
+    ] {
+        assert!(ours.iter().any(|l| l == want), "missing {want}:\n{ours:#?}");
+    }
+    if have("strace") {
+        assert_eq!(ours, run(Path::new("strace")));
+    }
+}

@@ -43,6 +43,11 @@ const GROUPS: &[Group] = &[
     },
     Group {
         defines: &[],
+        headers: &["linux/ioprio.h"],
+        tables: &["ioprio_who", "ioprio_class"],
+    },
+    Group {
+        defines: &[],
         headers: &["linux/mempolicy.h"],
         tables: &[
             "mpol_modes",

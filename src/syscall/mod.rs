@@ -45,6 +45,7 @@ mod keyctl;
 mod landlock;
 mod mount;
 mod numa;
+mod ioprio;
 mod ptrace_req;
 mod sched;
 mod xattr;
@@ -117,6 +118,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             caps::DECODERS,
             creds::DECODERS,
             numa::DECODERS,
+            ioprio::DECODERS,
             ptrace_req::DECODERS,
             landlock::DECODERS,
             keyctl::DECODERS,

@@ -1,0 +1,62 @@
+//! ioprio_get and ioprio_set: `which` by name, `who` (a pid for
+//! IOPRIO_WHO_PROCESS) and the priority as strace prints it,
+//! `IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)`, also as the comment on
+//! ioprio_get's result (`= 16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))`).
+
+use super::{Ctx, Decoder, Ret, RetFmt, Step, Value};
+use rtrace_arch::xlat;
+use std::borrow::Cow;
+
+pub(super) const DECODERS: &[(&str, Decoder)] =
+    &[("ioprio_get", ioprio_get), ("ioprio_set", ioprio_set)];
+
+const CLASS_SHIFT: u64 = 13;
+const IOPRIO_WHO_PROCESS: u64 = 1;
+
+/// `IOPRIO_PRIO_VALUE(class, data)` of a priority word.
+fn prio_value(c: &Ctx, v: u64) -> Value {
+    let class = c.enum_value(
+        (v >> CLASS_SHIFT) & 0x7,
+        &xlat::IOPRIO_CLASS,
+        "IOPRIO_CLASS_???",
+    );
+    Value::Call(
+        Cow::Borrowed("IOPRIO_PRIO_VALUE"),
+        vec![class, Value::UInt(v & ((1 << CLASS_SHIFT) - 1))],
+    )
+}
+
+/// `which, who`.
+fn which_who(c: &mut Ctx) {
+    let which = c.arg(0) as u32 as u64;
+    c.xenum(0, &xlat::IOPRIO_WHO, "IOPRIO_WHO_???");
+    if which == IOPRIO_WHO_PROCESS {
+        c.pid(1);
+    } else {
+        c.int(1);
+    }
+}
+
+fn ioprio_get(c: &mut Ctx) -> Step {
+    if c.entering() {
+        which_who(c);
+        return Step::Exit;
+    }
+    let r = c.retval();
+    if c.failed() {
+        return Step::Done(RetFmt::Int);
+    }
+    let mut s = String::new();
+    crate::output::text::render_value(&mut s, &prio_value(c, r as u64), &Default::default());
+    Step::Done(RetFmt::Value(Ret::Annotated(
+        Box::new(Ret::Int(r)),
+        Cow::Owned(s),
+    )))
+}
+
+fn ioprio_set(c: &mut Ctx) -> Step {
+    which_who(c);
+    let v = prio_value(c, c.arg(2) as u32 as u64);
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
