@@ -37,6 +37,8 @@ struct Pending {
     entry_args_empty: bool,
     /// The decoder prints the separator before its exit arguments at exit.
     sep_at_exit: bool,
+    /// No argument is left for the exit (see `Ctx::entry_complete`).
+    entry_complete: bool,
     saved: u64,
     step: Step,
     start: Instant,
@@ -346,7 +348,12 @@ impl Strace {
                 .threads
                 .get(&owner)
                 .and_then(|t| t.pending.as_ref())
-                .is_some_and(|p| p.step == Step::Exit && !p.entry_args_empty && !p.sep_at_exit);
+                .is_some_and(|p| {
+                    p.step == Step::Exit
+                        && !p.entry_args_empty
+                        && !p.sep_at_exit
+                        && !p.entry_complete
+                });
             let stream = self.sink.stream(owner);
             if sep {
                 stream.write_str(", ");
@@ -408,6 +415,7 @@ impl Strace {
             entry_args: Vec::new(),
             entry_args_empty: true,
             sep_at_exit: false,
+            entry_complete: false,
             saved: 0,
             step: Step::Exit,
             start: now,
@@ -452,6 +460,7 @@ impl Strace {
             }
             p.entry_args_empty = p.entry_args.is_empty();
             p.sep_at_exit = ctx.sep_at_exit;
+            p.entry_complete = ctx.entry_complete;
             p.saved = ctx.saved;
             if opts.raw {
                 raw_zeros(&mut p.entry_args);
@@ -771,7 +780,7 @@ impl Strace {
     ) {
         let stream_open = self.sink.stream(tid).open_line == Some(tid);
         let continuing = p.open && stream_open;
-        let sep = p.step == Step::Exit && !p.entry_args_empty;
+        let sep = p.step == Step::Exit && !p.entry_args_empty && !p.entry_complete;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let skip;

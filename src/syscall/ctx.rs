@@ -139,6 +139,10 @@ pub struct Ctx<'a> {
     /// resumed>, child_tidptr=…`), not at entry as for most calls
     /// (`read(3,  <unfinished ...>`).
     pub sep_at_exit: bool,
+    /// Every argument was printed at entry; the exit only formats the
+    /// return value (fcntl's F_GETFD): a cut line is `fcntl(1, F_GETFD
+    /// <unfinished ...>`, without the `, ` that announces more arguments.
+    pub entry_complete: bool,
     /// The stack pointer at syscall entry (rt_sigreturn reads the frame there).
     pub sp: u64,
 }
@@ -171,6 +175,7 @@ impl<'a> Ctx<'a> {
             exit_args: Vec::new(),
             saved: 0,
             sep_at_exit: false,
+            entry_complete: false,
             sp: 0,
         }
     }

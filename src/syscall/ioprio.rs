@@ -40,6 +40,7 @@ fn which_who(c: &mut Ctx) {
 fn ioprio_get(c: &mut Ctx) -> Step {
     if c.entering() {
         which_who(c);
+        c.entry_complete = true;
         return Step::Exit;
     }
     let r = c.retval();
