@@ -671,6 +671,13 @@ fn check_libcalls(o: &lcli::Options, pass: &[OsString]) -> Result<(), String> {
     if o.no_plt {
         return Err("-L leaves out the library calls --libcalls is for".into());
     }
+    if o.backend != crate::breakpoint::kcount::Backend::Auto {
+        return Err(
+            "--backend: a recording sees every call through ptrace; the kernel \
+                    backend only counts (rltrace -c --backend kernel)"
+                .into(),
+        );
+    }
     let text_only = [
         (o.time > 0, "-t"),
         (o.relative, "-r"),
@@ -853,6 +860,11 @@ mod tests {
         assert!(check_libcalls(&lo(&["-c", "--", "true"]), &[])
             .unwrap_err()
             .contains("rtrace report"));
+        assert!(
+            check_libcalls(&lo(&["--backend=kernel", "--", "true"]), &[])
+                .unwrap_err()
+                .contains("--backend")
+        );
         assert!(check_libcalls(&lo(&["-tt", "--", "true"]), &[])
             .unwrap_err()
             .contains("-t"));
