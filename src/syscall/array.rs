@@ -65,8 +65,15 @@ pub(super) fn array_at(
 
 /// strace's `tprint_iov_upto`: `[{iov_base="…", iov_len=N}, …]` of `n`
 /// entries at `addr`; bases print at most the bytes left of `data` (`None`:
-/// each whole `iov_len`).
-pub(super) fn iov_upto(c: &mut Ctx, addr: u64, n: u64, mut data: Option<u64>) -> Value {
+/// each whole `iov_len`); `base_f` prints a base and its shown length (a
+/// string, or netlink messages on a netlink socket).
+pub(super) fn iov_upto(
+    c: &mut Ctx,
+    addr: u64,
+    n: u64,
+    mut data: Option<u64>,
+    mut base_f: impl FnMut(&mut Ctx, u64, u64) -> Value,
+) -> Value {
     let w = c.arch.word_size();
     array_at(c, addr, n, 2 * w, |c, b| {
         let (base, len) = if w == 4 {
@@ -76,7 +83,7 @@ pub(super) fn iov_upto(c: &mut Ctx, addr: u64, n: u64, mut data: Option<u64>) ->
         };
         let shown = data.map_or(len, |d| len.min(d));
         data = data.map(|d| d - shown);
-        let base_v = c.buf_value(base, shown);
+        let base_v = base_f(c, base, shown);
         Some(Value::structure(vec![
             Field::new("iov_base", base_v),
             Field::new("iov_len", Value::UInt(len)),

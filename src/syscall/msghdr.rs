@@ -10,6 +10,7 @@
 
 use super::array::{array_at, iov_upto};
 use super::ctx::render_flags;
+use super::netlink;
 use super::printers::{id_value, le32, le64, xflags, xint};
 use super::sockaddr::{ifindex_value, inet_addr_value, sockaddr_value};
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
@@ -73,13 +74,17 @@ fn msghdr_value(c: &mut Ctx, m: &Msghdr, user_namelen: Option<i32>, data: Option
         Some(u) if namelen > u => u,
         _ => namelen,
     };
+    let mut nl_name = false;
     let name = if eff < 2 {
         Value::Ptr(m.name)
     } else if m.name == 0 {
         Value::Ptr(0)
     } else {
         match c.read_bytes(m.name, (eff as usize).min(128)) {
-            Some(b) => sockaddr_value(c, &b),
+            Some(b) => {
+                nl_name = u16::from_le_bytes([b[0], b[1]]) == libc::AF_NETLINK as u16;
+                sockaddr_value(c, &b)
+            }
             None => Value::Unreadable(m.name),
         }
     };
@@ -90,10 +95,24 @@ fn msghdr_value(c: &mut Ctx, m: &Msghdr, user_namelen: Option<i32>, data: Option
         ),
         _ => Value::Int(namelen as i64),
     };
+    // strace decodes the iovec as netlink messages when the name is an
+    // AF_NETLINK address; the protocol is the descriptor's (the first
+    // argument of every msghdr call).
+    let proto = if nl_name && m.iov != 0 && m.iovlen != 0 {
+        Some(netlink::fd_protocol(c, c.arg_int(0) as i64).unwrap_or(netlink::UNKNOWN_PROTO))
+    } else {
+        None
+    };
     let mut f = vec![
         Field::new("msg_name", name),
         Field::new("msg_namelen", namelen_v),
-        Field::new("msg_iov", iov_upto(c, m.iov, m.iovlen, data)),
+        Field::new(
+            "msg_iov",
+            iov_upto(c, m.iov, m.iovlen, data, |c, b, n| match proto {
+                Some(p) if b != 0 => netlink::netlink_value(c, p, b, n),
+                _ => c.buf_value(b, n),
+            }),
+        ),
         Field::new("msg_iovlen", Value::UInt(m.iovlen)),
     ];
     if m.controllen != 0 {

@@ -3,12 +3,13 @@
 //! Message headers (sendmsg, recvmsg and the mmsg forms) are in
 //! `msghdr.rs`, socket options in `sockopt.rs`, addresses in `sockaddr.rs`.
 //!
-//! Not decoded (printed as strace prints other data): netlink messages in
-//! the buffers of netlink sockets (strace decodes them when it learns the
-//! socket's protocol), and the protocols of families other than AF_INET,
+//! The buffers of netlink sockets print as netlink messages (`netlink.rs`).
+//!
+//! Not decoded (printed as strace prints other data): the protocols of families other than AF_INET,
 //! AF_INET6, AF_NETLINK and AF_PACKET (printed as numbers).
 
 use super::array::array_at;
+use super::netlink;
 use super::printers::{enum_arg, flags_arg, le32, xflags};
 use super::sockaddr::{eth_proto_value, sockaddr_at};
 use super::{Ctx, Decoder, RetFmt, Step, Value};
@@ -205,7 +206,8 @@ fn getsockname(c: &mut Ctx) -> Step {
 fn sendto(c: &mut Ctx) -> Step {
     c.fd(0);
     let len = c.arg_ulong(2);
-    c.buf(1, len);
+    let v = netlink::sockbuf_value(c, c.arg_int(0) as i64, c.arg_ulong(1), len);
+    c.push(v);
     c.push(Value::UInt(len));
     flags_arg(c, 3, &xlat::MSG_FLAGS, "MSG_???");
     let alen = c.arg_int(5) as i64;
@@ -231,7 +233,8 @@ fn recvfrom(c: &mut Ctx) -> Step {
         c.ptr(1);
     } else {
         let n = (c.retval() as u64).min(len);
-        c.buf(1, n);
+        let v = netlink::sockbuf_value(c, c.arg_int(0) as i64, c.arg_ulong(1), n);
+        c.push(v);
     }
     c.push(Value::UInt(len));
     flags_arg(c, 3, &xlat::MSG_FLAGS, "MSG_???");

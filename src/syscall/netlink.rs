@@ -1,0 +1,424 @@
+//! Netlink messages in the buffers of `AF_NETLINK` sockets (strace's
+//! `netlink.c`): arrays of `struct nlmsghdr` with their payloads, as
+//! sendto, recvfrom, sendmsg and recvmsg print them.
+//!
+//! As in strace, sendto/recvfrom buffers are netlink messages when the
+//! descriptor is a netlink socket, msghdr iovecs when `msg_name` is an
+//! `AF_NETLINK` address. The protocol comes from the socket inode
+//! (`/proc/PID/fd/N`) looked up in `/proc/PID/net/netlink`, cached per
+//! inode, so a known socket costs one `readlink` per call (strace pays a
+//! `getxattr`, a `readlink` and a sock_diag query per call).
+//!
+//! Payloads: `NLMSG_ERROR` (`struct nlmsgerr` with the echoed request),
+//! `NLMSG_DONE` (an `int`), and per protocol the decoders of
+//! `netlink_route.rs` and `netlink_diag.rs`; any other payload prints as
+//! strace prints unknown ones, a hex-escaped string.
+
+use super::{netlink_diag, netlink_route};
+use super::{Ctx, Field, Value};
+use rtrace_arch::xlat::{self, Xlat};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// `sizeof(struct nlmsghdr)`.
+pub(super) const NLMSG_HDRLEN: u64 = 16;
+const NLMSG_NOOP_ERROR: u16 = 2;
+const NLMSG_DONE: u16 = 3;
+const NLMSG_MIN_TYPE: u16 = 16;
+const NETLINK_ROUTE: u32 = 0;
+const NETLINK_SOCK_DIAG: u32 = 4;
+const NLM_F_CAPPED: u16 = 0x100;
+
+/// A decoded `struct nlmsghdr`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Nlmsghdr {
+    pub len: u32,
+    pub ty: u16,
+    pub flags: u16,
+    pub seq: u32,
+    pub pid: u32,
+}
+
+/// A protocol's payload decoder: the values printed after the header (in
+/// the message's array), or `None` to print the payload as a string.
+pub(super) type PayloadDecoder = fn(&mut Ctx, &Nlmsghdr, u64, u64) -> Option<Vec<Value>>;
+
+/// Payload decoders by protocol.
+const DECODERS: &[(u32, PayloadDecoder)] = &[
+    (NETLINK_ROUTE, netlink_route::decode),
+    (NETLINK_SOCK_DIAG, netlink_diag::decode),
+];
+
+/// The protocol printed when a netlink socket's protocol is unknown (an
+/// unbound socket, absent from `/proc/net/netlink`): strace's family -1.
+pub(super) const UNKNOWN_PROTO: u32 = u32::MAX;
+
+thread_local! {
+    /// Socket inode → netlink protocol (`None`: not a netlink socket).
+    /// Unbound netlink sockets are not cached: they get a protocol entry
+    /// once bound (the kernel binds them at the first send).
+    static PROTOS: RefCell<HashMap<u64, Option<u32>>> = RefCell::new(HashMap::new());
+}
+
+/// The inode of socket `fd` of `pid` (`socket:[1234]`).
+fn socket_inode(link: &str) -> Option<u64> {
+    link.strip_prefix("socket:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// Looks `inode` up in `/proc/PID/net/netlink` (columns `sk Eth Pid Groups
+/// Rmem Wmem Dump Locks Drops Inode`; `Eth` is the protocol).
+fn lookup_proto(pid: i32, inode: u64) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/net/netlink")).ok()?;
+    text.lines().skip(1).find_map(|l| {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        if cols.len() >= 10 && cols[9].parse::<u64>().ok()? == inode {
+            cols[1].parse().ok()
+        } else {
+            None
+        }
+    })
+}
+
+/// Whether the socket at `path` (`/proc/PID/fd/N`) is a netlink socket:
+/// its `system.sockprotoname` attribute, as strace's `getfdproto` reads.
+fn is_netlink_socket(path: &str) -> bool {
+    let Ok(p) = std::ffi::CString::new(path) else {
+        return false;
+    };
+    let mut buf = [0u8; 64];
+    // SAFETY: both names are NUL-terminated; buf is writable for its
+    // length. std has no getxattr.
+    let n = unsafe {
+        libc::getxattr(
+            p.as_ptr(),
+            c"system.sockprotoname".as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    n > 0 && buf[..n as usize].starts_with(b"NETLINK")
+}
+
+/// The netlink protocol of descriptor `fd` ([`UNKNOWN_PROTO`] for an
+/// unbound socket), or `None` when it is not a netlink socket. A known
+/// socket costs one `readlink`.
+pub(super) fn fd_protocol(c: &mut Ctx, fd: i64) -> Option<u32> {
+    if fd < 0 {
+        return None;
+    }
+    let path = format!("/proc/{}/fd/{fd}", c.pid);
+    let link = std::fs::read_link(&path).ok()?;
+    let inode = socket_inode(link.to_str()?)?;
+    if let Some(p) = PROTOS.with(|m| m.borrow().get(&inode).copied()) {
+        return p;
+    }
+    if let Some(p) = lookup_proto(c.pid, inode) {
+        PROTOS.with(|m| m.borrow_mut().insert(inode, Some(p)));
+        return Some(p);
+    }
+    if is_netlink_socket(&path) {
+        return Some(UNKNOWN_PROTO);
+    }
+    PROTOS.with(|m| m.borrow_mut().insert(inode, None));
+    None
+}
+
+/// The buffer of a socket call: netlink messages on a netlink socket (when
+/// structures are decoded), else a string.
+pub(super) fn sockbuf_value(c: &mut Ctx, fd: i64, addr: u64, len: u64) -> Value {
+    if addr == 0 || !c.opts.deref {
+        return c.buf_value(addr, len);
+    }
+    match fd_protocol(c, fd) {
+        Some(p) => netlink_value(c, p, addr, len),
+        None => c.buf_value(addr, len),
+    }
+}
+
+/// strace's `printstr_ex(..., QUOTE_FORCE_HEX)`: every byte as `\xNN`.
+pub(super) fn hexstr_value(c: &mut Ctx, addr: u64, len: u64) -> Value {
+    let limit = c.opts.string_limit as u64;
+    let n = len.min(limit) as usize;
+    let Some(b) = c.read_data(addr, n) else {
+        return Value::Unreadable(addr);
+    };
+    let mut s = String::with_capacity(2 + 4 * n + 3);
+    s.push('"');
+    for x in b {
+        s.push_str(&format!("\\x{x:02x}"));
+    }
+    s.push('"');
+    if len > limit {
+        s.push_str("...");
+    }
+    Value::sym_owned(s)
+}
+
+fn le_u32(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
+}
+
+fn le_u16(b: &[u8], o: usize) -> u16 {
+    u16::from_le_bytes(b[o..o + 2].try_into().unwrap())
+}
+
+/// strace's `fetch_nlmsghdr`: the header at `addr`, or the value printed
+/// in its place.
+fn fetch_nlmsghdr(c: &mut Ctx, addr: u64, len: u64, in_array: bool) -> Result<Nlmsghdr, Value> {
+    if len < NLMSG_HDRLEN {
+        return Err(hexstr_value(c, addr, len));
+    }
+    match c.read_bytes(addr, NLMSG_HDRLEN as usize) {
+        Some(b) => Ok(Nlmsghdr {
+            len: le_u32(&b, 0),
+            ty: le_u16(&b, 4),
+            flags: le_u16(&b, 6),
+            seq: le_u32(&b, 8),
+            pid: le_u32(&b, 12),
+        }),
+        None if in_array => Err(Value::Commented(
+            Box::new(Value::sym("...")),
+            Cow::Owned(format!("{addr:#x}")),
+        )),
+        None => Err(Value::Ptr(addr)),
+    }
+}
+
+/// strace's `decode_netlink`: one message, or an array of them.
+pub(super) fn netlink_value(c: &mut Ctx, proto: u32, mut addr: u64, mut len: u64) -> Value {
+    let mut items = Vec::new();
+    let mut is_array = false;
+    let mut more = false;
+    let mut elt = 0usize;
+    loop {
+        let h = match fetch_nlmsghdr(c, addr, len, is_array) {
+            Ok(h) => h,
+            Err(v) => {
+                items.push(v);
+                break;
+            }
+        };
+        if !c.opts.verbose && elt == c.opts.string_limit {
+            more = true;
+            break;
+        }
+        let aligned = (h.len as u64 + 3) & !3;
+        let mut next_addr = 0;
+        let mut next_len = 0;
+        if h.len as u64 >= NLMSG_HDRLEN {
+            next_len = len.saturating_sub(aligned);
+            if next_len != 0 && addr.checked_add(aligned).is_some() {
+                next_addr = addr + aligned;
+            }
+        }
+        if next_addr != 0 {
+            is_array = true;
+        }
+        items.push(nlmsg_value(c, proto, &h, addr, len));
+        if next_addr == 0 {
+            break;
+        }
+        addr = next_addr;
+        len = next_len;
+        elt += 1;
+    }
+    if is_array {
+        Value::Array(items, more)
+    } else {
+        items.pop().unwrap_or(Value::Unknown)
+    }
+}
+
+/// strace's `decode_nlmsg_flags`: common flags, then the type's own.
+fn flags_value(c: &Ctx, proto: u32, ty: u16, flags: u16) -> Value {
+    let own: Option<&Xlat> = if ty < NLMSG_MIN_TYPE {
+        (ty == NLMSG_NOOP_ERROR).then_some(&xlat::NETLINK_ACK_FLAGS)
+    } else {
+        match proto {
+            // RTM_DELACTION takes the GET flags, as in strace.
+            NETLINK_ROUTE if ty == 49 => Some(&xlat::NETLINK_GET_FLAGS),
+            NETLINK_ROUTE => match ty & 3 {
+                0 => Some(&xlat::NETLINK_NEW_FLAGS),
+                1 => Some(&xlat::NETLINK_DELETE_FLAGS),
+                2 => Some(&xlat::NETLINK_GET_FLAGS),
+                _ => None,
+            },
+            NETLINK_SOCK_DIAG => Some(&xlat::NETLINK_GET_FLAGS),
+            _ => None,
+        }
+    };
+    let v = flags as u64;
+    if v == 0 {
+        return Value::UInt(0);
+    }
+    if c.opts.xlat_style == 1 {
+        return Value::Hex(v);
+    }
+    let (mut names, mut rest) = xlat::NETLINK_FLAGS.split_flags(v);
+    if let Some(t) = own {
+        let (n2, r2) = t.split_flags(rest);
+        names.extend(n2);
+        rest = r2;
+    }
+    if names.is_empty() {
+        return Value::Commented(Box::new(Value::Hex(v)), Cow::Borrowed("NLM_F_???"));
+    }
+    Value::Flags {
+        names,
+        rest,
+        octal_rest: false,
+    }
+}
+
+/// strace's `decode_nlmsg_type`.
+fn type_value(c: &Ctx, proto: u32, ty: u16) -> Value {
+    let (table, dflt): (&Xlat, &'static str) = if ty < NLMSG_MIN_TYPE {
+        (&xlat::NETLINK_TYPES, "NLMSG_???")
+    } else {
+        match proto {
+            NETLINK_ROUTE => (&xlat::NL_ROUTE_TYPES, "RTM_???"),
+            NETLINK_SOCK_DIAG => (&xlat::NL_SOCK_DIAG_TYPES, "SOCK_DIAG_???"),
+            _ => (&xlat::NETLINK_TYPES, "NLMSG_???"),
+        }
+    };
+    c.enum_value(ty as u64, table, dflt)
+}
+
+/// `{nlmsg_len=…, nlmsg_type=…, nlmsg_flags=…, nlmsg_seq=…, nlmsg_pid=…}`.
+fn header_value(c: &Ctx, proto: u32, h: &Nlmsghdr) -> Value {
+    Value::structure(vec![
+        Field::new("nlmsg_len", Value::UInt(h.len as u64)),
+        Field::new("nlmsg_type", type_value(c, proto, h.ty)),
+        Field::new("nlmsg_flags", flags_value(c, proto, h.ty, h.flags)),
+        Field::new("nlmsg_seq", Value::UInt(h.seq as u64)),
+        Field::new("nlmsg_pid", Value::UInt(h.pid as u64)),
+    ])
+}
+
+/// strace's `decode_nlmsghdr_with_payload`: the header alone, or
+/// `[header, payload…]`.
+fn nlmsg_value(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) -> Value {
+    let hv = header_value(c, proto, h);
+    let n = (h.len as u64).min(len);
+    if n <= NLMSG_HDRLEN {
+        return hv;
+    }
+    let mut items = vec![hv];
+    items.extend(payload_values(
+        c,
+        proto,
+        h,
+        addr + NLMSG_HDRLEN,
+        n - NLMSG_HDRLEN,
+    ));
+    Value::Array(items, false)
+}
+
+/// strace's `decode_payload`.
+fn payload_values(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) -> Vec<Value> {
+    if h.ty == NLMSG_NOOP_ERROR {
+        return vec![nlmsgerr_value(
+            c,
+            proto,
+            addr,
+            len,
+            h.flags & NLM_F_CAPPED != 0,
+        )];
+    }
+    if h.ty >= NLMSG_MIN_TYPE || h.ty == NLMSG_DONE {
+        if let Some((_, d)) = DECODERS.iter().find(|(p, _)| *p == proto) {
+            if let Some(v) = d(c, h, addr, len) {
+                return v;
+            }
+        }
+    }
+    if h.ty == NLMSG_DONE && len == 4 {
+        return vec![match c.read_bytes(addr, 4) {
+            Some(b) => Value::Int(le_u32(&b, 0) as i32 as i64),
+            None => Value::Unreadable(addr),
+        }];
+    }
+    vec![hexstr_value(c, addr, len)]
+}
+
+/// strace's `decode_nlmsgerr`: `{error=-EINVAL, msg=…}`.
+fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) -> Value {
+    if len < 4 {
+        return hexstr_value(c, addr, len);
+    }
+    let Some(b) = c.read_bytes(addr, 4) else {
+        return Value::Unreadable(addr);
+    };
+    let err = le_u32(&b, 0) as i32;
+    let ev = match (
+        err < 0,
+        rtrace_arch::tables::errno_name((-(err as i64)) as u64),
+    ) {
+        (true, Some(n)) if c.opts.xlat_style != 1 => Value::sym_owned(format!("-{n}")),
+        _ => Value::Int(err as i64),
+    };
+    let mut f = vec![Field::new("error", ev)];
+    let (addr, len) = (addr + 4, len - 4);
+    if len != 0 {
+        let msg = match fetch_nlmsghdr(c, addr, len, false) {
+            Ok(h) => {
+                let payload = if capped { NLMSG_HDRLEN } else { h.len as u64 }.min(len);
+                nlmsg_value(c, proto, &h, addr, payload)
+            }
+            Err(v) => v,
+        };
+        f.push(Field::new("msg", msg));
+    }
+    Value::structure(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+    use crate::syscall::{RetFmt, Step};
+
+    /// `x(buf, len)` with the buffer as NETLINK_ROUTE messages.
+    fn route(c: &mut Ctx) -> Step {
+        let v = netlink_value(c, NETLINK_ROUTE, c.arg_ulong(0), c.arg_ulong(1));
+        c.push(v);
+        c.push(Value::UInt(c.arg_ulong(1)));
+        Step::Done(RetFmt::Int)
+    }
+
+    fn hdr(len: u32, ty: u16, flags: u16, seq: u32) -> Vec<u8> {
+        let mut v = len.to_le_bytes().to_vec();
+        v.extend(ty.to_le_bytes());
+        v.extend(flags.to_le_bytes());
+        v.extend(seq.to_le_bytes());
+        v.extend(7u32.to_le_bytes());
+        v
+    }
+
+    #[test]
+    fn done_error_and_tail() {
+        let mut m = FakeMemory::default();
+        let mut b = hdr(20, 3, 2, 1);
+        b.extend(0i32.to_le_bytes());
+        // NLMSG_ERROR -EINVAL echoing a capped RTM_GETLINK request.
+        b.extend(hdr(36, 2, 0x100, 2));
+        b.extend((-22i32).to_le_bytes());
+        b.extend(hdr(40, 18, 0x301, 2));
+        b.extend([0xab, 0xcd]);
+        let a = m.put(&b);
+        let n = b.len() as u64;
+        assert_eq!(
+            run(route, "x", &[a, n], 0, &mut m),
+            "x([[{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=1, \
+             nlmsg_pid=7}, 0], [{nlmsg_len=36, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED, \
+             nlmsg_seq=2, nlmsg_pid=7}, {error=-EINVAL, msg={nlmsg_len=40, nlmsg_type=RTM_GETLINK, \
+             nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=2, nlmsg_pid=7}}], \"\\xab\\xcd\"], \
+             58) = 0"
+        );
+    }
+}
