@@ -82,6 +82,12 @@ fn markers(trace: &str) -> Vec<String> {
         .lines()
         .map(|l| l.trim_start_matches("PID ").to_string())
         .filter(|l| l.starts_with("+++") || l.starts_with("---"))
+        // CPU time of a child (si_utime/si_stime in a SIGCHLD) is a
+        // scheduler tick or not, run by run.
+        .map(|l| {
+            let re = regex_lite::Regex::new(r"(si_[us]time)=\d+( /\* [0-9.]+ s \*/)?").unwrap();
+            re.replace_all(&l, "$1=T").into_owned()
+        })
         // The old thread id: numbered by first appearance, which depends on
         // how the two threads' lines interleave.
         .map(|l| match l.split_once("superseded by execve in pid ") {
