@@ -78,6 +78,9 @@ fn calls(trace: &str) -> HashMap<(usize, String, usize), Vec<String>> {
     let mut pids: Vec<String> = Vec::new();
     let mut seen: HashMap<(usize, String), usize> = HashMap::new();
     let mut out = HashMap::new();
+    // A call cut in two by another process's line is joined back, so that
+    // occurrences count the same calls in both traces.
+    let mut open: HashMap<String, String> = HashMap::new();
     for line in trace.lines() {
         let (pid, rest) = match line.split_once(' ') {
             Some((p, r)) if p.chars().all(|c| c.is_ascii_digit()) => {
@@ -85,18 +88,32 @@ fn calls(trace: &str) -> HashMap<(usize, String, usize), Vec<String>> {
             }
             _ => continue,
         };
-        if rest.contains("<unfinished") || rest.starts_with("<...") {
-            continue;
-        }
-        let Some((name, args)) = split_args(rest) else {
-            continue;
-        };
         let p = match pids.iter().position(|x| *x == pid) {
             Some(i) => i,
             None => {
-                pids.push(pid);
+                pids.push(pid.clone());
                 pids.len() - 1
             }
+        };
+        if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            open.insert(pid, head.to_string());
+            continue;
+        }
+        let joined;
+        let rest = if rest.starts_with("<... ") {
+            let Some(tail) = rest.split_once("resumed>").map(|(_, t)| t) else {
+                continue;
+            };
+            let Some(head) = open.remove(&pid) else {
+                continue;
+            };
+            joined = format!("{head}{tail}");
+            joined.as_str()
+        } else {
+            rest
+        };
+        let Some((name, args)) = split_args(rest) else {
+            continue;
         };
         let n = seen.entry((p, name.clone())).or_insert(0);
         *n += 1;
@@ -132,6 +149,13 @@ fn the_comparison_sees_a_gap() {
     let key = (0, "fstat".to_string(), 1);
     assert!(bare_pointer(&ours[&key][1]) && decoded(&theirs[&key][1]));
     assert_eq!(ours[&(0, "read".to_string(), 1)], ["3", "\"a,b\"", "3"]);
+    // A cut call still counts: the second fstat pairs with the second.
+    let cut = calls(
+        "12 fstat(3,  <unfinished ...>\n13 close(4) = 0\n12 <... fstat resumed>0x7ffd1234) = 0\n\
+         12 fstat(4, 0x7ffd5678) = 0\n",
+    );
+    assert_eq!(cut[&(0, "fstat".to_string(), 2)], ["4", "0x7ffd5678"]);
+    assert_eq!(cut[&(0, "fstat".to_string(), 1)], ["3", "0x7ffd1234"]);
 }
 
 #[test]
