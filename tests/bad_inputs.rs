@@ -600,4 +600,18 @@ fn fuzz_regressions() {
     assert!(r.is_err(), "an unknown option is an error: {r:?}");
     let r = rtrace::kernel::cli::parse(&args("-\u{e9}x".as_bytes()), &["e"], &[], false);
     assert_eq!(r.err().as_deref(), Some("unknown option '-\u{e9}x'"));
+
+    // dwarf: a compressed .debug_* section declaring a size of ~16 EiB was
+    // allocated before decompression (out of memory); it is now refused as
+    // corrupt, with a warning, and the module has no DWARF.
+    let elf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fuzz-dwarf-huge-compressed-section.elf");
+    let sym = rtrace::symbols::Symbolizer::new();
+    let module = sym.module_for_path(&elf);
+    let _ = module.dwarf();
+    let warnings = module.warnings();
+    assert!(
+        warnings.contains(&rtrace::symbols::Warning::BadCompression),
+        "{warnings:?}"
+    );
 }

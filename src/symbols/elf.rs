@@ -139,6 +139,19 @@ impl ElfImage {
         if section.kind() == SectionKind::UninitializedData {
             return Ok(None);
         }
+        // A compressed section declares its size: an absurd one (more than
+        // zlib's 1032:1 ratio allows, or over 2 GiB) is corrupt, and would
+        // otherwise be allocated before decompression fails (found by the
+        // `dwarf` fuzz target).
+        if let Ok(r) = section.compressed_file_range() {
+            if r.format != object::CompressionFormat::None
+                && (r.uncompressed_size > r.compressed_size.saturating_mul(1032) + 4096
+                    || r.uncompressed_size > 2 << 30)
+            {
+                self.lock_decompressed().insert(name.to_string(), None);
+                return Err(Warning::BadCompression);
+            }
+        }
         match section.uncompressed_data() {
             Ok(Cow::Borrowed(bytes)) => {
                 if bytes.is_empty() {
