@@ -236,8 +236,14 @@ pub fn decode_field(f: &FieldDef, data: &[u8]) -> Option<Value> {
     match &f.kind {
         FieldKind::Int => Some(int_value(f, read_uint(data, f.offset, f.size)?, f.size)),
         FieldKind::Ptr => Some(Value::Hex(read_uint(data, f.offset, f.size)?)),
-        FieldKind::CharArray => Some(c_string(data.get(f.offset..f.offset + f.size)?)),
+        FieldKind::CharArray => Some(c_string(data.get(f.offset..f.offset.checked_add(f.size)?)?)),
         FieldKind::Array { count } => {
+            // The elements must fit in the record (a format file may claim
+            // any count: the tracefs_format fuzz target found a huge one).
+            data.get(f.offset..f.offset.checked_add(f.size)?)?;
+            if *count == 0 || *count > f.size {
+                return None;
+            }
             let esz = f.size / count;
             let items = (0..*count)
                 .map(|i| {
@@ -253,9 +259,9 @@ pub fn decode_field(f: &FieldDef, data: &[u8]) -> Option<Value> {
             let mut off = (loc & 0xffff) as usize;
             let len = (loc >> 16) as usize;
             if *relative {
-                off += f.offset + f.size;
+                off = off.checked_add(f.offset)?.checked_add(f.size)?;
             }
-            let b = data.get(off..off + len)?;
+            let b = data.get(off..off.checked_add(len)?)?;
             if *chars {
                 Some(c_string(b))
             } else {
@@ -278,6 +284,45 @@ pub fn common(data: &[u8]) -> Option<(u16, i32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrays_and_strings_that_do_not_fit_are_refused() {
+        let f = |kind, offset, size| FieldDef {
+            name: "x".into(),
+            ctype: "int x[4]".into(),
+            offset,
+            size,
+            signed: false,
+            kind,
+        };
+        let rec = [1u8; 16];
+        // A claimed count far beyond the record (found by fuzzing).
+        assert_eq!(
+            decode_field(
+                &f(
+                    FieldKind::Array {
+                        count: usize::MAX / 2
+                    },
+                    0,
+                    16
+                ),
+                &rec
+            ),
+            None
+        );
+        assert_eq!(
+            decode_field(&f(FieldKind::Array { count: 4 }, 8, 16), &rec),
+            None
+        );
+        assert!(matches!(
+            decode_field(&f(FieldKind::Array { count: 4 }, 0, 16), &rec),
+            Some(Value::Array(v, false)) if v.len() == 4
+        ));
+        assert_eq!(
+            decode_field(&f(FieldKind::CharArray, usize::MAX, 2), &rec),
+            None
+        );
+    }
 
     /// Recorded from this machine's tracefs (Linux 6.18).
     const MKDIRAT: &str = "name: sys_enter_mkdirat\nID: 890\nformat:\n\
