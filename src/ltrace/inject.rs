@@ -26,9 +26,6 @@
 use crate::strace::inject::When;
 use std::collections::HashMap;
 
-/// Largest `when=` number (as strace).
-const MAX_WHEN: u64 = 65535;
-
 /// One `--inject` rule.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
@@ -72,37 +69,6 @@ fn parse_num(s: &str) -> Option<u64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-/// strace's `when=` syntax.
-pub fn parse_when(v: &str) -> Option<When> {
-    let num = |s: &str, min: u64| {
-        s.parse::<u64>()
-            .ok()
-            .filter(|&n| n >= min && n <= MAX_WHEN)
-            .map(|n| n as u32)
-    };
-    let (range, step) = match v.split_once('+') {
-        Some((r, "")) => (r, Some(1)),
-        Some((r, s)) => (r, Some(num(s, 0)?)),
-        None => (v, None),
-    };
-    let (first, last) = match range.split_once("..") {
-        Some((f, l)) => {
-            let (f, l) = (num(f, 1)?, num(l, 1)?);
-            if l < f {
-                return None;
-            }
-            (f, Some(l))
-        }
-        None => (num(range, 1)?, None),
-    };
-    let step = match (step, last) {
-        (Some(s), _) => s,
-        (None, Some(_)) => 1,
-        (None, None) => 0,
-    };
-    Some(When { first, last, step })
-}
-
 fn errno_of(v: &str) -> Option<i32> {
     if let Ok(n) = v.parse::<i32>() {
         return (1..=4095).contains(&n).then_some(n);
@@ -127,7 +93,7 @@ impl Rule {
             match k {
                 "retval" => retval = Some(parse_num(v).ok_or_else(|| bad("bad retval"))?),
                 "error" => error = Some(errno_of(v).ok_or_else(|| bad("unknown errno"))?),
-                "when" => when = parse_when(v).ok_or_else(|| bad("bad when= expression"))?,
+                "when" => when = When::parse(v).ok_or_else(|| bad("bad when= expression"))?,
                 _ => return Err(bad(&format!("unknown key '{k}'"))),
             }
         }

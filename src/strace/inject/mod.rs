@@ -78,7 +78,8 @@ impl When {
         }
     }
 
-    fn parse(v: &str) -> Option<When> {
+    /// Parses strace's `when=` expression (also rltrace's `--inject`).
+    pub fn parse(v: &str) -> Option<When> {
         let num = |s: &str, min: u64| {
             filter::string_to_uint(s, MAX_WHEN)
                 .filter(|&n| n >= min)
