@@ -5,7 +5,11 @@
  * and one write of `total` per iteration — and main prints "total T";
  * "quit" (or end of input) prints "bye" and exits 0. No sleeps. A debug
  * register or INT3 left behind by a tracer would raise SIGTRAP and kill
- * the program. */
+ * the program.
+ *
+ * Built with -DTICK_GETPPID it is also the target of the tool fault tests
+ * (tests/fault_tool.rs), which attach to it and interrupt the tracer: each
+ * tick() then makes one getppid() library call and syscall too. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +21,11 @@ static int to_worker[2], from_worker[2];
 
 __attribute__((noinline)) long tick(long i)
 {
+#ifdef TICK_GETPPID
+	return i % 7 + (getppid() < 0);
+#else
 	return i % 7;
+#endif
 }
 
 static void *worker(void *arg)

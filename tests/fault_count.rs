@@ -4,57 +4,13 @@
 
 mod common;
 
-use common::{rstrace, testprog};
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
-
-fn rtrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
-}
-
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
+use common::{count_lines, rltrace, rstrace, rtrace, run_within, testprog};
+use std::path::Path;
+use std::process::ExitStatus;
 
 /// Runs with a 90 s limit (killed and failed past it); status, stdout, stderr.
 fn run(cmd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let end = Instant::now() + Duration::from_secs(90);
-    let st = loop {
-        if let Some(st) = child.try_wait().expect("try_wait") {
-            break st;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            panic!("{} {args:?} did not end within 90 s", cmd.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (st, t_out.join().expect("out"), t_err.join().expect("err"))
-}
-
-fn count(text: &str, needle: &str) -> usize {
-    text.lines().filter(|l| l.contains(needle)).count()
+    run_within(cmd, args, 90)
 }
 
 /// The calls column of `name`'s row in a -c table.
@@ -80,12 +36,12 @@ fn thousand_short_lived_threads_rstrace_lines_and_summary() {
     // One line per call: complete, or its unfinished half (the `<...
     // getppid resumed>` half does not contain "getppid("; as with strace, a
     // "Process N attached" message may cut an unfinished line in two).
-    assert_eq!(count(&err, "getppid("), 3000);
-    let unfinished = count(&err, "getppid(") - count(&err, "getppid()");
-    assert_eq!(count(&err, "getppid resumed>"), unfinished);
+    assert_eq!(count_lines(&err, "getppid("), 3000);
+    let unfinished = count_lines(&err, "getppid(") - count_lines(&err, "getppid()");
+    assert_eq!(count_lines(&err, "getppid resumed>"), unfinished);
     // Every thread's exit, and the process's end.
-    assert_eq!(count(&err, "exit(0"), 1000);
-    assert_eq!(count(&err, "+++ exited with 0 +++"), 1001);
+    assert_eq!(count_lines(&err, "exit(0"), 1000);
+    assert_eq!(count_lines(&err, "+++ exited with 0 +++"), 1001);
     let (st, out, err) = run(&rstrace(), &["-f", "-c", "-e", "trace=getppid", p]);
     assert_eq!(st.code(), Some(0), "{err}");
     assert_eq!(out, "threads 1000 calls 3000\n");
@@ -99,9 +55,9 @@ fn thousand_short_lived_threads_rltrace_and_break() {
     let (st, out, err) = run(&rltrace(), &["-f", "-e", "getppid", p]);
     assert_eq!(st.code(), Some(0), "{}", &err[..err.len().min(2000)]);
     assert_eq!(out, "threads 1000 calls 3000\n");
-    assert_eq!(count(&err, "getppid("), 3000);
-    let unfinished = count(&err, "getppid(") - count(&err, "getppid()");
-    assert_eq!(count(&err, "getppid resumed>"), unfinished);
+    assert_eq!(count_lines(&err, "getppid("), 3000);
+    let unfinished = count_lines(&err, "getppid(") - count_lines(&err, "getppid()");
+    assert_eq!(count_lines(&err, "getppid resumed>"), unfinished);
     let (st, out, err) = run(
         &rtrace(),
         &[
@@ -139,7 +95,7 @@ fn fork_bomb_of_200_processes_every_exit_seen() {
     );
     assert_eq!(st.code(), Some(0), "{}", &err[..err.len().min(2000)]);
     assert_eq!(out, "procs 200\n");
-    assert_eq!(count(&err, "+++ exited with 0 +++"), 200, "{err}");
+    assert_eq!(count_lines(&err, "+++ exited with 0 +++"), 200, "{err}");
     // 199 forks (glibc's fork is clone), each returning a child's pid.
     let forks = err
         .lines()

@@ -10,12 +10,15 @@
 
 mod common;
 
-use common::{rstrace, testprog};
+use common::{
+    lines_of, next_line, rltrace, rstrace, rtrace, temp_path, testprog, testprog_variant,
+    wait_bounded,
+};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -23,51 +26,13 @@ use std::time::{Duration, Instant};
 /// Kernel probe tests share tracefs snapshots: one at a time in this file.
 static KERNEL: Mutex<()> = Mutex::new(());
 
-fn rtrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
+/// The attached program: testprogs/bp_watch.c built with `-DTICK_GETPPID`
+/// (each tick() also calls getppid()).
+fn attach_prog() -> PathBuf {
+    testprog_variant("bp_watch", "getppid", &["-DTICK_GETPPID"])
 }
 
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
-
-/// Lines of a pipe through a channel, so a missing line fails a test
-/// instead of hanging it.
-fn lines_of<R: std::io::Read + Send + 'static>(r: R) -> Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(r).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-fn next_line(rx: &Receiver<String>, what: &str) -> String {
-    rx.recv_timeout(Duration::from_secs(30))
-        .unwrap_or_else(|e| panic!("waiting for {what}: {e}"))
-}
-
-/// Waits for `child` at most `secs` seconds; kills it and fails on timeout.
-fn wait_bounded(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
-    let end = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(st) = child.try_wait().expect("try_wait") {
-            return st;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not end within {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// The attached program (testprogs/fault_attach.c) and its pipes.
+/// The attached program ([`attach_prog`]) and its pipes.
 struct Target {
     child: Child,
     pin: ChildStdin,
@@ -78,7 +43,7 @@ struct Target {
 
 impl Target {
     fn start() -> Target {
-        Target::start_binary(&testprog("fault_attach"))
+        Target::start_binary(&attach_prog())
     }
 
     /// A kernel uprobe patches every mapping of its file, so the kernel
@@ -87,10 +52,10 @@ impl Target {
     fn start_private_copy() -> Target {
         let dir = std::env::temp_dir().join(format!("rtrace-fault-kcopy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
-        let copy = dir.join("fault_attach");
+        let copy = dir.join("attach_prog");
         if !copy.exists() {
-            let tmp = dir.join(format!("fault_attach.{:?}", std::thread::current().id()));
-            std::fs::copy(testprog("fault_attach"), &tmp).expect("copy fault_attach");
+            let tmp = dir.join(format!("attach_prog.{:?}", std::thread::current().id()));
+            std::fs::copy(attach_prog(), &tmp).expect("copy the attached program");
             std::fs::rename(&tmp, &copy).expect("rename copy");
         }
         Target::start_binary(&copy)
@@ -101,7 +66,7 @@ impl Target {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("spawn fault_attach");
+            .expect("spawn the attached program");
         let pin = child.stdin.take().expect("stdin");
         let pout = lines_of(child.stdout.take().expect("stdout"));
         let ready = next_line(&pout, "ready line");
@@ -129,7 +94,7 @@ impl Target {
     fn finish(mut self) {
         drop(self.pin);
         assert_eq!(next_line(&self.pout, "bye"), "bye");
-        let st = wait_bounded(&mut self.child, 30, "fault_attach");
+        let st = wait_bounded(&mut self.child, 30, "the attached program");
         assert!(st.success(), "{st:?}");
     }
 }
@@ -263,7 +228,7 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
-/// Attaches `tool` to a fresh fault_attach, checks it traces exactly,
+/// Attaches `tool` to a fresh [`Target`], checks it traces exactly,
 /// sends `sig` and checks that the program is left as it was.
 fn interrupt_attached(tool: &Tool, sig: i32) {
     let what = format!("{} with signal {sig}", tool.name);
@@ -565,12 +530,7 @@ struct SmallFs(PathBuf);
 
 impl SmallFs {
     fn mount() -> Option<SmallFs> {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "rtrace-fault-full-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-        ));
+        let dir = temp_path("fault-full");
         std::fs::create_dir_all(&dir).ok()?;
         let ok = Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=16k", "fault", dir.to_str()?])

@@ -7,73 +7,15 @@
 
 mod common;
 
-use common::{have, rstrace, testprog, testprog_variant};
-use std::io::{BufRead, BufReader, Write};
+use common::{
+    count_lines, have, lines_of, next_line, rltrace, rstrace, rtrace, run, temp_path, testprog,
+    testprog_variant, wait_bounded,
+};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
-
-fn rtrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
-}
-
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
-
-fn lines_of<R: std::io::Read + Send + 'static>(r: R) -> Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(r).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-fn next_line(rx: &Receiver<String>, what: &str) -> String {
-    rx.recv_timeout(Duration::from_secs(30))
-        .unwrap_or_else(|e| panic!("waiting for {what}: {e}"))
-}
-
-fn wait_bounded(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
-    let end = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(st) = child.try_wait().expect("try_wait") {
-            return st;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not end within {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Runs `cmd args` with a time limit; stdout and stderr as text.
-fn run(cmd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let out = lines_of(child.stdout.take().expect("stdout"));
-    let err = lines_of(child.stderr.take().expect("stderr"));
-    let st = wait_bounded(&mut child, 60, &format!("{} {args:?}", cmd.display()));
-    let join = |rx: Receiver<String>| rx.iter().map(|l| l + "\n").collect::<String>();
-    (st, join(out), join(err))
-}
-
-fn count(text: &str, needle: &str) -> usize {
-    text.lines().filter(|l| l.contains(needle)).count()
-}
 
 /// The `+++`/`---` marker lines with pids and addresses normalized, sorted:
 /// what rstrace and strace must agree on.
@@ -163,15 +105,6 @@ fn start_stop_prog(
     (child, pin, pout, pid)
 }
 
-fn temp(tag: &str) -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "rtrace-fault-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-    ))
-}
-
 #[test]
 fn sigkill_from_outside_mid_syscall() {
     for (tool, pre) in [
@@ -179,16 +112,10 @@ fn sigkill_from_outside_mid_syscall() {
         (rltrace(), vec!["-f"]),
         (rtrace(), vec!["break", "main"]),
     ] {
-        let trace = temp("kill");
+        let trace = temp_path("fault-kill");
         let (mut child, _pin, _pout, pid) = start_stop_prog(&tool, &pre, &trace);
         // Blocked in read(2) on its stdin, traced.
-        let end = Instant::now() + Duration::from_secs(10);
-        while !std::fs::read_to_string(format!("/proc/{pid}/wchan")).is_ok_and(|w| w != "0")
-            || proc_state(pid) != 'S'
-        {
-            assert!(Instant::now() < end, "never blocked");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_blocked(pid);
         // SAFETY: killing the program we started.
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         let st = wait_bounded(&mut child, 30, "tracer after SIGKILL");
@@ -217,7 +144,7 @@ fn sigkill_from_outside_mid_syscall() {
 #[test]
 fn sigstop_and_sigcont_from_outside() {
     for (tool, pre) in [(rstrace(), vec!["-f"]), (rltrace(), vec![])] {
-        let trace = temp("stop");
+        let trace = temp_path("fault-stop");
         let (mut child, mut pin, pout, pid) = start_stop_prog(&tool, &pre, &trace);
         writeln!(pin, "one").expect("write");
         assert_eq!(next_line(&pout, "echo one"), "echo one");
@@ -251,7 +178,7 @@ fn sigstop_and_sigcont_from_outside() {
                 "--- stopped by SIGSTOP ---",
                 "--- SIGCONT {si_signo=SIGCONT, si_code=SI_USER",
             ] {
-                assert_eq!(count(&text, m), 1, "{m}\n{text}");
+                assert_eq!(count_lines(&text, m), 1, "{m}\n{text}");
             }
         } else {
             assert!(text.contains("SIGSTOP"), "{text}");
@@ -263,7 +190,7 @@ fn sigstop_and_sigcont_from_outside() {
 #[test]
 fn exec_from_a_non_leader_thread_agrees_with_strace() {
     let err = against_strace(&testprog("fault_execthread"), &[], "exec from thread\n", 6);
-    assert_eq!(count(&err, "execve("), 2, "{err}");
+    assert_eq!(count_lines(&err, "execve("), 2, "{err}");
     assert!(err.trim_end().ends_with("+++ exited with 6 +++"), "{err}");
     let (st, out, lt) = run(
         &rltrace(),
@@ -280,9 +207,13 @@ fn exec_from_a_non_leader_thread_agrees_with_strace() {
 #[test]
 fn vfork_and_exec_agree_with_strace() {
     let err = against_strace(&testprog("fault_vfork"), &[], "vforked 3 sum 6\n", 0);
-    assert_eq!(count(&err, "vfork("), 3, "{err}");
+    assert_eq!(count_lines(&err, "vfork("), 3, "{err}");
     for k in 1..=3 {
-        assert_eq!(count(&err, &format!("+++ exited with {k} +++")), 1, "{err}");
+        assert_eq!(
+            count_lines(&err, &format!("+++ exited with {k} +++")),
+            1,
+            "{err}"
+        );
     }
     let (st, out, lt) = run(
         &rltrace(),
@@ -301,9 +232,9 @@ fn reparented_grandchild_is_traced_to_its_end() {
     // Its five getppid calls after the reparenting (one line each, whole
     // or the unfinished half when another process's line cut it), and its
     // exit.
-    assert_eq!(count(&err, "getppid("), 5, "{err}");
-    assert_eq!(count(&err, "+++ exited with 5 +++"), 1, "{err}");
-    assert_eq!(count(&err, "+++ exited with 0 +++"), 2, "{err}");
+    assert_eq!(count_lines(&err, "getppid("), 5, "{err}");
+    assert_eq!(count_lines(&err, "+++ exited with 5 +++"), 1, "{err}");
+    assert_eq!(count_lines(&err, "+++ exited with 0 +++"), 2, "{err}");
 }
 
 #[test]
@@ -311,9 +242,9 @@ fn ignored_and_blocked_signals_agree_with_strace() {
     let err = against_strace(&testprog("fault_sigall"), &[], "pending 2\ndone\n", 0);
     // Ignored ones are still shown to the tracer; blocked ones stay pending.
     for s in ["SIGUSR1", "SIGTERM", "SIGHUP"] {
-        assert_eq!(count(&err, &format!("--- {s} ")), 1, "{err}");
+        assert_eq!(count_lines(&err, &format!("--- {s} ")), 1, "{err}");
     }
-    assert_eq!(count(&err, "--- SIGUSR2 "), 0, "{err}");
+    assert_eq!(count_lines(&err, "--- SIGUSR2 "), 0, "{err}");
 }
 
 #[test]
@@ -364,8 +295,8 @@ fn real_time_signals_on_an_alternate_stack() {
         (1..=20).map(|i| i.to_string()).collect::<Vec<_>>(),
         "{err}"
     );
-    assert_eq!(count(&err, "--- SIGUSR1 "), 1);
-    assert_eq!(count(&err, "rt_sigreturn("), 21, "{err}");
+    assert_eq!(count_lines(&err, "--- SIGUSR1 "), 1);
+    assert_eq!(count_lines(&err, "rt_sigreturn("), 21, "{err}");
     let p = prog.to_str().unwrap();
     let (st, out, lt) = run(&rltrace(), &[p]);
     assert_eq!((st.code(), out.as_str()), (Some(0), want), "{lt}");
@@ -391,7 +322,7 @@ fn real_time_signals_on_an_alternate_stack() {
 
 #[test]
 fn attaching_to_a_traced_process_names_the_tracer() {
-    let trace = temp("traced");
+    let trace = temp_path("fault-traced");
     let (mut child, pin, _pout, pid) = start_stop_prog(&rstrace(), &[], &trace);
     let p = pid.to_string();
     for (tool, args) in [
@@ -420,7 +351,7 @@ fn setuid_binary_run_by_an_unprivileged_user_gains_nothing() {
         eprintln!("skip: needs root (to install a setuid file) and setpriv");
         return;
     }
-    let dir = temp("suid");
+    let dir = temp_path("fault-suid");
     std::fs::create_dir_all(&dir).expect("dir");
     let prog = dir.join("fault_euid");
     std::fs::copy(testprog("fault_euid"), &prog).expect("copy");
@@ -493,7 +424,7 @@ fn static_binary() {
     let (st, out, err) = run(&rstrace(), &["-e", "trace=getppid", p]);
     assert_eq!(st.code(), Some(0), "{err}");
     assert!(out.ends_with(" counter 7\n"), "{out}");
-    assert_eq!(count(&err, "getppid()"), 7, "{err}");
+    assert_eq!(count_lines(&err, "getppid()"), 7, "{err}");
     // Breakpoints and watchpoints by symbol work.
     let (st, out, err) = run(
         &rtrace(),
@@ -570,7 +501,7 @@ fn stripped_binary() {
         (Some(0), plain.as_str()),
         "{err}"
     );
-    assert_eq!(count(&err, "getppid()"), 7, "{err}");
+    assert_eq!(count_lines(&err, "getppid()"), 7, "{err}");
 }
 
 /// A copy of fault_plain whose .debug_info is replaced by random bytes of
@@ -598,9 +529,9 @@ fn garbage_debug_info() -> Option<PathBuf> {
             x as u8
         })
         .collect();
-    let g = temp("garbage");
+    let g = temp_path("fault-garbage");
     std::fs::write(&g, &garbage).expect("write garbage");
-    let out = temp("dwarf");
+    let out = temp_path("fault-dwarf");
     let st = Command::new("objcopy")
         .arg(format!("--update-section=.debug_info={}", g.display()))
         .arg(&prog)
@@ -646,7 +577,7 @@ fn garbage_debug_info_tracing_goes_on() {
         err.contains("warning") && err.contains("debug info"),
         "{err}"
     );
-    assert_eq!(count(&err, " work"), 7, "{err}");
+    assert_eq!(count_lines(&err, " work"), 7, "{err}");
     let (st, _, err) = run(&rtrace(), &["watch", "--count", "counter", "--", p]);
     assert_eq!(st.code(), Some(0), "{err}");
     let row = err
@@ -656,10 +587,10 @@ fn garbage_debug_info_tracing_goes_on() {
     assert_eq!(row.split_whitespace().nth(4), Some("7"), "{err}");
     let (st, _, err) = run(&rltrace(), &["-e", "getppid", p]);
     assert_eq!(st.code(), Some(0), "{err}");
-    assert_eq!(count(&err, "getppid()"), 7, "{err}");
+    assert_eq!(count_lines(&err, "getppid()"), 7, "{err}");
     let (st, _, err) = run(&rstrace(), &["-e", "trace=getppid", p]);
     assert_eq!(st.code(), Some(0), "{err}");
-    assert_eq!(count(&err, "getppid()"), 7, "{err}");
+    assert_eq!(count_lines(&err, "getppid()"), 7, "{err}");
     let _ = std::fs::remove_file(&prog);
 }
 
@@ -674,7 +605,7 @@ fn static_binary_rltrace_says_no_dynamic_imports() {
     assert!(out.ends_with(" counter 7\n"), "{out}");
     assert_eq!(st.code(), Some(0), "{err}");
     assert_eq!(
-        count(&err, "no dynamic library imports (statically linked)"),
+        count_lines(&err, "no dynamic library imports (statically linked)"),
         1,
         "{err}"
     );
@@ -685,12 +616,12 @@ fn static_binary_rltrace_says_no_dynamic_imports() {
     assert!(out.ends_with(" counter 7\n"), "{out}");
     assert_eq!(st.code(), Some(0), "{err}");
     assert!(!err.contains("no dynamic"), "{err}");
-    assert_eq!(count(&err, "work("), 7, "{err}");
+    assert_eq!(count_lines(&err, "work("), 7, "{err}");
     // Nor with library calls turned off (-L), system calls traced (-S).
     let (st, _, err) = run(&rltrace(), &["-L", "-S", p]);
     assert_eq!(st.code(), Some(0), "{err}");
     assert!(!err.contains("no dynamic"), "{err}");
-    assert_eq!(count(&err, "SYS_getppid("), 7, "{err}");
+    assert_eq!(count_lines(&err, "SYS_getppid("), 7, "{err}");
 }
 
 #[test]

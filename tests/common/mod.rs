@@ -14,9 +14,16 @@
 //!   differential tests can skip cleanly.
 //! * [`normalize`] replaces what changes between runs (pids, addresses) with
 //!   fixed placeholders before outputs are compared.
+//! * [`child`] runs and waits for child processes under a time limit, reads
+//!   pipes line by line with a deadline, and names unique temporary paths.
 //!
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
+
+pub mod child;
+
+#[allow(unused_imports)]
+pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};
 
 use std::collections::HashMap;
 use std::fs;
@@ -68,6 +75,16 @@ pub fn target_dir() -> PathBuf {
 /// Path of the `rstrace` binary Cargo built alongside this test.
 pub fn rstrace() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rstrace"))
+}
+
+/// Path of the `rltrace` binary Cargo built alongside this test.
+pub fn rltrace() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
+}
+
+/// Path of the `rtrace` binary Cargo built alongside this test.
+pub fn rtrace() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
 }
 
 /// Builds `testprogs/<name>.c` (or `<name>.cc`, with g++) with

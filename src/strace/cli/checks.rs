@@ -1,0 +1,220 @@
+//! strace's checks and defaults after option parsing (conflicting options,
+//! options without effect, `-u` without root), in strace's order.
+
+use super::{err, err_hint, Options, Seen, Stamps, TimeFormat, UsageError};
+use crate::strace::filter::{self, NameSet};
+/// strace's checks and defaults after option parsing, in its order.
+pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageError> {
+    let argc = o.command.len();
+    if argc == 0 && o.pids.is_empty() {
+        return Err(err_hint("must have PROG [ARGS] or -p PID"));
+    }
+    if argc == 0 && seen.daemonize {
+        return Err(err_hint(
+            "PROG [ARGS] must be specified with -D/--daemonize",
+        ));
+    }
+    if seen.tflag_short > 0 {
+        if seen.tflag_long {
+            return Err(err(
+                "-t and --absolute-timestamps cannot be provided simultaneously",
+            ));
+        }
+        o.stamps = match seen.tflag_short {
+            1 => Stamps {
+                format: TimeFormat::Time,
+                width: 0,
+            },
+            2 => Stamps {
+                format: TimeFormat::Time,
+                width: 6,
+            },
+            _ => Stamps {
+                format: TimeFormat::Unix,
+                width: 6,
+            },
+        };
+    }
+    if let Some(x) = seen.xflag_long {
+        if o.xflag > 0 {
+            return Err(err(
+                "-x and --strings-in-hex cannot be provided simultaneously",
+            ));
+        }
+        o.xflag = x;
+    }
+    if seen.yflag_short > 0 {
+        if seen.decode_fds_updated {
+            return Err(err("-y and --decode-fds cannot be provided simultaneously"));
+        }
+        o.decode_fds = seen.yflag_short.min(2) as u8;
+    }
+    if seen.detach_on_execve {
+        if o.seccomp == Some(true) {
+            o.warnings
+                .push("--seccomp-bpf is not enabled because it is not compatible with -b".into());
+        }
+        // A detached task keeps the filter and would get ENOSYS for the
+        // calls it sends to a tracer it no longer has.
+        o.seccomp = Some(false);
+        // Nor may it stay pinned to rstrace's CPU: the engine's per-task
+        // detach does not restore the affinity it set, so do not pin at all.
+        o.cpu_pin = false;
+        o.detach_on_execve = true;
+    }
+    if seen.follow_short > 0 {
+        if seen.follow_long {
+            return Err(err(
+                "-f and --follow-forks cannot be provided simultaneously",
+            ));
+        }
+        if seen.follow_short >= 2 && seen.output_separately_long {
+            return Err(err(
+                "-ff and --output-separately cannot be provided simultaneously",
+            ));
+        }
+        o.follow = true;
+        o.output_separately = seen.follow_short >= 2;
+    } else {
+        o.follow = seen.follow_long;
+        o.output_separately = seen.output_separately_long;
+    }
+    if o.seccomp == Some(true) {
+        if !o.pids.is_empty() && argc == 0 {
+            o.warnings
+                .push("--seccomp-bpf is not enabled for processes attached with -p".into());
+        }
+        if !o.follow {
+            o.warnings
+                .push("--seccomp-bpf cannot be used without -f/--follow-forks, disabling".into());
+            o.seccomp = Some(false);
+        }
+    }
+    if seen.opt_f {
+        if o.follow {
+            o.warnings.push("deprecated option -F ignored".into());
+        } else {
+            o.warnings
+                .push("option -F is deprecated, please use -f/--follow-forks instead".into());
+            o.follow = true;
+        }
+    }
+    let cflag = o.summary_only || o.summary;
+    if o.output_separately && cflag {
+        return Err(err_hint(
+            "(-c/--summary-only or -C/--summary) and -ff/--output-separately are mutually exclusive",
+        ));
+    }
+    if o.wall_clock && !cflag {
+        return Err(err_hint(
+            "-w/--summary-wall-clock must be given with (-c/--summary-only or -C/--summary)",
+        ));
+    }
+    if seen.columns_set && !cflag {
+        return Err(err_hint(
+            "-U/--summary-columns must be given with (-c/--summary-only or -C/--summary)",
+        ));
+    }
+    if seen.sortby_set && !cflag {
+        o.warnings.push(
+            "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)".into(),
+        );
+    }
+    if o.summary_only {
+        let ignored = [
+            (o.instruction_pointer, "-i/--instruction-pointer"),
+            (o.stack_traces, "-k/--stack-traces"),
+            (o.syscall_number, "-n/--syscall-number"),
+            (o.relative.is_some(), "-r/--relative-timestamps"),
+            (
+                o.stamps.format != TimeFormat::None,
+                "-t/--absolute-timestamps",
+            ),
+            (o.syscall_times.is_some(), "-T/--syscall-times"),
+            (o.decode_fds > 0, "-y/--decode-fds"),
+        ];
+        for (set, what) in ignored {
+            if set {
+                o.warnings
+                    .push(format!("{what} has no effect with -c/--summary-only"));
+            }
+        }
+    }
+    if o.output.is_none() {
+        if o.output_separately && !o.follow {
+            o.warnings
+                .push("--output-separately has no effect without -o/--output".into());
+        }
+        if o.append {
+            o.warnings
+                .push("-A/--output-append-mode has no effect without -o/--output".into());
+        }
+    }
+    if seen.zflags > 1 {
+        o.warnings.push(
+            "Only the last of -z/--successful-only/-Z/--failed-only options will take effect. \
+             See status qualifier for more complex filters."
+                .into(),
+        );
+    }
+    if o.user.is_some() && !running_as_root() {
+        return Err(err("You must be root to use the -u/--username option"));
+    }
+    match o.output.as_deref() {
+        Some(out) if out.starts_with('|') || out.starts_with('!') => {
+            if o.output_separately {
+                return Err(err_hint(
+                    "piping the output and -ff/--output-separately are mutually exclusive",
+                ));
+            }
+        }
+        Some(_) => {}
+        // -ff without -o FILE is the same as a single -f.
+        None => o.output_separately = false,
+    }
+    // With -o and a command, strace is quiet about attaching by default.
+    if o.output.is_some() && argc > 0 && seen.qflag_short == 0 && !seen.quiet_updated {
+        seen.qflag_short = 1;
+    }
+    if seen.qflag_short > 0 {
+        if seen.quiet_updated {
+            return Err(err(
+                "-q and -e quiet/--quiet cannot be provided simultaneously",
+            ));
+        }
+        let spec = match seen.qflag_short {
+            1 => "attach,personality",
+            2 => "exit,attach,personality",
+            _ => "all",
+        };
+        o.quiet_set = NameSet::parse(spec, "quiet", filter::quiet_number)?;
+    }
+    if o.replay.as_ref().is_some_and(|p| p.in_children) && !o.follow {
+        o.warnings.push(
+            "--replay-faults: the recording has errors in child processes, which are only \
+             replayed with -f"
+                .into(),
+        );
+    }
+    // Accepted by strace, not implemented here: refuse rather than ignore.
+    if seen.decode_pids {
+        return Err(err(
+            "-e decode-pids=pidns is not implemented yet in rstrace",
+        ));
+    }
+    Ok(())
+}
+
+/// Is rstrace running with real and effective uid 0 (strace's `-u` check)?
+fn running_as_root() -> bool {
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
+        return true;
+    };
+    s.lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .map(|v| {
+            let ids: Vec<&str> = v.split_whitespace().collect();
+            ids.first() == Some(&"0") && ids.get(1) == Some(&"0")
+        })
+        .unwrap_or(true)
+}

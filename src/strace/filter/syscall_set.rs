@@ -1,0 +1,325 @@
+//! Syscall sets (`trace=`, `abbrev=`, `verbose=`, `raw=`): names, numbers,
+//! `%CLASS`es, POSIX regular expressions and `@PERSONALITY` designators,
+//! resolved to a bitmap per personality.
+
+use super::{die, string_to_uint, FilterError};
+use rtrace_arch::tables::Classes;
+use rtrace_arch::Arch;
+use std::ffi::CString;
+/// A set of syscalls, resolved to a bitmap per personality at parse time so a
+/// lookup per event is one index. Like strace's `number_set`, it is a bitmap
+/// plus a `not` flag, so `!` inverts also the numbers no table names.
+#[derive(Clone, Debug)]
+pub struct SyscallSet {
+    /// Per personality (index by [`arch_index`]), one flag per number.
+    bits: [Vec<bool>; 3],
+    /// Membership is inverted.
+    not: bool,
+}
+
+/// Index of a personality in per-arch arrays.
+pub fn arch_index(a: Arch) -> usize {
+    match a {
+        Arch::X86_64 => 0,
+        Arch::I386 => 1,
+        Arch::Aarch64 => 2,
+    }
+}
+
+/// strace's class names (`lookup_class`): `%NAME`, and the legacy bare names.
+/// `all` is a class too, of every named syscall.
+const CLASS_NAMES: &[(&str, u32)] = &[
+    ("%desc", Classes::DESC.0),
+    ("%file", Classes::FILE.0),
+    ("%memory", Classes::MEMORY.0),
+    ("%process", Classes::PROCESS.0),
+    ("%creds", Classes::CREDS.0),
+    ("%signal", Classes::SIGNAL.0),
+    ("%ipc", Classes::IPC.0),
+    ("%net", Classes::NETWORK.0),
+    ("%network", Classes::NETWORK.0),
+    ("%stat", Classes::STAT.0),
+    ("%lstat", Classes::LSTAT.0),
+    ("%fstat", Classes::FSTAT.0),
+    ("%%stat", Classes::STAT_LIKE.0),
+    ("%statfs", Classes::STATFS.0),
+    ("%fstatfs", Classes::FSTATFS.0),
+    ("%%statfs", Classes::STATFS_LIKE.0),
+    ("%pure", Classes::PURE.0),
+    ("%clock", Classes::CLOCK.0),
+    ("all", 0),
+    ("desc", Classes::DESC.0),
+    ("file", Classes::FILE.0),
+    ("memory", Classes::MEMORY.0),
+    ("process", Classes::PROCESS.0),
+    ("signal", Classes::SIGNAL.0),
+    ("ipc", Classes::IPC.0),
+    ("network", Classes::NETWORK.0),
+];
+
+/// A personality designator after `@`, as strace on this host accepts it.
+enum Designated {
+    Arch(Arch),
+    /// A personality rtrace has no table for (x32): valid, selects nothing.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    Unsupported,
+}
+
+fn designator(d: &str) -> Option<Designated> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match d {
+            "64" => Some(Designated::Arch(Arch::X86_64)),
+            "32" => Some(Designated::Arch(Arch::I386)),
+            "x32" => Some(Designated::Unsupported),
+            _ => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        match d {
+            "64" => Some(Designated::Arch(Arch::native())),
+            _ => None,
+        }
+    }
+}
+
+impl SyscallSet {
+    /// Every syscall, including numbers no table names.
+    pub fn all() -> SyscallSet {
+        let mut s = SyscallSet::none();
+        s.not = true;
+        s
+    }
+
+    /// No syscall.
+    pub fn none() -> SyscallSet {
+        SyscallSet {
+            bits: Arch::ALL.map(|a| vec![false; a.table_len()]),
+            not: false,
+        }
+    }
+
+    /// Parses strace's syntax: `[!]…all|none|TOKEN[,TOKEN]…` where a token is
+    /// `[?]…NAME|NUMBER|%CLASS|/REGEX`, optionally with `@64`/`@32`/`@x32`.
+    pub fn parse(spec: &str) -> Result<SyscallSet, FilterError> {
+        let mut s = SyscallSet::none();
+        let mut rest = spec;
+        while let Some(r) = rest.strip_prefix('!') {
+            s.not = !s.not;
+            rest = r;
+        }
+        if rest == "none" {
+            return Ok(s);
+        }
+        if rest == "all" {
+            s.not = !s.not;
+            return Ok(s);
+        }
+        let mut done = false;
+        for token in rest.split(',').filter(|t| !t.is_empty()) {
+            done = s.add_token(token)?;
+            if !done {
+                return Err(die(format!("invalid system call '{token}'")));
+            }
+        }
+        if !done {
+            return Err(die(format!("invalid system call '{spec}'")));
+        }
+        Ok(s)
+    }
+
+    /// Adds one token; false when it names nothing (and is not `?`-optional).
+    fn add_token(&mut self, token: &str) -> Result<bool, FilterError> {
+        let mut t = token;
+        let mut rc = false;
+        while let Some(r) = t.strip_prefix('?') {
+            t = r;
+            rc = true;
+        }
+        if let Some(pos) = t.rfind('@') {
+            let (body, d) = (&t[..pos], &t[pos + 1..]);
+            match designator(d) {
+                Some(Designated::Arch(a)) => rc |= self.add_pers(body, a)?,
+                Some(Designated::Unsupported) => {}
+                None => {
+                    return Err(FilterError {
+                        msg: format!(
+                            "incorrect personality designator '{d}' in qualification '{t}'"
+                        ),
+                        hint: true,
+                    })
+                }
+            }
+        } else {
+            for &a in Arch::native_personalities() {
+                rc |= self.add_pers(t, a)?;
+            }
+        }
+        Ok(rc)
+    }
+
+    /// Adds the calls of personality `a` that `t` names.
+    fn add_pers(&mut self, t: &str, a: Arch) -> Result<bool, FilterError> {
+        let bits = &mut self.bits[arch_index(a)];
+        if t.starts_with(|c: char| c.is_ascii_digit()) {
+            return Ok(match string_to_uint(t, i32::MAX as u64) {
+                Some(n) if (n as usize) < bits.len() => {
+                    bits[n as usize] = true;
+                    true
+                }
+                _ => false,
+            });
+        }
+        if let Some(pattern) = t.strip_prefix('/') {
+            let re =
+                PosixRegex::new(pattern).map_err(|m| die(format!("regcomp: {pattern}: {m}")))?;
+            let mut found = false;
+            for (nr, name) in a.syscalls() {
+                if re.is_match(name) {
+                    bits[nr as usize] = true;
+                    found = true;
+                }
+            }
+            return Ok(found);
+        }
+        if let Some(&(_, class)) = CLASS_NAMES.iter().find(|c| c.0 == t) {
+            for (nr, _) in a.syscalls() {
+                if a.info(nr as u64)
+                    .is_some_and(|i| i.classes.0 & class == class)
+                {
+                    bits[nr as usize] = true;
+                }
+            }
+            return Ok(true);
+        }
+        let mut found = false;
+        for (nr, name) in a.syscalls() {
+            if name == t {
+                bits[nr as usize] = true;
+                found = true;
+            }
+        }
+        Ok(found)
+    }
+
+    /// Is syscall `nr` of `arch` in the set?
+    pub fn contains(&self, arch: Arch, nr: u64) -> bool {
+        let b = self.bits[arch_index(arch)]
+            .get(nr as usize)
+            .copied()
+            .unwrap_or(false);
+        b != self.not
+    }
+
+    /// Is the named syscall (native personality) in the set?
+    pub fn matches_name(&self, name: &str) -> bool {
+        Arch::native()
+            .syscall_nr(name)
+            .is_some_and(|nr| self.contains(Arch::native(), nr as u64))
+    }
+
+    /// Does the set hold every syscall of every personality?
+    pub fn is_all(&self) -> bool {
+        self.not && self.bits.iter().all(|v| v.iter().all(|b| !*b))
+    }
+
+    /// The numbers in the set for one personality (for the seccomp filter).
+    pub fn numbers(&self, arch: Arch) -> Vec<u32> {
+        (0..self.bits[arch_index(arch)].len() as u32)
+            .filter(|&nr| self.contains(arch, nr as u64))
+            .collect()
+    }
+}
+
+/// the engine strace matches syscall names with; its semantics and error
+/// texts (`Unmatched ( or \(`) are the C library's.
+struct PosixRegex {
+    re: Box<libc::regex_t>,
+}
+
+impl PosixRegex {
+    fn new(pattern: &str) -> Result<PosixRegex, String> {
+        let c = CString::new(pattern).map_err(|_| "Invalid regular expression".to_string())?;
+        // SAFETY: regex_t is plain data that regcomp initialises; all-zero
+        // is a valid starting value.
+        let mut re: Box<libc::regex_t> = Box::new(unsafe { std::mem::zeroed() });
+        // SAFETY: `re` points to writable storage for a regex_t and `c` is a
+        // NUL-terminated pattern that outlives the call.
+        let rc =
+            unsafe { libc::regcomp(&mut *re, c.as_ptr(), libc::REG_EXTENDED | libc::REG_NOSUB) };
+        if rc != 0 {
+            let mut buf = [0u8; 512];
+            // SAFETY: `buf` is writable for its length; regerror NUL-terminates
+            // within it. `re` is the (failed) compilation regerror may consult.
+            unsafe { libc::regerror(rc, &*re, buf.as_mut_ptr().cast(), buf.len()) };
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            return Err(String::from_utf8_lossy(&buf[..end]).into_owned());
+        }
+        Ok(PosixRegex { re })
+    }
+
+    fn is_match(&self, s: &str) -> bool {
+        let Ok(c) = CString::new(s) else { return false };
+        // SAFETY: `re` was compiled by regcomp; no match offsets are requested
+        // (nmatch 0, NULL pmatch), as REG_NOSUB allows.
+        unsafe { libc::regexec(&*self.re, c.as_ptr(), 0, std::ptr::null_mut(), 0) == 0 }
+    }
+}
+
+impl Drop for PosixRegex {
+    fn drop(&mut self) {
+        // SAFETY: `re` holds a successful compilation, freed exactly once.
+        unsafe { libc::regfree(&mut *self.re) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_classes_negation() {
+        let s = SyscallSet::parse("openat,close").unwrap();
+        assert!(s.matches_name("openat") && s.matches_name("close"));
+        assert!(!s.matches_name("read"));
+        let s = SyscallSet::parse("!openat").unwrap();
+        assert!(!s.matches_name("openat") && s.matches_name("read"));
+        let s = SyscallSet::parse("!!openat").unwrap();
+        assert!(s.matches_name("openat") && !s.matches_name("read"));
+        let s = SyscallSet::parse("%file").unwrap();
+        assert!(s.matches_name("openat") && s.matches_name("execve"));
+        assert!(!s.matches_name("read"));
+        let s = SyscallSet::parse("/^open").unwrap();
+        assert!(s.matches_name("openat") && s.matches_name("open"));
+        assert!(!s.matches_name("close"));
+        assert!(SyscallSet::parse("bogus").is_err());
+        assert!(SyscallSet::parse("?bogus,read")
+            .unwrap()
+            .matches_name("read"));
+        assert!(SyscallSet::parse("all").unwrap().is_all());
+        assert!(!SyscallSet::parse("none").unwrap().matches_name("read"));
+        assert!(SyscallSet::parse("!none").unwrap().is_all());
+        assert!(SyscallSet::parse("read,").unwrap().matches_name("read"));
+        assert!(SyscallSet::parse("0").unwrap().matches_name("read"));
+        assert!(SyscallSet::parse("read@64").unwrap().matches_name("read"));
+    }
+
+    #[test]
+    fn errors_like_strace() {
+        let e = |s: &str| SyscallSet::parse(s).unwrap_err().msg;
+        assert_eq!(e(""), "invalid system call ''");
+        assert_eq!(e("!"), "invalid system call '!'");
+        assert_eq!(e(","), "invalid system call ','");
+        assert_eq!(e("read,foo"), "invalid system call 'foo'");
+        assert_eq!(e("/zzzz"), "invalid system call '/zzzz'");
+        assert_eq!(e("/["), "regcomp: [: Invalid regular expression");
+        assert_eq!(e("/("), "regcomp: (: Unmatched ( or \\(");
+        let p = SyscallSet::parse("read@foo").unwrap_err();
+        assert!(p.hint);
+        assert_eq!(
+            p.msg,
+            "incorrect personality designator 'foo' in qualification 'read@foo'"
+        );
+    }
+}
