@@ -11,6 +11,8 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 
 static PENDING: AtomicI32 = AtomicI32::new(0);
+/// The last wake-up child (its exit is not a tracee's).
+static WAKER: AtomicI32 = AtomicI32::new(0);
 
 /// How `-I` treats fatal signals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +44,13 @@ extern "C" fn on_signal(sig: libc::c_int) {
         if pid == 0 {
             libc::syscall(libc::SYS_exit, 0);
         }
+        WAKER.store(pid as i32, Ordering::SeqCst);
     }
+}
+
+/// Whether `pid` is a wake-up child forked by the signal handler.
+pub fn is_waker(pid: i32) -> bool {
+    pid > 0 && WAKER.load(Ordering::SeqCst) == pid
 }
 
 /// Installs the handlers per `mode`.

@@ -1059,8 +1059,17 @@ impl Handler for Strace {
                 self.see(old_tid);
                 if old_tid != tid {
                     // A non-leader thread exec'd and took the leader's tid:
-                    // the leader's own call never returns, and strace says
-                    // so before the execve resumes under the leader's pid.
+                    // its execve line, if still open, ends with the new pid
+                    // (strace's `<pid changed to N ...>`); the leader's own
+                    // call never returns, and strace says so before the
+                    // execve resumes under the leader's pid.
+                    if !self.o.json && self.printing() {
+                        let s = self.sink.stream(old_tid);
+                        if s.open_line == Some(old_tid) {
+                            s.write_str(&format!(" <pid changed to {tid} ...>\n"));
+                            s.open_line = None;
+                        }
+                    }
                     self.finish_unreturned(tid);
                     if self.printing()
                         && !self.o.json
@@ -1097,6 +1106,17 @@ impl Handler for Strace {
                 self.known.insert(tid);
                 if !self.o.quiet_set.contains(quiet::ATTACH) {
                     self.message(&format!("Process {tid} attached"));
+                }
+            }
+            Event::Exiting { tid } => {
+                self.see(tid);
+                self.finish_unreturned(tid);
+            }
+            Event::Unknown { tid, exited } => {
+                if exited && !self.o.quiet_set.contains(quiet::EXIT) {
+                    self.message(&format!("Exit of unknown pid {tid} ignored"));
+                } else if !exited && !self.o.quiet_set.contains(quiet::ATTACH) {
+                    self.message(&format!("Detached unknown pid {tid}"));
                 }
             }
             Event::Detached { tid } => {

@@ -117,6 +117,22 @@ pub enum Event<'a> {
         /// Thread.
         tid: Tid,
     },
+    /// A thread inside a syscall is exiting (`PTRACE_EVENT_EXIT`): the
+    /// call will not return.
+    Exiting {
+        /// Thread.
+        tid: Tid,
+    },
+    /// A process rtrace does not trace stopped or ended: a child created
+    /// with `CLONE_PTRACE` while children are not followed (it has been
+    /// let go: `exited` false), or the end of a child of rtrace's own that
+    /// it never traced (`exited` true), as strace reports them.
+    Unknown {
+        /// Process.
+        tid: Tid,
+        /// It ended (else it stopped and was detached).
+        exited: bool,
+    },
 }
 
 /// How a tracee stopped for a signal resumes.
@@ -297,6 +313,12 @@ impl Tracer {
         let mut options = opts::TRACESYSGOOD | opts::TRACEEXEC | opts::TRACESECCOMP;
         if cfg.follow_forks {
             options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
+        }
+        if cfg.syscalls {
+            // One stop as each thread exits, so a call that never returns
+            // (exit, or one cut by exit_group or a fatal signal) ends there,
+            // where strace ends it.
+            options |= opts::TRACEEXIT;
         }
         // With pinning, the affinity calls must stop so their results can be
         // kept invisible (affinity.rs); the handler does not show them unless

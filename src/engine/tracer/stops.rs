@@ -16,7 +16,20 @@ impl Tracer {
         if !self.tasks.contains_key(&tid) {
             match st {
                 // A wake-up child of our signal handler, or an unknown child.
-                Status::Exited(_) | Status::Killed { .. } => return,
+                Status::Exited(_) | Status::Killed { .. } => {
+                    if !crate::engine::signals::is_waker(tid) {
+                        h.event(Event::Unknown { tid, exited: true }, stamp);
+                    }
+                    return;
+                }
+                // Traced without being followed: a clone with CLONE_PTRACE
+                // (the kernel attaches such a child to its parent's
+                // tracer). Let it go, as strace does.
+                _ if !self.cfg.follow_forks => {
+                    let _ = ptrace::detach(tid, 0);
+                    h.event(Event::Unknown { tid, exited: false }, stamp);
+                    return;
+                }
                 _ => {
                     // A new child stopping before its creator's fork event.
                     // It belongs to an attached process when its creator
@@ -351,6 +364,13 @@ impl Tracer {
                 // Resumed with PTRACE_SYSCALL (in_syscall) to catch the exit.
                 if let Some(t) = self.tasks.get_mut(&tid) {
                     t.event_stop = true;
+                }
+            }
+            event::EXIT => {
+                // The thread is about to exit (PTRACE_O_TRACEEXIT): a call
+                // it is in will never return.
+                if self.tasks.get(&tid).is_some_and(|t| t.in_syscall && !t.hidden) {
+                    h.event(Event::Exiting { tid }, stamp);
                 }
             }
             _ => {}
