@@ -342,8 +342,8 @@ fn bad_inputs_are_clear_errors() {
     }
     let rec = |args: &[&str]| run(Command::new(rtrace()).arg("record").args(args));
     for (args, want) in [
-        (&["--probe", "x", "--", "true"][..], "not supported yet"),
-        (&["--libcalls", "-k", "--", "true"], "--libcalls"),
+        (&["--libcalls", "-k", "--", "true"][..], "--libcalls"),
+        (&["--libcalls", "--probe", "x", "--", "true"], "--libcalls"),
         (&["--libcalls", "-c", "--", "true"], "rtrace report"),
         (&["--libcalls", "-T", "--", "true"], "text output"),
         (&["--libcalls", "-p", "1"], "attaching"),

@@ -15,12 +15,16 @@
 //! front (serde_json writes keys sorted), so every line of a trace file
 //! starts with its type. With `--zstd` (or `-o FILE.zst`) the file is
 //! written through [`ZstdWriter`]: one zstd frame per MiB of text, so
-//! memory stays bounded and `zstd -d` reads the result. The command's fate becomes
+//! memory stays bounded and `zstd -d` reads the result. With `--probe SPEC`
+//! rtrace break's breakpoints run in the same session
+//! ([`super::probe::Probes`], a layer in front of rstrace's handler) and
+//! their hits land in the file as `"type":"probe"` events. The command's fate becomes
 //! rtrace's exit status the way a shell reports it: the exit code, or
 //! 128 + N when it was killed by signal N (or when rtrace itself was
 //! interrupted by signal N and killed the command).
 
 use super::file::ZstdWriter;
+use super::probe;
 use crate::engine::Outcome;
 use crate::ltrace::cli as lcli;
 use crate::output::json::push_str;
@@ -39,7 +43,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 pub const DEFAULT_OUTPUT: &str = "rtrace.rtrace";
 
 const USAGE: &str = "\
-usage: rtrace record [-o FILE] [--zstd] [--syscalls] [-k|--stack] [rstrace options] [--] CMD [ARGS...]
+usage: rtrace record [-o FILE] [--zstd] [--syscalls] [-k|--stack] [--probe SPEC...] [rstrace options] [--] CMD [ARGS...]
        rtrace record --libcalls [-o FILE] [--zstd] [rltrace options] [--] CMD [ARGS...]
 
 Records the system calls of CMD and every process it starts into FILE
@@ -62,10 +66,14 @@ signal N), so it can wrap a CI step unchanged.
                    -C, -F FILE, -u USER, -b, --inject=..., --no-cpu-pin
   -k, --stack      add the user stack of every syscall (\"stack\" frames;
                    not with --libcalls)
+  --probe SPEC     also record the hits of a breakpoint (\"probe\" events, in
+                   time order with the syscalls): rtrace break's SPEC syntax,
+                   func, lib:func, file.c:LINE, *ADDR, ret:func (return value
+                   and duration), 'SPEC if COND'; repeatable; not with
+                   --libcalls. Function arguments come from DWARF.
   rstrace options  filters and decoding: -e trace=..., -e signal=..., -e status=...,
                    -e inject=..., -P PATH, -s N, -v, -y, -yy, -X ..., -E VAR=VAL,
                    -u USER, -b execve, -I N, --seccomp-bpf, --no-cpu-pin
-Not supported yet: --probe SPEC (use rtrace break for probe hits).
 ";
 
 /// The record command line, split into ours and rstrace's.
@@ -76,6 +84,8 @@ struct Args {
     zstd: bool,
     /// `--libcalls`: `pass` holds rltrace options.
     libcalls: bool,
+    /// `--probe` specs, as given.
+    probes: Vec<String>,
     help: bool,
     /// rstrace options passed through, in order.
     pass: Vec<OsString>,
@@ -143,13 +153,13 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                         .into(),
                 )
             }
-            _ if arg == "--probe" || arg.starts_with("--probe=") => {
-                return Err(
-                    "--probe is not supported yet: probe hits would need rtrace break's \
-                            engine and the syscall engine in one tracer; record them on \
-                            their own with rtrace break --json -o FILE SPEC -- CMD"
-                        .into(),
-                )
+            "--probe" => {
+                a.probes.push(next(i)?.to_string_lossy().into_owned());
+                i += 2;
+                continue;
+            }
+            _ if arg.starts_with("--probe=") => {
+                a.probes.push(arg["--probe=".len()..].to_string());
             }
             _ if arg.starts_with("--output=") => {
                 a.output = Some(OsString::from(&arg["--output=".len()..]));
@@ -205,6 +215,13 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     }
     if a.libcalls && a.stack {
         return Err("-k/--stack is not supported with --libcalls".into());
+    }
+    if a.libcalls && !a.probes.is_empty() {
+        return Err(
+            "--probe is not supported with --libcalls (rltrace's engine places its own \
+             breakpoints); record probes with the syscalls only"
+                .into(),
+        );
     }
     Ok(a)
 }
@@ -528,11 +545,19 @@ fn header(a: &Args, o: Cmd) -> String {
     push_str(&mut h, &kernel);
     let _ = write!(
         h,
-        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":[]}},\"compression\":{},\"options\":",
+        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
         std::env::consts::ARCH,
         unix_now(),
         a.libcalls,
         a.stack,
+    );
+    push_os_list(
+        &mut h,
+        &a.probes.iter().map(OsString::from).collect::<Vec<_>>(),
+    );
+    let _ = write!(
+        h,
+        "}},\"compression\":{},\"options\":",
         if a.zstd { "\"zstd\"" } else { "null" }
     );
     push_os_list(&mut h, &a.pass);
@@ -645,6 +670,20 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rtrace record: {e}");
         return 1;
     }
+    let mut probes = match probe::parse_specs(&a.probes) {
+        Ok(specs) if specs.is_empty() => None,
+        Ok(specs) => {
+            if rtrace_arch::Arch::native() != rtrace_arch::Arch::X86_64 {
+                eprintln!("rtrace record: --probe: only x86-64 is supported so far");
+                return 1;
+            }
+            Some(probe::Probes::new(specs))
+        }
+        Err(e) => {
+            eprintln!("rtrace record: {e}");
+            return 1;
+        }
+    };
     let head = header(
         &a,
         Cmd {
@@ -652,7 +691,18 @@ pub fn main(args: &[OsString]) -> i32 {
             env: &o.env,
         },
     );
-    record_to(&a, head, |w| strace::run(o, Sink::to_writer(w)))
+    let status = record_to(&a, head, |w| {
+        let layer = probes.as_mut().map(|p| p as &mut dyn strace::Layer);
+        strace::run_layered(o, Sink::to_writer(w), layer)
+    });
+    for m in probes
+        .as_mut()
+        .map(probe::Probes::finish)
+        .unwrap_or_default()
+    {
+        eprintln!("rtrace record: {m}");
+    }
+    status
 }
 
 /// Refuses rltrace options that make no sense in a recording.
@@ -809,12 +859,25 @@ mod tests {
         assert_eq!(a.output, Some("f".into()));
         assert_eq!(a.command, os(&["ls", "-l"]));
         assert_eq!(p(&["-ofile", "true"]).unwrap().output, Some("file".into()));
+        let a = p(&[
+            "--probe",
+            "f",
+            "--probe=ret:f",
+            "-e",
+            "trace=getpid",
+            "prog",
+        ])
+        .unwrap();
+        assert_eq!(a.probes, ["f", "ret:f"]);
+        assert_eq!(a.pass, os(&["-e", "trace=getpid"]));
+        assert_eq!(a.command, os(&["prog"]));
     }
 
     #[test]
     fn unsupported_options_are_refused() {
         for bad in [
-            &["--probe", "x", "true"][..],
+            &["--libcalls", "--probe", "x", "true"][..],
+            &["--probe"],
             &["-fo", "x", "true"],
             &["--libcalls", "-k", "true"],
         ] {

@@ -11,7 +11,12 @@
 //! Only system calls are compared: the library calls of `--libcalls`
 //! recordings (`"type":"libcall"`) are read and ignored (their syscalls,
 //! recorded with them, are compared as usual; `rtrace report` counts the
-//! library calls).
+//! library calls). Probe hits (`"type":"probe"`, `--probe`) take no part in
+//! the alignment either (a breakpoint stops no syscall, so the sequences
+//! are those of a run without probes); the summary compares the number of
+//! hits of each spec that both recordings list in their header
+//! (`recorded.probes`), and a different count is a difference. Specs
+//! recorded on one side only are named, not compared.
 
 mod align;
 pub(crate) mod normalize;
@@ -175,6 +180,13 @@ pub(crate) struct Outcome {
     /// (process, A status, B status).
     pub(crate) exits: Vec<(String, String, String)>,
     pub(crate) exit_code: Option<(String, String)>,
+    /// Probe specs recorded on both sides whose hit counts differ: (spec,
+    /// A's hits, B's hits), in A's header order.
+    pub(crate) probes: Vec<(String, u64, u64)>,
+    /// Probe specs recorded on one side only, with the side (`A`/`B`).
+    pub(crate) probes_one_side: Vec<(String, &'static str)>,
+    /// Whether either recording has probes.
+    pub(crate) any_probes: bool,
 }
 
 impl Outcome {
@@ -186,6 +198,49 @@ impl Outcome {
             || self.exit_code.is_some()
             || !self.files_a.is_empty()
             || !self.files_b.is_empty()
+            || !self.probes.is_empty()
+    }
+}
+
+/// The probe specs a recording's header lists, and the hits per spec.
+fn probe_hits(s: &Side) -> (Vec<String>, HashMap<String, u64>) {
+    let specs: Vec<String> = s.rec.header["recorded"]["probes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let mut hits = HashMap::new();
+    for ev in &s.rec.events {
+        if ev["type"] == "probe" {
+            *hits
+                .entry(ev["spec"].as_str().unwrap_or("?").to_string())
+                .or_default() += 1;
+        }
+    }
+    (specs, hits)
+}
+
+/// Fills the probe part of `out` (see the module docs).
+fn compare_probes(a: &Side, b: &Side, out: &mut Outcome) {
+    let (sa, ha) = probe_hits(a);
+    let (sb, hb) = probe_hits(b);
+    out.any_probes = !(sa.is_empty() && sb.is_empty() && ha.is_empty() && hb.is_empty());
+    for spec in &sa {
+        if !sb.contains(spec) {
+            out.probes_one_side.push((spec.clone(), "A"));
+            continue;
+        }
+        let (x, y) = (
+            ha.get(spec).copied().unwrap_or(0),
+            hb.get(spec).copied().unwrap_or(0),
+        );
+        if x != y {
+            out.probes.push((spec.clone(), x, y));
+        }
+    }
+    for spec in sb.iter().filter(|s| !sa.contains(s)) {
+        out.probes_one_side.push((spec.clone(), "B"));
     }
 }
 
@@ -302,6 +357,7 @@ pub(crate) fn compare(a: &Side, b: &Side, context: usize) -> Outcome {
             out.exit_code = Some((x, y));
         }
     }
+    compare_probes(a, b, &mut out);
     firsts.sort_by(|x, y| x.anchor.cmp(&y.anchor));
     out.first = firsts.into_iter().next();
     out

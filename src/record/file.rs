@@ -12,7 +12,8 @@
 //! - `{"type":"header","version":1,"tool":"rtrace","command":[..],"cwd":..,
 //!   "env_digest":..,"start":UNIX_SECONDS,..}`
 //! - events as rstrace `--json` prints them: `"type"` is `syscall`,
-//!   `signal`, `exit`, ... each with a `pid`;
+//!   `signal`, `exit`, ... each with a `pid`; `probe` for `--probe` hits
+//!   (fields in [`super::probe`]);
 //! - `{"type":"footer","exit_code":..,"elapsed":SECONDS,..}`.
 
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};

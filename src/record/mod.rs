@@ -11,5 +11,6 @@ pub mod capture;
 pub mod diff;
 pub mod export;
 pub mod file;
+pub mod probe;
 pub mod report;
 pub mod tree;

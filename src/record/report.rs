@@ -4,8 +4,10 @@
 //! call's recorded wall-clock `duration`, like `strace -c -w`), the slowest
 //! calls, failed calls grouped by syscall, errno and path, files opened and
 //! written, the process tree (from [`super::tree::ProcessTree`]) with exit
-//! statuses, network peers, and, in `--libcalls` recordings, library calls
-//! by function (calls, calls that never returned, time in them).
+//! statuses, network peers, in `--libcalls` recordings library calls
+//! by function (calls, calls that never returned, time in them), and in
+//! `--probe` recordings the hits of each probe, in all and per process
+//! (return probes with their mean time in the call).
 //!
 //! With `--normalize`, pids become `PID1…` in tree order, times and
 //! durations become placeholders, the summary is sorted by name, the
@@ -101,6 +103,36 @@ struct Report<'a> {
     peers: BTreeMap<(String, String), (u64, u64)>,
     /// Library calls by (function, library).
     libcalls: BTreeMap<(String, String), LibUse>,
+    /// Probe hits by spec, in the header's order then first seen.
+    probes: Vec<ProbeUse>,
+}
+
+/// Hits of one `--probe` spec.
+struct ProbeUse {
+    spec: String,
+    hits: u64,
+    /// Time in the call, over the return hits (`ret:` probes).
+    in_call: Duration,
+    returns: u64,
+    /// Hits per process (index into the tree's processes).
+    per_process: BTreeMap<usize, u64>,
+}
+
+impl ProbeUse {
+    fn new(spec: &str) -> ProbeUse {
+        ProbeUse {
+            spec: spec.to_string(),
+            hits: 0,
+            in_call: Duration::ZERO,
+            returns: 0,
+            per_process: BTreeMap::new(),
+        }
+    }
+
+    /// Mean time in the call, for return probes.
+    fn mean(&self) -> Option<Duration> {
+        (self.returns > 0).then(|| self.in_call / self.returns as u32)
+    }
 }
 
 /// Calls of one library function.
@@ -243,6 +275,13 @@ impl<'a> Report<'a> {
             files: BTreeMap::new(),
             peers: BTreeMap::new(),
             libcalls: BTreeMap::new(),
+            probes: rec.header["recorded"]["probes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(ProbeUse::new)
+                .collect(),
         };
         // Descriptor tables per process: fd -> path, from successful opens;
         // a child starts with a copy of its parent's.
@@ -256,6 +295,9 @@ impl<'a> Report<'a> {
                 u.unreturned += ev["return"].is_null() as u64;
                 u.total +=
                     Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).clamp(0.0, 1e9));
+            }
+            if ev["type"] == "probe" {
+                r.add_probe(i, ev);
             }
             if ev["type"] != "syscall" {
                 continue;
@@ -331,6 +373,26 @@ impl<'a> Report<'a> {
                 .then(a.1.cmp(&b.1))
         });
         r
+    }
+
+    fn add_probe(&mut self, i: usize, ev: &Value) {
+        let spec = ev["spec"].as_str().unwrap_or("?");
+        let k = match self.probes.iter().position(|p| p.spec == spec) {
+            Some(k) => k,
+            None => {
+                self.probes.push(ProbeUse::new(spec));
+                self.probes.len() - 1
+            }
+        };
+        let p = &mut self.probes[k];
+        p.hits += 1;
+        if let Some(ns) = ev["duration_ns"].as_u64() {
+            p.in_call += Duration::from_nanos(ns);
+            p.returns += 1;
+        }
+        if let Some((proc_, _)) = self.tree.owner[i] {
+            *p.per_process.entry(proc_).or_default() += 1;
+        }
     }
 
     /// The program of process `i`; for the command itself with no exec
@@ -554,6 +616,29 @@ impl<'a> Report<'a> {
                 );
             }
         }
+        if !self.probes.is_empty() {
+            let _ = writeln!(o, "\n== Probes (hits, in all and per process)");
+            for p in &self.probes {
+                let mean = match (p.mean(), normalize) {
+                    (Some(_), true) => "  (mean <DUR> in the call)".to_string(),
+                    (Some(m), false) => {
+                        format!("  (mean {:.1}us in the call)", m.as_secs_f64() * 1e6)
+                    }
+                    (None, _) => String::new(),
+                };
+                let _ = writeln!(o, "{:9}  {}{mean}", p.hits, p.spec);
+                for (&i, n) in &p.per_process {
+                    let proc_ = &self.tree.processes[i];
+                    let _ = writeln!(
+                        o,
+                        "{n:9}    {} pid {} ({})",
+                        proc_.path,
+                        pid(proc_.pid),
+                        self.program(i).unwrap_or("?")
+                    );
+                }
+            }
+        }
         if normalize {
             Normalizer::new().text(&o)
         } else {
@@ -593,6 +678,16 @@ impl<'a> Report<'a> {
             "files": self.files.iter().map(|(p, u)| json!({"path": p, "opens": u.opens, "write_opens": u.write_opens, "writes": u.writes, "bytes_written": u.bytes_written})).collect::<Vec<_>>(),
             "peers": self.peers.iter().map(|((p, c), (n, f))| json!({"peer": p, "syscall": c, "count": n, "failed": f})).collect::<Vec<_>>(),
             "libcalls": self.libcall_rows(false).iter().map(|((func, lib), u)| json!({"func": func, "lib": lib, "calls": u.calls, "unreturned": u.unreturned, "seconds": u.total.as_secs_f64()})).collect::<Vec<_>>(),
+            "probes": self.probes.iter().map(|p| json!({
+                "spec": p.spec,
+                "hits": p.hits,
+                "mean_seconds_in_call": p.mean().map(|m| m.as_secs_f64()),
+                "processes": p.per_process.iter().map(|(&i, n)| json!({
+                    "path": self.tree.processes[i].path.to_string(),
+                    "pid": self.tree.processes[i].pid,
+                    "hits": n,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         })
     }
 }

@@ -15,8 +15,9 @@ pub mod stack;
 pub mod summary;
 pub mod trace;
 
+use crate::engine::ptrace::Tid;
 use crate::engine::signals::Interruptible;
-use crate::engine::{spawn, Config, Outcome, Tracer};
+use crate::engine::{spawn, Config, Event, Handler, Outcome, Resume, Stamp, Tracer};
 use rtrace_arch::Arch;
 use std::ffi::OsString;
 
@@ -101,6 +102,81 @@ pub enum Ended {
 /// engine configuration, attaches or launches, runs the wait loop, prints
 /// the summary. `rtrace record` calls this with its own sink.
 pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
+    run_layered(o, sink, None)
+}
+
+/// Another engine handler sharing rstrace's session (`rtrace record
+/// --probe`: breakpoints in the same tracer as the syscalls). It sees every
+/// engine call first and passes on to rstrace's handler what rstrace should
+/// see (all of it, unless it handled a stop itself, like a breakpoint trap).
+pub trait Layer {
+    /// An engine event; forward it with `s.event(ev, when)`.
+    fn event(&mut self, s: &mut trace::Strace, ev: Event<'_>, when: &Stamp);
+    /// A signal-delivery stop (after its [`Event::Signal`]).
+    fn signal_stop(
+        &mut self,
+        s: &mut trace::Strace,
+        tid: Tid,
+        sig: i32,
+        info: &[u8; 128],
+    ) -> Resume;
+    /// Tasks to let go (rstrace's requests included).
+    fn detach_requests(&mut self, s: &mut trace::Strace) -> Vec<Tid>;
+    /// A task's first stop.
+    fn task_ready(&mut self, s: &mut trace::Strace, tid: Tid);
+    /// `tid` is about to be detached: undo what was changed in it.
+    fn detaching(&mut self, s: &mut trace::Strace, tid: Tid);
+}
+
+/// rstrace's handler with an optional [`Layer`] in front of it.
+struct Layered<'a> {
+    strace: trace::Strace,
+    layer: Option<&'a mut dyn Layer>,
+}
+
+impl Handler for Layered<'_> {
+    fn event(&mut self, ev: Event<'_>, when: &Stamp) {
+        match &mut self.layer {
+            Some(l) => l.event(&mut self.strace, ev, when),
+            None => self.strace.event(ev, when),
+        }
+    }
+
+    fn signal_stop(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Resume {
+        match &mut self.layer {
+            Some(l) => l.signal_stop(&mut self.strace, tid, sig, info),
+            None => self.strace.signal_stop(tid, sig, info),
+        }
+    }
+
+    fn detach_requests(&mut self) -> Vec<Tid> {
+        match &mut self.layer {
+            Some(l) => l.detach_requests(&mut self.strace),
+            None => self.strace.detach_requests(),
+        }
+    }
+
+    fn task_ready(&mut self, tid: Tid) {
+        match &mut self.layer {
+            Some(l) => l.task_ready(&mut self.strace, tid),
+            None => self.strace.task_ready(tid),
+        }
+    }
+
+    fn detaching(&mut self, tid: Tid) {
+        match &mut self.layer {
+            Some(l) => l.detaching(&mut self.strace, tid),
+            None => self.strace.detaching(tid),
+        }
+    }
+
+    fn resume_signal(&mut self, tid: Tid) -> i32 {
+        self.strace.resume_signal(tid)
+    }
+}
+
+/// [`run`] with `layer` sharing the session (see [`Layer`]).
+pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Layer>) -> Ended {
     let launching = !o.command.is_empty();
     // Seccomp: only for a launched command followed with -f (an unfollowed
     // child would inherit the filter with no tracer and get ENOSYS), and only
@@ -113,6 +189,8 @@ pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
         Some(true) => launching && o.follow && !trace_all,
         None => launching && o.follow && !trace_all,
     };
+    // Descriptors are cached per (pid, fd) only when every syscall stops.
+    crate::syscall::fd_cache::start(!seccomp && (o.follow || o.pids.is_empty()), o.follow);
     if o.seccomp == Some(true) && !seccomp && launching && !o.follow {
         eprintln!("rstrace: --seccomp-bpf cannot be enabled because it needs -f");
     }
@@ -169,7 +247,10 @@ pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
     let pids = o.pids.clone();
     let command = o.command.clone();
     let env = o.env.clone();
-    let mut h = trace::Strace::new(o, sink);
+    let mut h = Layered {
+        strace: trace::Strace::new(o, sink),
+        layer,
+    };
     let mut tracer = Tracer::new(cfg);
     for &pid in &pids {
         let before = tracer.live();
@@ -184,7 +265,7 @@ pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
             }
         }
         let _ = before;
-        h.attached.push(pid);
+        h.strace.attached.push(pid);
     }
     if launching {
         let cmd = spawn::Command {
@@ -201,7 +282,7 @@ pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
             );
             return Ended::Failed(1);
         }
-        h.set_nprocs(tracer.live());
+        h.strace.set_nprocs(tracer.live());
     }
     if let Err(e) = tracer.run(&mut h) {
         eprintln!("rstrace: wait: {e}");
@@ -211,12 +292,12 @@ pub fn run(o: cli::Options, sink: sink::Sink) -> Ended {
     }
     if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, &mut h);
-        h.finish();
-        report_output_error(&h);
+        h.strace.finish();
+        report_output_error(&h.strace);
         return Ended::Interrupted(sig);
     }
-    h.finish();
-    report_output_error(&h);
+    h.strace.finish();
+    report_output_error(&h.strace);
     Ended::Done(tracer.outcome())
 }
 

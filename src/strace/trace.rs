@@ -379,6 +379,13 @@ impl Strace {
         s.line_done();
     }
 
+    /// Writes a whole line (ending in a newline) of another handler sharing
+    /// the session into `tid`'s stream, in order with the syscall lines
+    /// (`rtrace record --probe`: probe hits).
+    pub fn write_foreign_line(&mut self, tid: i32, text: &str) {
+        self.write_line(tid, text);
+    }
+
     /// A diagnostic on stderr ("Process N attached"): what is already
     /// printed goes out first, so it lands where strace's does.
     fn message(&mut self, msg: &str) {
@@ -400,6 +407,7 @@ impl Strace {
         let now = Instant::now();
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
+        crate::syscall::fd_cache::on_entry(entry.name, &args);
         let traced = self.o.trace.contains(arch, nr);
         self.personality(tid, arch);
         {
@@ -643,6 +651,7 @@ impl Strace {
         if let Some(f) = &p.injected {
             Self::tamper_exit(tid, f, &mut ret);
         }
+        crate::syscall::fd_cache::on_exit(p.entry.name, &p.args, ret);
         let failed = is_error(ret);
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
@@ -742,6 +751,7 @@ impl Strace {
                 args,
                 ret,
                 word: arch.word_size(),
+                pid: tid,
             };
             let mut text = String::new();
             dumpio::dump(
@@ -913,6 +923,7 @@ impl Strace {
     }
 
     fn on_gone(&mut self, tid: i32, what: Gone) {
+        crate::syscall::fd_cache::forget_task(tid);
         self.finish_unreturned(tid);
         self.inject.forget(tid);
         self.resume_sigs.remove(&tid);
@@ -1050,6 +1061,7 @@ impl Handler for Strace {
                 th.pers = th.pers.or(pers);
             }
             Event::Exec { tid, old_tid } => {
+                crate::syscall::fd_cache::forget_all();
                 self.comms.remove(&tid);
                 self.comms.remove(&old_tid);
                 if let Some(st) = self.stack.as_mut() {

@@ -81,6 +81,17 @@ pub(crate) fn text(a: &Side, b: &Side, o: &Outcome) -> String {
     if let Some((x, y)) = &o.exit_code {
         let _ = writeln!(s, "  command exit code: {x} vs {y}");
     }
+    if o.any_probes {
+        let hits = o.probes.iter().map(|(p, x, y)| format!("{p} {x} vs {y}"));
+        let _ = writeln!(s, "  different probe hits: {}", list(hits));
+        if !o.probes_one_side.is_empty() {
+            let one = o
+                .probes_one_side
+                .iter()
+                .map(|(p, side)| format!("{p} ({side})"));
+            let _ = writeln!(s, "  probes recorded on one side only: {}", list(one));
+        }
+    }
     let verdict = if o.different() {
         "different"
     } else {
@@ -133,5 +144,7 @@ pub(crate) fn json(a: &Side, b: &Side, o: &Outcome) -> Value {
         "processes_only_in_b": o.procs_b,
         "different_exit_statuses": o.exits.iter().map(|(p, x, y)| json!({"process": p, "a": x, "b": y})).collect::<Vec<_>>(),
         "command_exit_code": o.exit_code.as_ref().map(|(x, y)| json!({"a": x, "b": y})),
+        "different_probe_hits": o.probes.iter().map(|(p, x, y)| json!({"spec": p, "a": x, "b": y})).collect::<Vec<_>>(),
+        "probes_one_side": o.probes_one_side.iter().map(|(p, side)| json!({"spec": p, "side": side})).collect::<Vec<_>>(),
     })
 }

@@ -2,7 +2,10 @@
 //! trace_processor read): one track per thread, `M` metadata naming each
 //! process (its program and tree path) and thread, `X` complete events
 //! for syscalls and library calls, `i` instants for signals, probe hits,
-//! injections and exits.
+//! injections and exits. A probe hit (`--probe`) is a thread-scoped instant
+//! on its thread's track named by its spec (`compute`, `ret:compute`), with
+//! the function's arguments, or the return value and time in the call, in
+//! its details.
 //!
 //! Timestamps are microseconds since the first event (integer nanoseconds
 //! inside, so nesting is exact). Within a thread, complete events are made
@@ -43,6 +46,8 @@ fn instant_name(ev: &Value) -> String {
     let ty = ev["type"].as_str().unwrap_or("event");
     match ty {
         "signal" => ev["signal"].as_str().unwrap_or("signal").to_string(),
+        // `rtrace record --probe`: named by the spec alone.
+        "probe" if ev["spec"].is_string() => ev["spec"].as_str().unwrap_or("probe").to_string(),
         "exit" => format!("exit: {}", ev["status"].as_str().unwrap_or("?")),
         _ => match ["probe", "name", "func", "syscall"]
             .iter()
@@ -60,11 +65,14 @@ fn details(ev: &Value) -> Value {
     if ev["type"] == "syscall" {
         m.insert("call".into(), json!(render(ev)));
     }
+    let probe = ev["type"] == "probe";
     for (k, v) in ev.as_object().into_iter().flatten() {
+        // A probe's `args` are the function's, named: shown as they are.
         if !matches!(
             k.as_str(),
             "type" | "pid" | "time" | "duration" | "args" | "stack"
-        ) {
+        ) || (probe && k == "args")
+        {
             m.insert(k.clone(), v.clone());
         }
     }
