@@ -190,7 +190,6 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         None => launching && o.follow && !trace_all,
     };
     // Descriptors are cached per (pid, fd) only when every syscall stops.
-    crate::syscall::fd_cache::start(!seccomp && (o.follow || o.pids.is_empty()), o.follow);
     if o.seccomp == Some(true) && !seccomp && launching && !o.follow {
         eprintln!("rstrace: --seccomp-bpf cannot be enabled because it needs -f");
     }
