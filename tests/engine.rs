@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(rstrace())
+    let out = common::named(rstrace())
         .args(args)
         .output()
         .expect("run rstrace");
@@ -53,7 +53,7 @@ fn threads_created_later_are_filtered_and_counted_exactly() {
 #[test]
 fn seccomp_filter_stops_only_at_traced_calls() {
     let prog = testprog("many_getpid");
-    let out = Command::new(rstrace())
+    let out = common::named(rstrace())
         .env("RTRACE_STATS", "1")
         .args(["-f", "-e", "trace=getppid", "-o", "/dev/null"])
         .arg(&prog)
@@ -70,7 +70,7 @@ fn seccomp_filter_stops_only_at_traced_calls() {
     // 5 traced calls (entry+exit) plus start-up and exit: far below 20000.
     assert!(stops < 200, "{stops} stops with the filter");
     // Without the filter every getpid stops twice.
-    let out = Command::new(rstrace())
+    let out = common::named(rstrace())
         .env("RTRACE_STATS", "1")
         .args([
             "-f",
@@ -151,7 +151,7 @@ fn exec_from_a_non_leader_thread() {
 #[test]
 fn death_by_signal_is_reported_and_passed_on() {
     let prog = testprog("sigsegv");
-    let out = Command::new(rstrace()).arg(&prog).output().unwrap();
+    let out = common::named(rstrace()).arg(&prog).output().unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(out.status.signal(), Some(libc::SIGSEGV), "{:?}", out.status);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -204,7 +204,7 @@ fn attach_trace_and_detach_on_sigint_leaves_the_process_running() {
     stdout.read_line(&mut line).unwrap();
     assert_eq!(line, "got one\n");
 
-    let mut tracer = Command::new(rstrace())
+    let mut tracer = common::named(rstrace())
         .args(["-p", &child.id().to_string()])
         .stderr(Stdio::piped())
         .spawn()
@@ -343,7 +343,7 @@ fn leader_exiting_before_its_threads() {
 #[test]
 fn sigterm_kills_a_launched_command_and_exits_128_plus_15() {
     let prog = testprog("echoer");
-    let mut child_in = Command::new(rstrace())
+    let mut child_in = common::named(rstrace())
         .arg(&prog)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

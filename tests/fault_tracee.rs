@@ -251,7 +251,7 @@ fn ignored_and_blocked_signals_agree_with_strace() {
 fn sigterm_to_rstrace_with_a_tracee_that_ignores_it() {
     // strace sends its own fatal signal to the command and detaches; the
     // command, which ignores it, runs on untraced.
-    let mut child = Command::new(rstrace())
+    let mut child = common::named(rstrace())
         .arg(testprog("fault_sigall"))
         .arg("wait")
         .stdin(Stdio::piped())

@@ -122,7 +122,7 @@ fn every_syscall_rstrace_prints_is_recorded() {
     assert_eq!(out.status.code(), Some(0));
     let r = Recording::read(&file).unwrap();
     let plain = dir.join("plain.json");
-    let o = run(Command::new(common::rstrace())
+    let o = run(common::named(common::rstrace())
         .args(["-f", "--json", "-o"])
         .arg(&plain)
         .arg(common::testprog("record_ci"))
@@ -301,7 +301,7 @@ fn normalize_makes_two_runs_identical() {
     // rstrace --normalize on a program without concurrency.
     let strace = |d: &Path| {
         let out = d.join("trace.txt");
-        let o = run(Command::new(common::rstrace())
+        let o = run(common::named(common::rstrace())
             .args(["--normalize", "-T", "-tt", "-o"])
             .arg(&out)
             .arg(common::testprog("record_ci"))

@@ -44,7 +44,7 @@ fn record(cmd: &Path, cwd: &Path, out: &Path) -> i32 {
     if text.starts_with("{\"") && text.contains("\"header\"") && text.contains("\"syscall\"") {
         return r.status.code().unwrap_or(-1);
     }
-    let r = Command::new(common::rstrace())
+    let r = common::named(common::rstrace())
         .current_dir(cwd)
         .args(["-f", "--json", "-o"])
         .arg(out)

@@ -53,7 +53,7 @@ fn record_forker(dir: &Path) -> PathBuf {
         .unwrap();
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     if !(r.status.success() && text.contains("\"header\"") && text.contains("\"syscall\"")) {
-        let r = Command::new(common::rstrace())
+        let r = common::named(common::rstrace())
             .args(["-f", "--json", "-o"])
             .arg(&out)
             .arg(&prog)

@@ -33,7 +33,7 @@ fn rtrace() -> PathBuf {
 
 /// `inject_conf [--fork] CONF` under rstrace with `opts`.
 fn rstrace_run(opts: &[&str], fork: bool, conf: &Path) -> Output {
-    let mut c = Command::new(rstrace());
+    let mut c = common::named(rstrace());
     c.args(opts).arg(testprog("inject_conf"));
     if fork {
         c.arg("--fork");

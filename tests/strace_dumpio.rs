@@ -7,14 +7,13 @@
 mod common;
 
 use common::{have, rstrace, testprog};
-use std::process::Command;
 
 const CALLS: &str = "trace=write,read,writev,readv,sendmsg,recvmsg,sendmmsg,recvmmsg";
 
 /// The dump lines (` | …` and ` * …`/` = …` headers) rstrace or strace
 /// printed for `dumpio`, with `-e` options `extra`.
 fn dumps(tool: &std::path::Path, extra: &[&str]) -> String {
-    let o = Command::new(tool)
+    let o = common::named(tool)
         .args(["-e", CALLS])
         .args(extra)
         .arg(testprog("dumpio"))
@@ -102,7 +101,7 @@ fn dumps_show_exactly_the_bytes_moved() {
 #[test]
 fn bad_descriptor_sets_are_refused() {
     for (v, tok) in [("read=abc", "abc"), ("write=-1", "-1"), ("write=", "")] {
-        let o = Command::new(rstrace())
+        let o = common::named(rstrace())
             .args(["-e", v, "true"])
             .output()
             .expect("run");

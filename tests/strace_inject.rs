@@ -9,10 +9,10 @@
 mod common;
 
 use common::{have, rstrace, testprog};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str], prog_args: &[&str]) -> Output {
-    Command::new(rstrace())
+    common::named(rstrace())
         .args(args)
         .arg(testprog("inject_open"))
         .args(prog_args)
@@ -284,7 +284,7 @@ fn same_output_as_strace() {
         "inject=%file:error=EACCES:when=2",
     ] {
         let out = |tool: &std::path::Path| {
-            let o = Command::new(tool)
+            let o = common::named(tool)
                 .args(["-e", "trace=open", "-e", expr])
                 .arg(&prog)
                 .arg("4")

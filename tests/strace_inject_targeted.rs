@@ -9,7 +9,7 @@ mod common;
 
 use common::{rstrace, testprog};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A fresh directory with `a.conf`, `b.conf`, `c.txt` and `sub/d.conf`.
@@ -28,7 +28,7 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 fn run(args: &[String], files: &[String]) -> Output {
-    Command::new(rstrace())
+    common::named(rstrace())
         .args(args)
         .arg(testprog("inject_paths"))
         .args(files)

@@ -88,7 +88,7 @@ fn test_dir(name: &str) -> PathBuf {
 
 /// Runs `tool args…` in `dir` with a fixed environment plus `env`.
 fn run_in(tool: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Out {
-    let child = Command::new(tool)
+    let child = common::named(tool)
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -1298,15 +1298,15 @@ fn run_as_user() {
 
 #[test]
 fn version_and_help() {
-    let v = Command::new(rstrace()).arg("-V").output().unwrap();
+    let v = common::named(rstrace()).arg("-V").output().unwrap();
     assert_eq!(v.status.code(), Some(0));
     let text = String::from_utf8_lossy(&v.stdout);
     assert!(text.contains(env!("CARGO_PKG_VERSION")), "-V: {text}");
-    let h = Command::new(rstrace()).arg("-h").output().unwrap();
+    let h = common::named(rstrace()).arg("-h").output().unwrap();
     assert_eq!(h.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&h.stdout).starts_with("Usage: rstrace "));
     // -h and -V end parsing: a bad option after them is never seen.
-    let h = Command::new(rstrace()).args(["-h", "-Q"]).output().unwrap();
+    let h = common::named(rstrace()).args(["-h", "-Q"]).output().unwrap();
     assert_eq!(h.status.code(), Some(0));
     if have("strace") {
         let s = Command::new("strace").arg("-V").output().unwrap();
@@ -1548,11 +1548,31 @@ fn decode_pids_comm() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     // pidns is strace's other decoding: refused, not ignored.
-    let o = Command::new(rstrace())
+    let o = common::named(rstrace())
         .args(["--decode-pids=pidns", "true"])
         .stderr(Stdio::piped())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("pidns is not implemented"));
+}
+
+/// Messages start with the name rstrace was run by, as strace's start with
+/// its `argv[0]`: linked or aliased as `strace`, it speaks as strace.
+#[test]
+fn messages_use_the_name_run_by() {
+    use std::os::unix::process::CommandExt;
+    for name in ["strace", "/usr/local/bin/strace", "rstrace"] {
+        let o = Command::new(rstrace())
+            .arg0(name)
+            .args(["-e", "trace=nosuchcall", "true"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            err.lines().next(),
+            Some(format!("{name}: invalid system call 'nosuchcall'").as_str()),
+            "{err}"
+        );
+    }
 }

@@ -21,10 +21,24 @@ use crate::engine::{spawn, Config, Event, Handler, Outcome, Resume, Stamp, Trace
 use rtrace_arch::Arch;
 use std::ffi::OsString;
 
+/// How rstrace was invoked (`argv[0]`), the prefix of its messages as
+/// strace prefixes its own (`strace: Process 12 attached`, or the path it
+/// was run by); rstrace linked or aliased as `strace` speaks as strace.
+pub fn prog() -> &'static str {
+    static PROG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROG.get_or_init(|| {
+        std::env::args_os()
+            .next()
+            .map(|a| a.to_string_lossy().into_owned())
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "rstrace".to_string())
+    })
+}
+
 fn usage_exit(e: &cli::UsageError) -> i32 {
-    eprintln!("rstrace: {}", e.msg);
+    eprintln!("{}: {}", crate::strace::prog(), e.msg);
     if e.hint {
-        eprintln!("Try 'rstrace -h' for more information.");
+        eprintln!("Try '{} -h' for more information.", crate::strace::prog());
     }
     1
 }
@@ -67,7 +81,7 @@ pub fn main(args: &[OsString]) -> i32 {
         }
         Err(e) => {
             eprintln!(
-                "rstrace: can't fopen '{}': {}",
+                "{}: can't fopen '{}': {}", crate::strace::prog(),
                 o.output.as_deref().unwrap_or(""),
                 crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
             );
@@ -191,7 +205,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     };
     // Descriptors are cached per (pid, fd) only when every syscall stops.
     if o.seccomp == Some(true) && !seccomp && launching && !o.follow {
-        eprintln!("rstrace: --seccomp-bpf cannot be enabled because it needs -f");
+        eprintln!("{}: --seccomp-bpf cannot be enabled because it needs -f", crate::strace::prog());
     }
     let seccomp_sets = seccomp.then(|| {
         Arch::native_personalities()
@@ -237,7 +251,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         Some(u) => match lookup_user(u) {
             Some(x) => Some(x),
             None => {
-                eprintln!("rstrace: Cannot find user '{u}'");
+                eprintln!("{}: Cannot find user '{u}'", crate::strace::prog());
                 return Ended::Failed(1);
             }
         },
@@ -255,9 +269,9 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         let before = tracer.live();
         if let Err(e) = tracer.attach(pid, &mut h) {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
-            eprintln!("rstrace: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}");
+            eprintln!("{}: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}", crate::strace::prog());
             if e.raw_os_error() == Some(libc::EPERM) {
-                eprintln!("rstrace: {}", crate::engine::tracer::eperm_reason(pid));
+                eprintln!("{}: {}", crate::strace::prog(), crate::engine::tracer::eperm_reason(pid));
             }
             if command.is_empty() && pids.len() == 1 {
                 return Ended::Failed(1);
@@ -276,7 +290,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         if let Err(e) = tracer.launch(&cmd) {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!(
-                "rstrace: Can't stat '{}': {msg}",
+                "{}: Can't stat '{}': {msg}", crate::strace::prog(),
                 command[0].to_string_lossy()
             );
             return Ended::Failed(1);
@@ -284,10 +298,10 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         h.strace.set_nprocs(tracer.live());
     }
     if let Err(e) = tracer.run(&mut h) {
-        eprintln!("rstrace: wait: {e}");
+        eprintln!("{}: wait: {e}", crate::strace::prog());
     }
     if std::env::var_os("RTRACE_STATS").is_some() {
-        eprintln!("rstrace: stats: stops={}", tracer.stops);
+        eprintln!("{}: stats: stops={}", crate::strace::prog(), tracer.stops);
     }
     if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, &mut h);
@@ -307,7 +321,7 @@ fn report_output_error(h: &trace::Strace) {
         let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
         let _ = std::io::Write::write_fmt(
             &mut std::io::stderr(),
-            format_args!("rstrace: write error: {msg}\n"),
+            format_args!("{}: write error: {msg}\n", crate::strace::prog()),
         );
     }
 }

@@ -176,7 +176,7 @@ impl Sink {
                     let mut s = match open_file(&format!("{base}.{tid}"), append) {
                         Ok(f) => Stream::new(Box::new(f), false),
                         Err(e) => {
-                            eprintln!("rstrace: can't open '{base}.{tid}': {e}");
+                            eprintln!("{}: can't open '{base}.{tid}': {e}", crate::strace::prog());
                             Stream::new(Box::new(io::sink()), false)
                         }
                     };

@@ -125,7 +125,7 @@ impl Strace {
     /// path resolutions first, as strace does before it starts the command.
     pub fn new(mut o: Options, sink: Sink) -> Strace {
         for w in &o.warnings {
-            eprintln!("rstrace: {w}");
+            eprintln!("{}: {w}", crate::strace::prog());
         }
         let paths = select_paths(&o.trace_paths, !o.quiet_set.contains(quiet::PATH_RESOLVE));
         let decode = DecodeOpts {
@@ -390,7 +390,7 @@ impl Strace {
     /// printed goes out first, so it lands where strace's does.
     fn message(&mut self, msg: &str) {
         self.sink.flush();
-        eprintln!("rstrace: {msg}");
+        eprintln!("{}: {msg}", crate::strace::prog());
     }
 
     /// Decoding options for one call: `-e abbrev=` (and `-v`) choose full
@@ -1180,7 +1180,7 @@ fn select_paths(given: &[String], announce: bool) -> Vec<Vec<u8>> {
             text::quote_bytes(&mut msg, p.as_bytes(), 0);
             msg.push_str(" resolved into ");
             text::quote_bytes(&mut msg, &real, 0);
-            eprintln!("rstrace: {msg}");
+            eprintln!("{}: {msg}", crate::strace::prog());
         }
         store(real, &mut set);
     }

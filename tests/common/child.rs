@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
@@ -74,7 +74,7 @@ pub fn run(cmd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
 
 /// [`run`] with a limit of `secs` seconds.
 pub fn run_within(cmd: &Path, args: &[&str], secs: u64) -> (ExitStatus, String, String) {
-    let mut child = Command::new(cmd)
+    let mut child = super::named(cmd)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

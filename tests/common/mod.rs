@@ -72,6 +72,19 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// A command for the program at `path`, run under its file name
+/// (`argv[0]` = `rstrace`, not the full path): rstrace, like strace, starts
+/// its messages with the name it was run by.
+pub fn named(path: impl AsRef<Path>) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let path = path.as_ref();
+    let mut c = std::process::Command::new(path);
+    if let Some(name) = path.file_name() {
+        c.arg0(name);
+    }
+    c
+}
+
 /// Path of the `rstrace` binary Cargo built alongside this test.
 pub fn rstrace() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rstrace"))
