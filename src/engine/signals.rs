@@ -8,7 +8,7 @@
 //! loop sees the flag. a raw clone(SIGCHLD) is async-signal-safe and avoids
 //! glibc's atfork handlers.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 static PENDING: AtomicI32 = AtomicI32::new(0);
 /// The last wake-up child (its exit is not a tracee's).
@@ -53,8 +53,29 @@ pub fn is_waker(pid: i32) -> bool {
     pid > 0 && WAKER.load(Ordering::SeqCst) == pid
 }
 
+/// Which of FATAL and SIGTSTP were ignored when rtrace started (bit =
+/// signal number): the command inherits them ignored, as under strace.
+static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
+
+fn ignored_now(sig: i32) -> bool {
+    // SAFETY: querying a disposition into an owned, zeroed struct.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
 /// Installs the handlers per `mode`.
 pub fn install(mode: Interruptible) {
+    let mut ignored = 0u64;
+    for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
+        // Rust's runtime ignores SIGPIPE before main, so whether it was
+        // ignored by whoever started rtrace cannot be told: taken as default.
+        if sig != libc::SIGPIPE && ignored_now(sig) {
+            ignored |= 1 << sig;
+        }
+    }
+    IGNORED_AT_START.fetch_or(ignored, Ordering::SeqCst);
     for sig in FATAL {
         // SAFETY: a zeroed sigaction is valid; we fill handler and flags and
         // install it for a signal number that exists.
@@ -86,12 +107,19 @@ pub fn take_pending() -> Option<i32> {
     }
 }
 
-/// Restores default dispositions (in a forked child before exec).
+/// Restores the dispositions rtrace started with (in a forked child
+/// before exec): default, or ignored when they were ignored.
 pub fn reset_in_child() {
+    let ignored = IGNORED_AT_START.load(Ordering::SeqCst);
     for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
-        // SAFETY: resetting a disposition.
+        let disp = if ignored & (1 << sig) != 0 {
+            libc::SIG_IGN
+        } else {
+            libc::SIG_DFL
+        };
+        // SAFETY: setting a disposition.
         unsafe {
-            libc::signal(sig, libc::SIG_DFL);
+            libc::signal(sig, disp);
         }
     }
 }

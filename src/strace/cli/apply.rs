@@ -109,7 +109,7 @@ pub(super) fn apply_short(
         b'i' => o.instruction_pointer = true,
         b'I' => {
             let n = match v.as_str() {
-                "1" | "anywhere" => 1,
+                "1" | "anywhere" | "always" => 1,
                 "2" | "waiting" => 2,
                 "3" | "never" => 3,
                 "4" | "never_tstp" => 4,

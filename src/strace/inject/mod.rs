@@ -87,13 +87,15 @@ impl When {
         };
         let (range, step) = match v.split_once('+') {
             Some((r, "")) => (r, Some(1)),
-            Some((r, s)) => (r, Some(num(s, 0)?)),
+            // A step of 0 is refused, as strace refuses it.
+            Some((r, s)) => (r, Some(num(s, 1)?)),
             None => (v, None),
         };
         let (first, last) = match range.split_once("..") {
             Some((f, l)) => {
                 let (f, l) = (num(f, 1)?, num(l, 1)?);
-                if l < f {
+                // strace keeps 65535 for "no last": it is refused as a last.
+                if l < f || u64::from(l) == MAX_WHEN {
                     return None;
                 }
                 (f, Some(l))
@@ -175,9 +177,7 @@ fn parse_c_ulong(v: &str) -> Option<u64> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
-    u64::from_str_radix(digits, radix)
-        .ok()
-        .filter(|&n| n <= i64::MAX as u64)
+    u64::from_str_radix(digits, radix).ok()
 }
 
 fn parse_errno(v: &str) -> Option<u64> {
@@ -245,13 +245,22 @@ impl Rule {
                     error = Some(parse_errno(v).ok_or_else(bad)?)
                 }
                 "retval" if !fault && error.is_none() && retval.is_none() => {
-                    retval = Some(parse_c_ulong(v).ok_or_else(bad)?)
+                    let r = parse_c_ulong(v).ok_or_else(bad)?;
+                    if (-4095..0).contains(&(r as i64)) {
+                        // strace's warning: the tracee will take it for an error.
+                        eprintln!(
+                            "{}: Inadvertent injection of error {} is possible for retval={r}",
+                            crate::strace::prog(),
+                            -(r as i64)
+                        );
+                    }
+                    retval = Some(r)
                 }
                 "signal" if !fault && a.signal.is_none() => {
                     let n = filter::signal_number(v).filter(|&n| (1..=64).contains(&n));
                     a.signal = Some(n.ok_or_else(bad)? as i32);
                 }
-                "syscall" if !fault && a.syscall.is_none() => {
+                "syscall" if a.syscall.is_none() => {
                     if !pure(v) {
                         return Err(bad());
                     }
@@ -273,12 +282,13 @@ impl Rule {
             error = Some(libc::ENOSYS as u64);
         }
         a.ret = error.map(|e| -(e as i64)).or(retval.map(|r| r as i64));
-        // Something to do; a substitute syscall needs a return value.
+        // Something to do. A substitute syscall alone is not an action (its
+        // own result is returned), as in strace.
         let acts = a.ret.is_some()
             || a.signal.is_some()
             || a.delay_enter.is_some()
             || a.delay_exit.is_some();
-        if !acts || (a.syscall.is_some() && a.ret.is_none()) {
+        if !acts {
             return Err(bad());
         }
         for (needs, kind) in [(has_path(&conds), "path"), (has_fd(&conds), "descriptor")] {
@@ -486,6 +496,8 @@ impl Injections {
                 continue;
             }
             let action = rule.action.clone();
+            // As in strace, a substitute syscall runs only in place of an
+            // injected error or return value.
             let nr = match (&action.ret, &action.syscall) {
                 (None, _) => None,
                 (Some(_), None) => Some(u64::MAX),

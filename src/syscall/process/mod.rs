@@ -194,7 +194,9 @@ fn waitid(c: &mut Ctx) -> Step {
 /// `exit(status)` and `exit_group(status)`: they never return (`= ?`).
 fn exit(c: &mut Ctx) -> Step {
     c.int(0);
-    Step::Done(RetFmt::Unknown)
+    // It returns only when an injection skipped it (`= -1 ENOSYS
+    // (INJECTED)`); otherwise the thread's exit ends the line with `= ?`.
+    Step::Done(RetFmt::Int)
 }
 
 // ---- signals to processes ----
