@@ -9,8 +9,11 @@
 //! next round), after one warm-up round; the median over `--rounds` rounds
 //! (default 5) is reported, and the median of the per-round ratios to
 //! ltrace (each round's tools ran under the same load). Target: rltrace ≤
-//! 0.3× ltrace per call. `rltrace -f` is listed as well: with `-f` the
-//! command runs on rltrace's CPU (see `src/ltrace/mod.rs`, `pinning`).
+//! 0.3× ltrace per call. Both backends are measured: `auto` (the kernel
+//! backend where it reproduces the ptrace output, see
+//! `src/ltrace/kernel/mod.rs`) and `--backend ptrace`. `rltrace -f` is
+//! listed as well: with `-f` the command runs on rltrace's CPU (see
+//! `src/ltrace/mod.rs`, `pinning`).
 //! A markdown table (for README.md) is printed and written to
 //! `<target>/bench-ltrace.md`.
 //!
@@ -98,25 +101,64 @@ fn main() -> ExitCode {
     } else {
         (5_000, 45_000)
     };
-    // (tool, index of the ltrace row it is compared with).
-    let mut tools = vec![
-        Tool {
-            name: "rltrace -o /dev/null",
-            prog: rltrace(),
-            opts: &["-o", "/dev/null"],
-        },
-        Tool {
-            name: "rltrace -c",
-            prog: rltrace(),
-            opts: &["-c", "-o", "/dev/null"],
-        },
-        Tool {
-            name: "rltrace -f -o /dev/null (CPU-pinned)",
-            prog: rltrace(),
-            opts: &["-f", "-o", "/dev/null"],
-        },
+    // rltrace rows, each with the ltrace row it is compared with (0: the
+    // plain trace, 1: -c). `auto` takes the kernel backend for -c; for the
+    // plain trace lt_bench's one printf (a format: ptrace only) keeps it on
+    // ptrace, so the kernel's plain trace is measured with `-e labs@MAIN`
+    // (the constant calls left out cancel in the per-call difference).
+    let rows: Vec<(Tool, usize)> = vec![
+        (
+            Tool {
+                name: "rltrace -o /dev/null (auto: ptrace, for printf)",
+                prog: rltrace(),
+                opts: &["-o", "/dev/null"],
+            },
+            0,
+        ),
+        (
+            Tool {
+                name: "rltrace -e labs@MAIN -o /dev/null (auto: kernel)",
+                prog: rltrace(),
+                opts: &["-e", "labs@MAIN", "-o", "/dev/null"],
+            },
+            0,
+        ),
+        (
+            Tool {
+                name: "rltrace --backend ptrace -o /dev/null",
+                prog: rltrace(),
+                opts: &["--backend", "ptrace", "-o", "/dev/null"],
+            },
+            0,
+        ),
+        (
+            Tool {
+                name: "rltrace -c (auto: kernel)",
+                prog: rltrace(),
+                opts: &["-c", "-o", "/dev/null"],
+            },
+            1,
+        ),
+        (
+            Tool {
+                name: "rltrace --backend ptrace -c",
+                prog: rltrace(),
+                opts: &["--backend", "ptrace", "-c", "-o", "/dev/null"],
+            },
+            1,
+        ),
+        (
+            Tool {
+                name: "rltrace -f -o /dev/null (CPU-pinned)",
+                prog: rltrace(),
+                opts: &["-f", "-o", "/dev/null"],
+            },
+            0,
+        ),
     ];
-    let base = [Some(3), Some(4), Some(3)];
+    let n_rl = rows.len();
+    let base: Vec<Option<usize>> = rows.iter().map(|r| Some(n_rl + r.1)).collect();
+    let mut tools: Vec<Tool> = rows.into_iter().map(|r| r.0).collect();
     if common::have("ltrace") {
         tools.push(Tool {
             name: "ltrace -o /dev/null",

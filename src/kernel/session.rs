@@ -45,6 +45,42 @@ pub fn pending_signal() -> Option<i32> {
     }
 }
 
+/// `CLOCK_MONOTONIC` now, in ns: the clock of an instance whose
+/// `trace_clock` is `mono`, so ring-buffer time stamps compare with it.
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime fills the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// `flock(2)` on `file`: exclusive or shared, waiting or not; whether the
+/// lock is held.
+pub fn flock(file: &std::fs::File, exclusive: bool, wait: bool) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let mut op = if exclusive {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_SH
+    };
+    if !wait {
+        op |= libc::LOCK_NB;
+    }
+    loop {
+        // SAFETY: flock on a descriptor the File owns.
+        let r = unsafe { libc::flock(file.as_raw_fd(), op) };
+        if r == 0 {
+            return true;
+        }
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted || !wait {
+            return false;
+        }
+    }
+}
+
 /// A command forked and held before `execvp` until [`Child::release`].
 pub struct Child {
     /// Its pid.

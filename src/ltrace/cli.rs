@@ -64,7 +64,7 @@ pub struct Options {
     pub injects: Vec<String>,
     /// `--no-cpu-pin`: never run the command on rltrace's CPU.
     pub no_cpu_pin: bool,
-    /// `--backend auto|ptrace|kernel`: what counts `-c` (see `super::kcount`).
+    /// `--backend auto|ptrace|kernel`: how calls are caught (see `super::kernel`).
     pub backend: super::kcount::Backend,
     /// The command and its arguments.
     pub command: Vec<OsString>,
@@ -145,9 +145,11 @@ rltrace's own options:
                       do not run FUNC: make it return N (may be repeated).
   --no-cpu-pin        do not run the command on rltrace's CPU.
   --backend=auto|ptrace|kernel
-                      what counts -c: ptrace stops (auto: real times), or
-                      kernel uprobes (the main program's PLT calls only,
-                      much faster, no times).
+                      how calls are caught: ptrace breakpoints, or kernel
+                      uprobes (the main program's PLT calls, integer and
+                      string arguments; much faster). auto (the default)
+                      takes the kernel where its output is the same and
+                      ptrace otherwise; -D 1 says which ran and why.
 ";
 
 /// `-D help`.

@@ -1,93 +1,64 @@
-//! `rltrace -c --backend kernel`: library calls counted by kernel uprobes
-//! instead of ptrace stops: a hit is a trap into the kernel and no switch
-//! to rltrace. The stub's first instruction (`jmp *GOT(%rip)`, or `endbr64`
-//! in `.plt.sec`) is one the kernel single-steps out of line rather than
-//! emulates, so each hit is two traps: measured on the development machine
-//! (a KVM guest) about 10 µs of CPU a call, against ~31 µs with ptrace and
-//! ~1 µs for a uprobe on an emulated `push`.
+//! Planning `rltrace --backend kernel|auto`: whether the kernel backend
+//! ([`super::kernel`]) can reproduce what the ptrace backend prints for a
+//! command line, and if so which PLT stubs of the program to probe.
 //!
-//! What is counted is what the ptrace backend counts by default: the calls
-//! the main program makes through its own PLT stubs (`.plt`, `.plt.sec`),
-//! per function, selected by `-e` exactly as [`super::sites`] selects them.
-//! A stub belongs to its caller, so a uprobe on each selected stub's file
-//! offset in the program counts exactly the program's calls. The probes are
-//! uprobe events in rtrace's own dynamic-event group
-//! ([`crate::kernel::dynevent::DynGroup`]), each counted by a perf
-//! tracepoint counter on the launched command from its exec, inherited by
-//! its threads ([`crate::kernel::perf::Counter::open_task_tree`]); the hits
-//! never leave the kernel. The group is removed on every way out (its owner
-//! is dropped, after the counters); `rtrace kernel cleanup` removes the
-//! leftovers of a killed rltrace. This is the machinery of
-//! `rtrace break --count --backend kernel` (`crate::breakpoint::kcount`,
-//! whose [`Backend`] this reuses).
+//! What the kernel backend sees is what the ptrace backend traces by
+//! default: the calls the main program makes through its own PLT stubs
+//! (`.plt`, `.plt.sec`), per function, selected by `-e` exactly as
+//! [`super::sites`] selects them. A stub belongs to its caller, so a uprobe
+//! on each selected stub's file offset in the program sees exactly the
+//! program's calls.
 //!
-//! Time: not measured. The table keeps ltrace's columns, with `-` in the
-//! time columns and a one-line note under it; no zero is printed as if it
-//! were measured. Timing each call would need entry and return events per
-//! call through the ring buffer (uretprobes), paired per thread under
-//! recursion, longjmp and lost events; that is not done. So `auto` (the
-//! default) always takes the ptrace backend for `-c`, whose table has real
-//! times; `--backend kernel` is asked for explicitly.
-//!
-//! Refused with a message (use `--backend ptrace`): anything but `-c` on a
-//! launched dynamically linked ELF program; `-p`, `-f`, `-l`, `-x`, `-L`,
-//! `-S`, `-u`, `--inject`; selected functions the program calls through
-//! its GOT with no stub (`-fno-plt`); a `-e` that selects calls made by a
-//! library the program loads at start-up (found with the dynamic linker's
-//! `--list`), or one that could select calls made by libraries loaded
-//! later when a module imports `dlopen`, unless every `+` rule of it names
-//! `@MAIN`.
-//!
-//! Gaps: a command that execs another program has only the first
-//! program's calls counted (the ptrace backend counts the new program's
-//! too); a perf counter of `sched:sched_process_exec` notices it and
-//! rltrace warns under the table. After a fatal signal to rltrace, the
-//! counts of threads still running are not included, and a command that
-//! survives the signal is left running. `rtrace kernel cleanup` run while
-//! rltrace counts takes the group for a dead rtrace's (it recognises live
-//! owners by the process name `rtrace`) and fails to remove it (EBUSY).
+//! Refused with a message (`--backend kernel`; `auto` takes ptrace): `-p`,
+//! `-f`, `-l`, `-x`, `-L`, `-S`, `-u`, `--inject`; a program that is not a
+//! dynamically linked ELF file; selected functions the program calls
+//! through its GOT with no stub (`-fno-plt`); a `-e` that selects calls
+//! made by a library the program loads at start-up (found with the dynamic
+//! linker's `--list`), or one that could select calls made by libraries
+//! loaded later when a module imports `dlopen`, unless every `+` rule of it
+//! names `@MAIN`. [`super::kernel`] adds what only its output needs.
 
 use super::cli::Options;
 use super::filter::Filter;
 use super::imports::{self, ModInfo};
 pub use crate::breakpoint::kcount::Backend;
 use crate::engine::spawn;
-use crate::kernel::dynevent::DynGroup;
-use crate::kernel::perf::{Counter, EventId, TYPE_TRACEPOINT};
-use crate::kernel::session::{self, Child};
-use crate::kernel::tracefs::{self, Tracefs};
 use crate::symbols::{read_load_segments, Symbolizer};
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The note printed under the table.
-pub const NOTE: &str =
-    "(--backend kernel: calls counted by uprobes; time per call not measured: '-')";
-
-/// One counted function: its name as the table shows it and the file
-/// offset of its PLT stub in the program.
+/// One probed function: its name, as printed, and the file offset of its
+/// PLT stub in the program.
 #[derive(Debug, Clone)]
-struct Func {
-    shown: String,
-    offset: u64,
+pub struct Func {
+    /// The symbol name (as in the prototypes).
+    pub name: String,
+    /// As printed on a `<... name resumed>` line (demangled with `-C`).
+    pub bare: String,
+    /// As printed on a call line and in the `-c` table (`caller->` with `-e`).
+    pub shown: String,
+    /// File offset of the stub.
+    pub offset: u64,
 }
 
 /// What the kernel backend runs: the program and its probes.
 #[derive(Debug)]
-struct Plan {
-    exe: PathBuf,
-    funcs: Vec<Func>,
+pub struct Plan {
+    /// The program (canonical path).
+    pub exe: PathBuf,
+    /// The selected stubs.
+    pub funcs: Vec<Func>,
+    /// Every function the program imports (through stubs or its GOT).
+    pub imports: Vec<String>,
 }
 
-fn refuse(what: &str) -> String {
+/// The message of a refusal.
+pub fn refuse(what: &str) -> String {
     format!("--backend kernel: {what}; use --backend ptrace")
 }
 
 /// Why the options need ptrace, if they do.
 fn options_fit(o: &Options) -> Result<(), String> {
-    let checks: [(bool, &str); 10] = [
-        (!o.count, "the kernel backend only counts calls (-c)"),
+    let checks: [(bool, &str); 9] = [
         (!o.pids.is_empty(), "-p: attaching needs ptrace"),
         (o.command.is_empty(), "a command to launch is needed"),
         (
@@ -195,7 +166,8 @@ fn startup_libraries(interp: &Path, exe: &Path) -> Result<Vec<PathBuf>, String> 
     Ok(libs)
 }
 
-fn file_name(p: &Path) -> String {
+/// The file name of `p`.
+pub fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -254,9 +226,9 @@ fn check_other_modules(
     Ok(())
 }
 
-/// The program and its probes, or why the kernel backend cannot count
+/// The program and its probes, or why the kernel backend cannot trace
 /// what `o` asks for. `filter` is `-e` (or ltrace's default).
-fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
+pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
     options_fit(o)?;
     let cmd = o.command[0].to_string_lossy();
     let exe = spawn::resolve(&o.command[0]).map_err(|e| format!("{cmd}: {e}"))?;
@@ -317,193 +289,28 @@ fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
         };
         // As the ptrace backend: `caller->func` once `-e` is given.
         let shown = if o.e_filters.is_empty() {
-            bare
+            bare.clone()
         } else {
             format!("{}->{bare}", info.soname)
         };
-        funcs.push(Func { shown, offset });
-    }
-    Ok(Plan { exe, funcs })
-}
-
-/// ltrace's `-c` table from counts alone: most calls first, the time
-/// columns `-`, functions never called left out (as the ptrace backend
-/// leaves them out), and [`NOTE`] under it.
-pub fn render(rows: &[(String, u64)]) -> String {
-    use std::fmt::Write as _;
-    let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
-    for (name, n) in rows {
-        *by_name.entry(name).or_default() += n;
-    }
-    let mut v: Vec<(&str, u64)> = by_name.into_iter().filter(|r| r.1 > 0).collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let calls: u64 = v.iter().map(|r| r.1).sum();
-    let rule = "------ ----------- ----------- --------- --------------------\n";
-    let mut s = String::new();
-    s.push_str("% time     seconds  usecs/call     calls      function\n");
-    s.push_str(rule);
-    for (name, n) in v {
-        let _ = writeln!(s, "{:>6} {:>11} {:>11} {n:9} {name}", "-", "-", "-");
-    }
-    s.push_str(rule);
-    let _ = writeln!(s, "{:>6} {:>11}             {calls:9} total", "-", "-");
-    s.push_str(NOTE);
-    s.push('\n');
-    s
-}
-
-/// Runs `o`'s command with each selected PLT stub counted by a uprobe and
-/// writes the table to `-o FILE` or stderr; returns rltrace's exit code.
-pub fn main(o: &Options) -> i32 {
-    // `-e`, or ltrace's default (`-L` and `-l` are refused by the plan).
-    let filter = if o.e_filters.is_empty() {
-        Filter::default_filter()
-    } else {
-        match Filter::parse(&o.e_filters) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("rltrace: {e}");
-                return 1;
-            }
-        }
-    };
-    match run(o, &filter) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("rltrace: {e}");
-            1
-        }
-    }
-}
-
-fn uprobes(top: &Tracefs) -> Result<(), String> {
-    if top.has("uprobe_events") {
-        Ok(())
-    } else {
-        Err(refuse(
-            "this kernel has no uprobe events (CONFIG_UPROBE_EVENTS)",
-        ))
-    }
-}
-
-fn run(o: &Options, filter: &Filter) -> Result<i32, String> {
-    let plan = plan(o, filter)?;
-    let top = Tracefs::open().map_err(|e| refuse(&format!("tracefs is needed: {e}")))?;
-    uprobes(&top)?;
-    let mut out: Box<dyn Write> = match &o.output {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .map_err(|e| format!("can't open {} for writing: {e}", path.display()))?,
-        ),
-        None => Box::new(std::io::stderr()),
-    };
-    let mut group = DynGroup::new(&top, &tracefs::group_name(std::process::id()));
-    let mut events = Vec::new();
-    for (i, f) in plan.funcs.iter().enumerate() {
-        let name = format!("ltc{i}");
-        let def = format!(
-            "p:{}/{name} {}:{:#x}",
-            group.group(),
-            plan.exe.display(),
-            f.offset
-        );
-        group.add(&name, &def, false)?;
-        let id = top.read(&format!("{}/id", group.event_dir(&name)))?;
-        events.push(EventId {
-            name: f.shown.clone(),
-            type_: TYPE_TRACEPOINT,
-            config: id
-                .trim()
-                .parse()
-                .map_err(|_| format!("bad event id '{id}'"))?,
+        funcs.push(Func {
+            name: name.clone(),
+            bare,
+            shown,
+            offset,
         });
     }
-    // As the ptrace backend: with `-o FILE CMD` rltrace's fatal signals are
-    // ignored (Ctrl-C reaches only the command). Installed after the fork,
-    // so the command does not inherit SIG_IGN.
-    let to_file = o.output.is_some();
-    if !to_file {
-        session::install_signals();
-    }
-    let mut child = Child::spawn(&o.command)?;
-    if to_file {
-        crate::engine::signals::install(crate::engine::signals::Interruptible::NeverFatal);
-    }
-    let mut counters = Vec::new();
-    for ev in &events {
-        let c = Counter::open_task_tree(ev, child.pid, false)
-            .map_err(|e| format!("counting '{}': {e}", ev.name))?;
-        counters.push(c);
-    }
-    // Execs after the first: their programs' calls are not counted.
-    let execs = top
-        .read("events/sched/sched_process_exec/id")
-        .ok()
-        .and_then(|id| id.trim().parse().ok())
-        .and_then(|config| {
-            let ev = EventId {
-                name: "sched:sched_process_exec".into(),
-                type_: TYPE_TRACEPOINT,
-                config,
-            };
-            Counter::open_task_tree(&ev, child.pid, false).ok()
-        });
-    child.release();
-    // After a fatal signal of rltrace's: the command gets it too (as the
-    // ptrace backend sends it); one that survives it a second later is left
-    // running, as the ptrace backend leaves it (detached).
-    let mut signalled: Option<(i32, std::time::Instant)> = None;
-    let code = loop {
-        if let Some(code) = child.try_wait() {
-            break signalled.map_or(code, |(s, _)| 128 + s);
-        }
-        match (signalled, session::pending_signal()) {
-            (None, Some(sig)) => {
-                signalled = Some((sig, std::time::Instant::now()));
-                // SAFETY: signalling our own child.
-                unsafe {
-                    libc::kill(child.pid, libc::SIGCONT);
-                    libc::kill(child.pid, sig);
-                }
-            }
-            (Some((sig, at)), _) if at.elapsed() > std::time::Duration::from_secs(1) => {
-                // Not reaped: dropping the Child would wait for it.
-                std::mem::forget(child);
-                break 128 + sig;
-            }
-            _ => {}
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    };
-    let mut rows = Vec::new();
-    for (ev, c) in events.iter().zip(&counters) {
-        let (n, _, _) = c
-            .read()
-            .map_err(|e| format!("reading '{}': {e}", ev.name))?;
-        rows.push((ev.name.clone(), n));
-    }
-    // The first exec (the command's own) is counted once the counter is
-    // enabled by it.
-    let later_execs = execs
-        .as_ref()
-        .and_then(|c| c.read().ok())
-        .map_or(0, |(n, _, _)| n.saturating_sub(1));
-    // The counters hold the events: close them before removing the group.
-    drop(counters);
-    drop(group);
-    let table = render(&rows);
-    if let Err(e) = out.write_all(table.as_bytes()).and_then(|_| out.flush()) {
-        let _ = writeln!(std::io::stderr(), "rltrace: write error: {e}");
-    }
-    if later_execs > 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "rltrace: warning: the command executed another program ({later_execs} more \
-             exec); only {}'s calls were counted (--backend ptrace counts them all)",
-            file_name(&plan.exe)
-        );
-    }
-    Ok(code)
+    let imports = info
+        .plt
+        .iter()
+        .chain(&info.got)
+        .map(|(n, _)| n.clone())
+        .collect();
+    Ok(Plan {
+        exe,
+        funcs,
+        imports,
+    })
 }
 
 #[cfg(test)]
@@ -553,26 +360,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn table_marks_time_not_measured() {
-        let t = render(&[
-            ("labs".into(), 5),
-            ("abs".into(), 2),
-            ("never".into(), 0),
-            ("abs".into(), 1),
-        ]);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(
-            lines[0],
-            "% time     seconds  usecs/call     calls      function"
-        );
-        assert_eq!(lines[2], "     -           -           -         5 labs");
-        assert_eq!(lines[3], "     -           -           -         3 abs");
-        assert!(!t.contains("never"));
-        assert_eq!(lines[5], "     -           -                     8 total");
-        assert_eq!(lines[6], NOTE);
-        assert!(!t.contains("0.0"), "no time is printed as measured: {t}");
     }
 }

@@ -18,6 +18,12 @@
 //! traced is [`filter`]'s ltrace filter language. [`output`] writes
 //! ltrace's lines and `-c` table; [`syscalls`] renders `-S`.
 //!
+//! Backends: the above is the ptrace backend. [`kernel`] catches the main
+//! program's PLT calls with uprobes instead (no switch to rltrace per
+//! call) and prints through the same formatter and writer; `--backend
+//! auto` (the default) takes it when [`kernel::plan`] finds that it prints
+//! exactly what the ptrace backend would ([`kcount`] plans the probes).
+//!
 //! Semantics kept from ltrace 0.7.3: without `-e`/`-l` only calls made by
 //! the main program are traced and printed without the caller; with `-e`
 //! the library part of a rule names the *calling* module (`@MAIN`,
@@ -39,6 +45,7 @@ pub mod format;
 pub mod imports;
 pub mod inject;
 pub mod kcount;
+pub mod kernel;
 pub mod output;
 pub mod proto;
 pub mod sites;
@@ -94,16 +101,106 @@ pub fn main(args: &[OsString]) -> i32 {
         println!("ltrace 0.7.3 compatible command line and output.");
         return 0;
     }
-    if o.backend == kcount::Backend::Kernel {
-        return kcount::main(&o);
-    }
-    match trace(&o, None) {
+    let lock = ExeLock::open(&o);
+    let ended = match o.backend {
+        kcount::Backend::Ptrace => {
+            kernel::say_backend(&o, Err("--backend ptrace"));
+            lock.shared();
+            trace(&o, None)
+        }
+        kcount::Backend::Kernel => match kernel::plan(&o, false, false) {
+            Ok(p) => {
+                kernel::say_backend(&o, Ok(&p));
+                lock.exclusive();
+                kernel::run(&o, p)
+            }
+            Err(e) => {
+                eprintln!("rltrace: {e}");
+                return 1;
+            }
+        },
+        kcount::Backend::Auto => match kernel::plan(&o, true, false) {
+            Ok(p) if lock.try_exclusive() => {
+                kernel::say_backend(&o, Ok(&p));
+                kernel::run(&o, p)
+            }
+            Ok(_) => {
+                kernel::say_backend(
+                    &o,
+                    Err(
+                        "another rltrace is tracing the program (its breakpoints and \
+                         uprobes would meet)",
+                    ),
+                );
+                lock.shared();
+                trace(&o, None)
+            }
+            Err(e) => {
+                kernel::say_backend(&o, Err(&e));
+                lock.shared();
+                trace(&o, None)
+            }
+        },
+    };
+    match ended {
         Ended::Failed(c) => c,
         Ended::Interrupted(sig) if o.pids.is_empty() => 128 + sig,
         Ended::Interrupted(_) => 0,
         Ended::Done(Outcome::Exited(c)) => c,
         Ended::Done(Outcome::Killed(sig, _)) => 128 + sig,
         Ended::Done(Outcome::None) => 0,
+    }
+}
+
+/// A lock on the launched program's file between rltrace runs: uprobes
+/// belong to a file and trap in every process that maps it, where a
+/// ptrace-backend rltrace would find them under its own breakpoints. A
+/// kernel-backend run holds it exclusively, a ptrace-backend run shared;
+/// `auto` takes the kernel backend only when it gets the lock at once.
+struct ExeLock {
+    file: Option<std::fs::File>,
+}
+
+impl ExeLock {
+    fn open(o: &cli::Options) -> ExeLock {
+        let file = if o.command.is_empty() || !o.pids.is_empty() {
+            None
+        } else {
+            spawn::resolve(&o.command[0])
+                .ok()
+                .and_then(|p| std::fs::File::open(p).ok())
+        };
+        ExeLock { file }
+    }
+
+    fn wait(&self, exclusive: bool) {
+        let Some(f) = &self.file else { return };
+        if !crate::kernel::session::flock(f, exclusive, false) {
+            eprintln!(
+                "rltrace: waiting for {}",
+                if exclusive {
+                    "the other rltrace runs on this program to end (their breakpoints and \
+                     uprobes would meet)"
+                } else {
+                    "the rltrace that traces this program with uprobes to end"
+                }
+            );
+            crate::kernel::session::flock(f, exclusive, true);
+        }
+    }
+
+    fn shared(&self) {
+        self.wait(false);
+    }
+
+    fn exclusive(&self) {
+        self.wait(true);
+    }
+
+    fn try_exclusive(&self) -> bool {
+        self.file
+            .as_ref()
+            .is_none_or(|f| crate::kernel::session::flock(f, true, false))
     }
 }
 

@@ -51,6 +51,9 @@ pub struct Out {
     o: LeaderOpts,
     open: Option<Open>,
     last: Option<Instant>,
+    /// The moment lines are stamped with instead of now (the kernel
+    /// backend prints events after they happened).
+    at: Option<(Instant, SystemTime)>,
     /// Write errors are reported once, at the end.
     pub error: Option<std::io::Error>,
 }
@@ -71,6 +74,7 @@ impl Out {
             o,
             open: None,
             last: None,
+            at: None,
             error: None,
         }
     }
@@ -79,6 +83,11 @@ impl Out {
         if let Err(e) = self.w.write_all(s.as_bytes()) {
             self.error.get_or_insert(e);
         }
+    }
+
+    /// Stamps the following lines with `at` (`None`: the time they are made).
+    pub fn set_time(&mut self, at: Option<(Instant, SystemTime)>) {
+        self.at = at;
     }
 
     /// The leader of a line starting now for thread `tid`.
@@ -92,13 +101,13 @@ impl Out {
             }
         }
         if self.o.relative {
-            let now = Instant::now();
+            let now = self.at.map_or_else(Instant::now, |a| a.0);
             let d = self.last.map(|l| now - l).unwrap_or_default();
             self.last = Some(now);
             let _ = write!(s, "{:3}.{:06} ", d.as_secs(), d.subsec_micros());
         }
         if self.o.time > 0 {
-            let now = SystemTime::now();
+            let now = self.at.map_or_else(SystemTime::now, |a| a.1);
             match self.o.time {
                 1 | 2 => {
                     let (t, us) = local_secs(now);

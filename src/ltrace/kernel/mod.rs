@@ -1,0 +1,677 @@
+//! rltrace's kernel backend: library calls seen by uprobes instead of
+//! ptrace breakpoints, for normal output and `-c`, printed exactly as the
+//! ptrace backend prints them.
+//!
+//! Each selected PLT stub of the program (planned by [`super::kcount`])
+//! gets an entry uprobe fetching what the function's prototype needs (the
+//! stack pointer, the integer argument registers `%di %si %dx %cx %r8 %r9`,
+//! stack slots after them, and `+0(%reg):ustring` for string arguments)
+//! and a return uprobe (uretprobe) fetching the stack pointer, `$retval`
+//! and, for a string result, `+0($retval):ustring`. The events are in
+//! rtrace's dynamic-event group and recorded in a private tracefs instance
+//! (clock `mono`, pid filter on the traced process's threads only), read
+//! from its per-CPU ring buffers by a consumer thread ([`stream`]) that
+//! pairs entries and returns per thread with a shadow stack as the ptrace
+//! backend does (recursion; a return whose entry is not on top pops those
+//! above it, left by longjmp) and feeds the same formatter and writer. A
+//! hit is a trap into the kernel and no switch to rltrace.
+//!
+//! The process lifecycle (`--- SIGxxx ---`, `+++ exited +++`, threads,
+//! exec) still comes from the ptrace engine, attached with no syscall stops
+//! and no breakpoints; each lifecycle stop is stamped with the same clock
+//! and merged into the event stream, so per-thread order holds. New threads
+//! are added to the instance's pid filter while they are stopped at their
+//! first ptrace stop, before they run; forked children are not (the ptrace
+//! backend does not trace them without `-f`) and are let go.
+//!
+//! [`plan`] decides whether the backend reproduces what the ptrace backend
+//! prints: the options (`-p`, `-f`, `-l`, `-x`, `-L`, `-S`, `-u`, `-i`,
+//! `-w`, `--inject`, `--json` and `-s` of 4000 or more need ptrace), the
+//! program (see [`super::kcount`]), every selected function's prototype
+//! (integer, enum, bool, char, hex, void-pointer and string arguments, at
+//! most 6 in registers plus 6 stack slots, no out-parameters; an integer,
+//! pointer or string result), and, for `auto` only, a program that imports
+//! an exec function (the new program's calls would be missed). `auto`
+//! falls back to ptrace with the reason under `-D 1`; `--backend kernel`
+//! refuses with it.
+//!
+//! Events lost to a full ring buffer (8 MiB per CPU; the environment
+//! variable `RLTRACE_BUFFER_KB` sets another size) are reported on stderr
+//! with their count. The group and the instance are removed on every way out; a fatal
+//! signal to rltrace is handled by the engine as in the ptrace backend.
+//!
+//! Gaps: strings are copied by the kernel up to 4 KiB per string and an
+//! event larger than a ring-buffer page is dropped by the kernel without a
+//! trace; the kernel follows at most 64 nested returns per thread
+//! (deeper ones are shown as unfinished); a program that execs another
+//! one under `--backend kernel` has only its own calls traced (warned).
+
+mod stream;
+
+use super::cli::{self, Options};
+use super::filter::Filter;
+use super::kcount::{self, refuse};
+use super::output::{LeaderOpts, Out};
+use super::proto::{Expr, Lens, Proto, Protos, Type};
+use crate::engine::signals::Interruptible;
+use crate::engine::{spawn, Config, Event, Handler, Resume, Stamp, Tracer};
+use crate::kernel::dynevent::DynGroup;
+use crate::kernel::ringbuf::RawReader;
+use crate::kernel::session::mono_ns;
+use crate::kernel::tracefs::{group_name, instance_name, Instance, Tracefs};
+use crate::strace::Ended;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, Sender};
+use stream::{FuncSpec, Life, Msg, Stream, StreamOpts};
+
+/// Functions that return twice: no return probe (as the ptrace backend
+/// does not follow their return either).
+const RETURNS_TWICE: &[&str] = &[
+    "_setjmp",
+    "setjmp",
+    "__sigsetjmp",
+    "sigsetjmp",
+    "getcontext",
+];
+/// Integer arguments beyond the registers fetched from the stack.
+const MAX_STACK_ARGS: usize = 6;
+/// Functions that replace the program: under `auto`, their presence keeps
+/// ptrace (which follows the new program).
+const EXECS: &[&str] = &[
+    "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "execveat",
+];
+/// Per-CPU ring buffer size (KiB); `RLTRACE_BUFFER_KB` overrides it.
+const BUFFER_KB: u32 = 8192;
+
+/// What the kernel backend runs.
+pub struct KPlan {
+    exe: PathBuf,
+    funcs: Vec<(u64, FuncSpec)>,
+}
+
+impl KPlan {
+    /// One line for `-D 1`.
+    pub fn describe(&self) -> String {
+        format!(
+            "uprobes on {} PLT stub(s) of {}",
+            self.funcs.len(),
+            self.exe.display()
+        )
+    }
+}
+
+/// How an argument is fetched, or `None` when the formatter would need
+/// more than the kernel fetches (memory other than a string, floats).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fetch {
+    Word,
+    Str,
+}
+
+fn int_like(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Void
+            | Type::Char
+            | Type::Short
+            | Type::UShort
+            | Type::Int
+            | Type::UInt
+            | Type::Long
+            | Type::ULong
+    )
+}
+
+fn fetch_of(t: &Type) -> Option<Fetch> {
+    match t {
+        t if int_like(t) => Some(Fetch::Word),
+        Type::Pointer(inner) if matches!(**inner, Type::Void) => Some(Fetch::Word),
+        Type::Lens(Lens::Str, inner) => match &**inner {
+            Type::Pointer(p) => match &**p {
+                Type::Char => Some(Fetch::Str),
+                Type::Array(el, Expr::Zero(_)) if matches!(**el, Type::Char) => Some(Fetch::Str),
+                _ => None,
+            },
+            _ => None,
+        },
+        Type::Lens(Lens::Oct | Lens::Hex | Lens::Bool | Lens::Guess, inner)
+            if int_like(inner) || matches!(**inner, Type::Pointer(_)) =>
+        {
+            Some(Fetch::Word)
+        }
+        Type::Lens(Lens::Enum(_) | Lens::Bitvec, inner) if int_like(inner) => Some(Fetch::Word),
+        Type::Lens(Lens::Hide, inner) => fetch_of(inner).map(|_| Fetch::Word),
+        _ => None,
+    }
+}
+
+fn type_problem(t: &Type) -> &'static str {
+    match t {
+        Type::Float | Type::Double => "a floating-point value",
+        Type::Format => "a printf-style format (its arguments depend on it)",
+        Type::Struct(_) | Type::Named(_) => "a struct",
+        Type::Array(..) => "an array",
+        Type::Pointer(_) => "a pointer whose target is shown",
+        Type::Lens(_, inner) if !matches!(type_problem(inner), "") => type_problem(inner),
+        _ => "a value shown from memory",
+    }
+}
+
+/// What function `name` (prototype `proto`) needs fetched, or why it
+/// cannot be shown from what the kernel fetches.
+fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec, String> {
+    let mut spec = FuncSpec {
+        name: name.to_string(),
+        shown: String::new(),
+        bare: String::new(),
+        proto: proto.cloned(),
+        ints: 0,
+        strings: Vec::new(),
+        ret_string: false,
+        twice: RETURNS_TWICE.contains(&name),
+    };
+    if count {
+        return Ok(spec);
+    }
+    let Some(p) = proto else {
+        spec.ints = super::format::UNKNOWN_ARGS;
+        return Ok(spec);
+    };
+    for (k, param) in p.params().iter().enumerate() {
+        if param.out {
+            return Err(format!(
+                "{name}'s prototype has an out-parameter (read at return)"
+            ));
+        }
+        match fetch_of(&param.ty) {
+            Some(Fetch::Word) => {}
+            Some(Fetch::Str) if k < 6 => spec.strings.push(k),
+            _ => {
+                return Err(format!(
+                    "{name}'s prototype has {} as argument {}",
+                    type_problem(&param.ty),
+                    k + 1
+                ))
+            }
+        }
+    }
+    spec.ints = p.params().len();
+    if spec.ints > 6 + MAX_STACK_ARGS {
+        return Err(format!("{name} has more than 12 arguments"));
+    }
+    match fetch_of(p.ret()) {
+        Some(Fetch::Word) => {}
+        Some(Fetch::Str) => spec.ret_string = true,
+        None => {
+            return Err(format!(
+                "{name}'s prototype returns {}",
+                type_problem(p.ret())
+            ))
+        }
+    }
+    Ok(spec)
+}
+
+/// The options only the kernel backend's output refuses.
+fn output_fit(o: &Options, w_given: bool) -> Result<(), String> {
+    let checks: [(bool, &str); 6] = [
+        (w_given, "rltrace is writing into another tool's trace"),
+        (o.json, "--json is written by the ptrace backend"),
+        (o.ip, "-i: the caller's address is not fetched"),
+        (o.where_depth > 0, "-w: backtraces need the stopped thread"),
+        (
+            o.string_len >= 4000,
+            "-s: the kernel copies strings up to 4 KiB",
+        ),
+        (
+            rtrace_arch::Arch::native() != rtrace_arch::Arch::X86_64,
+            "only x86-64 is supported",
+        ),
+    ];
+    match checks.iter().find(|(bad, _)| *bad) {
+        Some((_, why)) => Err(refuse(why)),
+        None => Ok(()),
+    }
+}
+
+/// The prototypes as the ptrace backend loads them (`-F`, default files).
+pub fn load_protos(o: &Options, report: bool) -> Protos {
+    let mut protos = Protos::builtin();
+    if o.config_files.is_empty() {
+        protos.load_default_paths();
+    }
+    for f in &o.config_files {
+        if let Err(e) = protos.load_file(f) {
+            if report {
+                eprintln!("{e}");
+            }
+        }
+    }
+    protos
+}
+
+/// Whether the kernel backend reproduces what the ptrace backend would
+/// print for `o`, and what it probes. `auto` adds checks of what could
+/// only be found out while running (an exec). `w_given`: the output goes
+/// into another tool's writer.
+pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
+    output_fit(o, w_given)?;
+    let filter = if o.e_filters.is_empty() {
+        Filter::default_filter()
+    } else {
+        Filter::parse(&o.e_filters).map_err(|e| e.to_string())?
+    };
+    let p = kcount::plan(o, &filter)?;
+    if auto {
+        if let Some(e) = p.imports.iter().find(|n| EXECS.contains(&n.as_str())) {
+            return Err(refuse(&format!(
+                "{} can exec another program ({e}), whose calls the probes would not see",
+                kcount::file_name(&p.exe)
+            )));
+        }
+    }
+    let protos = load_protos(o, false);
+    let mut funcs = Vec::new();
+    for f in &p.funcs {
+        let mut spec = func_spec(&f.name, protos.get(&f.name), o.count).map_err(|e| refuse(&e))?;
+        spec.shown = f.shown.clone();
+        spec.bare = f.bare.clone();
+        funcs.push((f.offset, spec));
+    }
+    let top = Tracefs::open().map_err(|e| refuse(&format!("tracefs is needed: {e}")))?;
+    if !top.has("uprobe_events") {
+        return Err(refuse(
+            "this kernel has no uprobe events (CONFIG_UPROBE_EVENTS)",
+        ));
+    }
+    if !top.has("instances") {
+        return Err(refuse("this kernel's tracefs has no instances"));
+    }
+    Ok(KPlan { exe: p.exe, funcs })
+}
+
+/// The entry probe's fetch arguments for `s`.
+fn entry_args(s: &FuncSpec) -> String {
+    const REGS: [&str; 6] = ["di", "si", "dx", "cx", "r8", "r9"];
+    let mut a = String::from("sp=%sp:x64");
+    for i in 0..s.ints {
+        match REGS.get(i) {
+            Some(r) => a.push_str(&format!(" a{i}=%{r}:x64")),
+            None => a.push_str(&format!(" a{i}=+{}(%sp):x64", 8 + 8 * (i - 6))),
+        }
+    }
+    for &k in &s.strings {
+        a.push_str(&format!(" s{k}=+0(%{}):ustring", REGS[k]));
+    }
+    a
+}
+
+fn ret_args(s: &FuncSpec) -> String {
+    let mut a = String::from("sp=%sp:x64 rv=$retval:x64");
+    if s.ret_string {
+        a.push_str(" rs=+0($retval):ustring");
+    }
+    a
+}
+
+fn tgid_of(tid: i32) -> Option<i32> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The ptrace side: lifecycle events only, sent to the consumer.
+struct LifeHandler {
+    tx: Sender<Msg>,
+    inst: Tracefs,
+    pid: i32,
+    threads: HashSet<i32>,
+    started: bool,
+    detach: Vec<i32>,
+    exe: PathBuf,
+    execs: u32,
+    other_execs: u32,
+    filtered: HashSet<i32>,
+    error: Option<String>,
+}
+
+impl LifeHandler {
+    fn send(&self, tid: i32, what: Life) {
+        let _ = self.tx.send(Msg::Life {
+            tid,
+            ts: mono_ns(),
+            what,
+        });
+    }
+
+    /// Adds `tid` to the instance's pid filter (it is stopped: its events
+    /// from its first instruction on are recorded).
+    fn filter(&mut self, tid: i32) {
+        if self.filtered.insert(tid) {
+            if let Err(e) = self.inst.append("set_event_pid", &format!("{tid}\n")) {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+impl Handler for LifeHandler {
+    fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
+        match ev {
+            Event::NewTask {
+                parent,
+                child,
+                thread,
+            } => {
+                if !self.threads.contains(&parent) || self.threads.contains(&child) {
+                    if !thread && !self.threads.contains(&child) {
+                        self.detach.push(child);
+                    }
+                    return;
+                }
+                if thread {
+                    self.filter(child);
+                    self.threads.insert(child);
+                    self.send(child, Life::Thread);
+                } else {
+                    // Not followed (no -f): let go, as the ptrace backend.
+                    self.detach.push(child);
+                }
+            }
+            Event::Exec { tid, old_tid } => {
+                self.threads.remove(&old_tid);
+                self.threads.insert(tid);
+                self.started = true;
+                self.execs += 1;
+                if self.execs > 1 {
+                    let now = std::fs::read_link(format!("/proc/{tid}/exe")).ok();
+                    if now.as_deref() != Some(self.exe.as_path()) {
+                        self.other_execs += 1;
+                    }
+                }
+                self.filter(tid);
+                self.send(tid, Life::Exec { old: old_tid });
+            }
+            Event::Exited { tid, code } => {
+                if self.threads.remove(&tid) {
+                    self.send(tid, Life::Exited { code });
+                } else {
+                    self.send(tid, Life::Detached);
+                }
+            }
+            Event::Killed { tid, sig, .. } => {
+                if self.threads.remove(&tid) {
+                    self.send(tid, Life::Killed { sig });
+                } else if !self.started {
+                    let name = crate::syscall::ctx::signal_name(sig as u64)
+                        .map(|s| s.into_owned())
+                        .unwrap_or_else(|| format!("SIG{sig}"));
+                    eprintln!("rltrace: the program was killed by {name} while being loaded (not a valid executable?)");
+                }
+            }
+            Event::Detached { tid } => {
+                self.threads.remove(&tid);
+                self.send(tid, Life::Detached);
+            }
+            _ => {}
+        }
+    }
+
+    fn signal_stop(&mut self, tid: i32, sig: i32, _info: &[u8; 128]) -> Resume {
+        if self.threads.contains(&tid) {
+            self.send(tid, Life::Signal { sig });
+        }
+        Resume::Deliver
+    }
+
+    fn detach_requests(&mut self) -> Vec<i32> {
+        std::mem::take(&mut self.detach)
+    }
+
+    fn task_ready(&mut self, tid: i32) {
+        // A thread of the traced process, before its first instruction.
+        if self.started && tid != self.pid && tgid_of(tid) == Some(self.pid) {
+            self.filter(tid);
+            if self.threads.insert(tid) {
+                self.send(tid, Life::Thread);
+            }
+        }
+    }
+}
+
+/// Runs `o`'s command under the kernel backend per `kp`; the result as
+/// [`super::trace`] returns it.
+pub fn run(o: &Options, kp: KPlan) -> Ended {
+    match run_inner(o, kp) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("rltrace: {e}");
+            Ended::Failed(1)
+        }
+    }
+}
+
+fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
+    let to_file = o.output.is_some();
+    let interruptible = if to_file {
+        Interruptible::NeverFatal
+    } else {
+        Interruptible::WaitOnly
+    };
+    // Before anything is created in tracefs: a fatal signal from now on
+    // ends the run through the normal path, which removes it.
+    crate::engine::signals::install(interruptible);
+    let file = match &o.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                // As the ptrace backend words it.
+                eprintln!("can't open {} for writing: {e}", path.display());
+                return Ok(Ended::Failed(1));
+            }
+        },
+        None => None,
+    };
+    let top = Tracefs::open()?;
+    let me = std::process::id();
+    let mut group = DynGroup::new(&top, &group_name(me));
+    let mut specs = Vec::new();
+    let mut dec = stream::Decoder::new();
+    for (i, (offset, spec)) in kp.funcs.into_iter().enumerate() {
+        let place = format!("{}:{offset:#x}", kp.exe.display());
+        let e = format!("e{i}");
+        let def = format!("p:{}/{e} {place} {}", group.group(), entry_args(&spec));
+        group.add(&e, &def, false)?;
+        dec.load(&top, &group.event_dir(&e), i, false, &spec)?;
+        if !spec.twice {
+            let r = format!("r{i}");
+            let def = format!("r:{}/{r} {place} {}", group.group(), ret_args(&spec));
+            group.add(&r, &def, false)?;
+            dec.load(&top, &group.event_dir(&r), i, true, &spec)?;
+        }
+        specs.push(spec);
+    }
+    let inst = Instance::create(&top, &instance_name(me))?;
+    let fs = inst.fs().clone();
+    fs.write("trace_clock", "mono")?;
+    // A bigger buffer than the default; best effort.
+    let kb = std::env::var("RLTRACE_BUFFER_KB")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(BUFFER_KB);
+    let _ = fs.write("buffer_size_kb", &kb.to_string());
+    let mut reader = RawReader::open(&top, &fs)?;
+    let cfg = Config {
+        follow_forks: true,
+        seccomp_sets: None,
+        syscall_info: true,
+        rusage: false,
+        interruptible,
+        pin_cpu: false,
+        syscalls: false,
+    };
+    let mut tracer = Tracer::new(cfg);
+    let cmd = spawn::Command {
+        program: o.command[0].clone(),
+        args: o.command.clone(),
+        env: Vec::new(),
+        user: None,
+    };
+    let pid = tracer
+        .launch(&cmd)
+        .map_err(|e| format!("{}: {e}", o.command[0].to_string_lossy()))?;
+    if o.debug & cli::debug::GENERAL != 0 {
+        eprintln!(
+            "rltrace: [{pid}] {} uprobe breakpoint(s) placed",
+            group_events(&specs)
+        );
+    }
+    let (tx, rx) = channel();
+    let mut h = LifeHandler {
+        tx,
+        inst: fs.clone(),
+        pid,
+        threads: HashSet::new(),
+        started: false,
+        detach: Vec::new(),
+        exe: kp.exe.clone(),
+        execs: 0,
+        other_execs: 0,
+        filtered: HashSet::new(),
+        error: None,
+    };
+    let setup = (|| -> Result<(), String> {
+        fs.write("set_event_pid", &pid.to_string())?;
+        h.filtered.insert(pid);
+        if !specs.is_empty() {
+            fs.write(&format!("events/{}/enable", group.group()), "1")?;
+        }
+        fs.write("tracing_on", "1")
+    })();
+    if let Err(e) = setup {
+        tracer.kill_launched_and_detach(libc::SIGKILL, &mut h);
+        return Err(e);
+    }
+    let sopts = StreamOpts {
+        count: o.count,
+        no_signals: o.no_signals,
+        fmt: super::format::FormatOpts {
+            string_len: o.string_len,
+            demangle: o.demangle,
+        },
+        array_len: o.max_elts.unwrap_or(super::format::DEFAULT_ARRAY_LEN),
+    };
+    let lead = LeaderOpts {
+        pid_prefix: false,
+        to_file,
+        relative: o.relative,
+        time: o.time,
+        ip: false,
+        indent: o.indent,
+        align: o.align,
+        time_in_call: o.time_in_call,
+    };
+    let consumer = std::thread::spawn(move || {
+        let w: Box<dyn std::io::Write> = match file {
+            Some(f) => Box::new(std::io::BufWriter::with_capacity(1 << 16, f)),
+            None => Box::new(std::io::LineWriter::new(std::io::stderr())),
+        };
+        let mut s = Stream::new(sopts, specs, dec, Out::new(w, lead));
+        let res = s.run(&mut reader, &rx);
+        s.finish();
+        let missed = reader.missed;
+        (
+            res,
+            s.out.error.take().map(|e| e.to_string()),
+            missed,
+            s.orphans,
+        )
+    });
+    let res = tracer.run(&mut h);
+    if let Err(e) = &res {
+        eprintln!("rltrace: wait: {e}");
+    }
+    let end = if let Some(sig) = tracer.interrupted {
+        tracer.kill_launched_and_detach(sig, &mut h);
+        Ended::Interrupted(sig)
+    } else if res.is_err() {
+        tracer.detach_all(&mut h);
+        Ended::Failed(1)
+    } else {
+        Ended::Done(tracer.outcome())
+    };
+    let _ = h.tx.send(Msg::Done);
+    let joined = consumer.join();
+    let lost = lost_events(&fs);
+    inst.quiesce();
+    drop(inst);
+    drop(group);
+    let (res, werr, missed, orphans) = match joined {
+        Ok(x) => x,
+        Err(_) => return Err("the event reader failed".into()),
+    };
+    if let Some(e) = werr {
+        eprintln!("rltrace: write error: {e}");
+    }
+    res?;
+    if let Some(e) = h.error {
+        eprintln!("rltrace: warning: {e}");
+    }
+    let lost = lost.max(missed);
+    if lost > 0 {
+        eprintln!(
+            "rltrace: warning: {lost} kernel event(s) lost (ring buffer overflow): the trace \
+             is incomplete (--backend ptrace loses none)"
+        );
+    }
+    if orphans > 0 {
+        eprintln!("rltrace: warning: {orphans} return(s) matched no call entry");
+    }
+    if h.other_execs > 0 {
+        eprintln!(
+            "rltrace: warning: the command executed another program ({} more exec); only \
+             {}'s calls were traced (--backend ptrace traces them all)",
+            h.other_execs,
+            kcount::file_name(&kp.exe)
+        );
+    }
+    Ok(end)
+}
+
+/// Uprobes defined for `specs` (entry and return).
+fn group_events(specs: &[FuncSpec]) -> usize {
+    specs.iter().map(|s| if s.twice { 1 } else { 2 }).sum()
+}
+
+/// Events the instance's buffers overwrote or dropped (`per_cpu/*/stats`).
+fn lost_events(fs: &Tracefs) -> u64 {
+    let mut n = 0;
+    for cpu in fs.cpus() {
+        let Ok(text) = fs.read(&format!("per_cpu/cpu{cpu}/stats")) else {
+            continue;
+        };
+        for l in text.lines() {
+            if let Some(v) = l
+                .strip_prefix("overrun:")
+                .or_else(|| l.strip_prefix("dropped events:"))
+            {
+                n += v.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    n
+}
+
+/// `-D 1`: which backend runs, and why not the kernel one.
+pub fn say_backend(o: &Options, kernel: Result<&KPlan, &str>) {
+    if o.debug & cli::debug::GENERAL == 0 {
+        return;
+    }
+    match kernel {
+        Ok(p) => eprintln!("rltrace: backend kernel: {}", p.describe()),
+        Err(why) => eprintln!("rltrace: backend ptrace: {why}"),
+    }
+}

@@ -1,0 +1,599 @@
+//! The kernel backend's consumer: ring-buffer records of the entry and
+//! return uprobes decoded, merged in time order with the lifecycle events
+//! the ptrace side sends, paired per thread with a shadow stack as the
+//! ptrace backend pairs them, and written through the same formatter
+//! ([`crate::ltrace::format`]) and writer ([`Out`]), or counted into the
+//! same `-c` [`Summary`].
+//!
+//! Order: a record or lifecycle event is handled only once its time stamp
+//! is at or below the watermark, the clock read *before* the buffers were
+//! drained and the lifecycle messages taken; anything later waits for the
+//! next pass. Each thread's records are written in its own order, so one
+//! still uncommitted on one CPU cannot be overtaken by a later one of the
+//! same thread read from another CPU; a lifecycle stop is stamped after the
+//! thread stopped, so it comes after all of that thread's records.
+
+use crate::kernel::format::{parse_format, read_uint, FieldKind};
+use crate::kernel::ringbuf::RawReader;
+use crate::kernel::session::mono_ns;
+use crate::kernel::tracefs::Tracefs;
+use crate::ltrace::format::{self, ArgSource, FormatOpts, RetVals};
+use crate::ltrace::output::{Out, Summary};
+use crate::ltrace::proto::Proto;
+use crate::ltrace::trace::signal_desc;
+use std::collections::HashMap;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Most calls pending per thread, as the ptrace backend.
+const MAX_SHADOW: usize = 4096;
+/// Slots this close below the stack pointer are on the same stack.
+const SAME_STACK: u64 = 8 << 20;
+
+/// What the ptrace side reports, stamped with [`mono_ns`] at the stop.
+#[derive(Debug, Clone)]
+pub enum Life {
+    /// A thread of the traced process appeared (lines get `[pid N]`).
+    Thread,
+    /// An exec completed in `tid` (called by `old`).
+    Exec { old: i32 },
+    /// The thread exited.
+    Exited { code: i32 },
+    /// The thread was killed by this signal.
+    Killed { sig: i32 },
+    /// The thread was let go.
+    Detached,
+    /// A signal is delivered to the thread.
+    Signal { sig: i32 },
+}
+
+/// A message from the ptrace side.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    /// A lifecycle event of thread `tid` at `ts`.
+    Life { tid: i32, ts: u64, what: Life },
+    /// Every tracee is gone: drain what is left and finish.
+    Done,
+}
+
+/// One probed function as the consumer needs it.
+pub struct FuncSpec {
+    /// Symbol name.
+    pub name: String,
+    /// As printed (`caller->name` with `-e`).
+    pub shown: String,
+    /// As printed in `<... name resumed>`.
+    pub bare: String,
+    /// Its prototype.
+    pub proto: Option<Proto>,
+    /// Integer arguments fetched (registers, then stack slots).
+    pub ints: usize,
+    /// Which of them are strings (fetched as `ustring` too).
+    pub strings: Vec<usize>,
+    /// The return value is a string.
+    pub ret_string: bool,
+    /// `setjmp` and kin: no return probe, shown at entry returning 0.
+    pub twice: bool,
+}
+
+/// Where a field is in a record.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Word(usize),
+    Str(usize),
+}
+
+/// The layout of one probe event's records.
+struct Layout {
+    func: usize,
+    ret: bool,
+    sp: usize,
+    ints: Vec<usize>,
+    strs: Vec<(usize, usize)>,
+    rv: Option<usize>,
+    rs: Option<usize>,
+}
+
+/// Records decoded by type id.
+pub struct Decoder {
+    by_id: HashMap<u16, Layout>,
+}
+
+impl Decoder {
+    /// An empty decoder.
+    pub fn new() -> Decoder {
+        Decoder {
+            by_id: HashMap::new(),
+        }
+    }
+
+    /// Learns event `dir` (`events/GROUP/NAME` under `top`): function
+    /// `func`'s entry or return probe.
+    pub fn load(
+        &mut self,
+        top: &Tracefs,
+        dir: &str,
+        func: usize,
+        ret: bool,
+        spec: &FuncSpec,
+    ) -> Result<(), String> {
+        let text = top.read(&format!("{dir}/format"))?;
+        let f = parse_format("uprobe", &text)?;
+        let find = |name: &str| -> Result<Slot, String> {
+            let fd = f
+                .fields
+                .iter()
+                .find(|x| x.name == name)
+                .ok_or_else(|| format!("{dir}: no field {name}"))?;
+            Ok(match fd.kind {
+                FieldKind::DataLoc { .. } => Slot::Str(fd.offset),
+                _ => Slot::Word(fd.offset),
+            })
+        };
+        let word = |name: &str| -> Result<usize, String> {
+            match find(name)? {
+                Slot::Word(o) => Ok(o),
+                Slot::Str(_) => Err(format!("{dir}: {name} is not a number")),
+            }
+        };
+        let string = |name: &str| -> Result<usize, String> {
+            match find(name)? {
+                Slot::Str(o) => Ok(o),
+                Slot::Word(_) => Err(format!("{dir}: {name} is not a string")),
+            }
+        };
+        let mut l = Layout {
+            func,
+            ret,
+            sp: word("sp")?,
+            ints: Vec::new(),
+            strs: Vec::new(),
+            rv: None,
+            rs: None,
+        };
+        if ret {
+            l.rv = Some(word("rv")?);
+            if spec.ret_string {
+                l.rs = Some(string("rs")?);
+            }
+        } else {
+            for i in 0..spec.ints {
+                l.ints.push(word(&format!("a{i}"))?);
+            }
+            for &k in &spec.strings {
+                l.strs.push((k, string(&format!("s{k}"))?));
+            }
+        }
+        self.by_id.insert(f.id, l);
+        Ok(())
+    }
+
+    fn decode(&self, ts: u64, rec: &[u8]) -> Option<Rec> {
+        let ty = read_uint(rec, 0, 2)? as u16;
+        let tid = read_uint(rec, 4, 4)? as u32 as i32;
+        let l = self.by_id.get(&ty)?;
+        let w = |o: usize| read_uint(rec, o, 8).unwrap_or(0);
+        let s = |o: usize| -> Option<Vec<u8>> {
+            let loc = read_uint(rec, o, 4)?;
+            let (off, len) = ((loc & 0xffff) as usize, (loc >> 16) as usize);
+            // Length 0: the kernel could not read the string (a fault).
+            if len == 0 {
+                return None;
+            }
+            let b = rec.get(off..off.checked_add(len)?)?;
+            let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            Some(b[..end].to_vec())
+        };
+        let kind = if l.ret {
+            Kind::Return {
+                rv: l.rv.map_or(0, w),
+                rs: l.rs.and_then(s),
+            }
+        } else {
+            Kind::Entry {
+                ints: l.ints.iter().map(|&o| w(o)).collect(),
+                strs: l.strs.iter().map(|&(k, o)| (k, s(o))).collect(),
+            }
+        };
+        Some(Rec {
+            ts,
+            tid,
+            func: l.func,
+            sp: w(l.sp),
+            kind,
+        })
+    }
+}
+
+enum Kind {
+    Entry {
+        ints: Vec<u64>,
+        strs: Vec<(usize, Option<Vec<u8>>)>,
+    },
+    Return {
+        rv: u64,
+        rs: Option<Vec<u8>>,
+    },
+}
+
+/// One probe hit.
+struct Rec {
+    ts: u64,
+    tid: i32,
+    func: usize,
+    sp: u64,
+    kind: Kind,
+}
+
+enum Item {
+    Rec(Rec),
+    Life(i32, Life),
+}
+
+/// Arguments as the kernel fetched them; memory is only the fetched strings.
+struct Fetched<'a> {
+    ints: &'a [u64],
+    strs: Vec<(u64, &'a [u8])>,
+}
+
+impl ArgSource for Fetched<'_> {
+    fn int_arg(&mut self, i: usize) -> u64 {
+        self.ints.get(i).copied().unwrap_or(0)
+    }
+
+    fn float_arg(&mut self, _i: usize) -> f64 {
+        0.0
+    }
+
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        let Some(&(_, s)) = self.strs.iter().find(|(a, _)| *a == addr) else {
+            return 0;
+        };
+        // The string and its terminating NUL.
+        let n = buf.len().min(s.len() + 1);
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            *b = s.get(i).copied().unwrap_or(0);
+        }
+        n
+    }
+}
+
+struct Pending {
+    slot: u64,
+    func: usize,
+    ts: u64,
+    id: u64,
+    depth: usize,
+    fcall: Option<format::Call>,
+}
+
+/// Options of the consumer.
+pub struct StreamOpts {
+    /// `-c`.
+    pub count: bool,
+    /// `-b`.
+    pub no_signals: bool,
+    /// `-s`, `-C`.
+    pub fmt: FormatOpts,
+    /// `-A`.
+    pub array_len: usize,
+}
+
+/// The consumer's state.
+pub struct Stream {
+    o: StreamOpts,
+    funcs: Vec<FuncSpec>,
+    dec: Decoder,
+    /// Trace lines.
+    pub out: Out,
+    summary: Summary,
+    shadows: HashMap<i32, Vec<Pending>>,
+    next_call: u64,
+    held: Vec<(u64, u64, Item)>,
+    seq: u64,
+    /// A mono time stamp and the same moment as `Instant` and `SystemTime`.
+    base: (u64, Instant, SystemTime),
+    /// Returns that matched no pending call (should be none).
+    pub orphans: u64,
+}
+
+impl Stream {
+    /// A consumer writing to `out`.
+    pub fn new(o: StreamOpts, funcs: Vec<FuncSpec>, dec: Decoder, out: Out) -> Stream {
+        let base = (mono_ns(), Instant::now(), SystemTime::now());
+        Stream {
+            o,
+            funcs,
+            dec,
+            out,
+            summary: Summary::default(),
+            shadows: HashMap::new(),
+            next_call: 1,
+            held: Vec::new(),
+            seq: 0,
+            base,
+            orphans: 0,
+        }
+    }
+
+    fn moment(&self, ts: u64) -> (Instant, SystemTime) {
+        let (m0, i0, s0) = self.base;
+        if ts >= m0 {
+            let d = Duration::from_nanos(ts - m0);
+            (i0 + d, s0 + d)
+        } else {
+            let d = Duration::from_nanos(m0 - ts);
+            (i0.checked_sub(d).unwrap_or(i0), s0 - d)
+        }
+    }
+
+    fn hold(&mut self, ts: u64, item: Item) {
+        self.seq += 1;
+        self.held.push((ts, self.seq, item));
+    }
+
+    /// Runs until [`Msg::Done`] (or the ptrace side is gone): drains
+    /// `reader` every few milliseconds and handles what is ready.
+    pub fn run(&mut self, reader: &mut RawReader, rx: &Receiver<Msg>) -> Result<(), String> {
+        let mut done = false;
+        while !done {
+            let mark = mono_ns();
+            loop {
+                match rx.try_recv() {
+                    Ok(Msg::Life { tid, ts, what }) => self.hold(ts, Item::Life(tid, what)),
+                    Ok(Msg::Done) => done = true,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        // The ptrace side is gone without saying so.
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            let mut recs = Vec::new();
+            reader.drain(|_, ts, rec| {
+                if let Some(r) = self.dec.decode(ts, rec) {
+                    recs.push(r);
+                }
+            })?;
+            for r in recs {
+                self.hold(r.ts, Item::Rec(r));
+            }
+            self.process(if done { u64::MAX } else { mark });
+            if !done {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        Ok(())
+    }
+
+    fn process(&mut self, mark: u64) {
+        if self.held.is_empty() {
+            return;
+        }
+        self.held.sort_by_key(|h| (h.0, h.1));
+        let n = self.held.partition_point(|h| h.0 <= mark);
+        let ready: Vec<(u64, u64, Item)> = self.held.drain(..n).collect();
+        for (ts, _, item) in ready {
+            let at = self.moment(ts);
+            self.out.set_time(Some(at));
+            match item {
+                Item::Rec(r) => self.record(r),
+                Item::Life(tid, what) => self.life(tid, what),
+            }
+        }
+        self.out.set_time(None);
+    }
+
+    fn record(&mut self, r: Rec) {
+        let Rec {
+            ts,
+            tid,
+            func,
+            sp,
+            kind,
+        } = r;
+        match kind {
+            Kind::Entry { ints, strs } => self.entry(ts, tid, func, sp, &ints, &strs),
+            Kind::Return { rv, rs } => self.ret(ts, tid, sp, rv, rs),
+        }
+    }
+
+    fn entry(
+        &mut self,
+        ts: u64,
+        tid: i32,
+        func: usize,
+        sp: u64,
+        ints: &[u64],
+        strs: &[(usize, Option<Vec<u8>>)],
+    ) {
+        let f = &self.funcs[func];
+        let depth = self.shadows.get(&tid).map_or(0, |s| s.len());
+        let mut src = Fetched {
+            ints,
+            strs: strs
+                .iter()
+                .filter_map(|(k, s)| Some((ints.get(*k).copied()?, s.as_deref()?)))
+                .collect(),
+        };
+        if f.twice {
+            // Shown whole at entry, returning 0 (as its direct return).
+            if self.o.count {
+                self.summary.call(&f.shown);
+                self.summary.time(&f.shown, Duration::ZERO);
+                return;
+            }
+            let c = format::on_entry_with(
+                &f.name,
+                f.proto.as_ref(),
+                &mut src,
+                &self.o.fmt,
+                self.o.array_len,
+            );
+            let rv = RetVals { int: 0, float: 0.0 };
+            let (full, rtext) = c.finish(rv, &mut src, &self.o.fmt);
+            let id = self.next_call;
+            self.next_call += 1;
+            let leader = self.out.leader(tid, None, depth);
+            self.out.entry(tid, id, leader, &f.shown, c.entry_text());
+            self.out.ret(
+                tid,
+                id,
+                |o| o.leader(tid, None, depth),
+                (&f.shown, &f.bare),
+                &full,
+                c.entry_text(),
+                &rtext,
+                Some(Duration::ZERO),
+            );
+            return;
+        }
+        if self.o.count {
+            self.summary.call(&f.shown);
+        }
+        let id = self.next_call;
+        self.next_call += 1;
+        let fcall = if self.o.count {
+            None
+        } else {
+            let c = format::on_entry_with(
+                &f.name,
+                f.proto.as_ref(),
+                &mut src,
+                &self.o.fmt,
+                self.o.array_len,
+            );
+            let leader = self.out.leader(tid, None, depth);
+            self.out.entry(tid, id, leader, &f.shown, c.entry_text());
+            Some(c)
+        };
+        if depth >= MAX_SHADOW {
+            return;
+        }
+        let shadow = self.shadows.entry(tid).or_default();
+        // Frames at or below this slot on this stack are gone (longjmp).
+        shadow.retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
+        shadow.push(Pending {
+            slot: sp,
+            func,
+            ts,
+            id,
+            depth,
+            fcall,
+        });
+    }
+
+    fn ret(&mut self, ts: u64, tid: i32, sp: u64, rv: u64, rs: Option<Vec<u8>>) {
+        let Some(shadow) = self.shadows.get_mut(&tid) else {
+            self.orphans += 1;
+            return;
+        };
+        // The return popped the return address: it was at sp - 8. Calls
+        // above it were left by longjmp (counted, without time).
+        let want = sp.wrapping_sub(8);
+        let e = match shadow.iter().rposition(|s| s.slot == want) {
+            Some(i) => {
+                let e = shadow.remove(i);
+                shadow.truncate(i);
+                e
+            }
+            None => match shadow.pop() {
+                Some(e) => e,
+                None => {
+                    self.orphans += 1;
+                    return;
+                }
+            },
+        };
+        let dur = Duration::from_nanos(ts.saturating_sub(e.ts));
+        let f = &self.funcs[e.func];
+        if self.o.count {
+            self.summary.time(&f.shown, dur);
+            return;
+        }
+        let Some(fcall) = e.fcall else {
+            return;
+        };
+        let mut src = Fetched {
+            ints: &[],
+            strs: rs.as_deref().map(|s| (rv, s)).into_iter().collect(),
+        };
+        let rvals = RetVals {
+            int: rv,
+            float: 0.0,
+        };
+        let (full, rtext) = fcall.finish(rvals, &mut src, &self.o.fmt);
+        let depth = e.depth;
+        self.out.ret(
+            tid,
+            e.id,
+            |o| o.leader(tid, None, depth),
+            (&f.shown, &f.bare),
+            &full,
+            fcall.entry_text(),
+            &rtext,
+            Some(dur),
+        );
+    }
+
+    fn life(&mut self, tid: i32, what: Life) {
+        let signame = |sig: i32| {
+            crate::syscall::ctx::signal_name(sig as u64)
+                .map(|s| s.into_owned())
+                .unwrap_or_else(|| format!("SIG{sig}"))
+        };
+        match what {
+            Life::Thread => self.out.set_pid_prefix(),
+            Life::Exec { old } => {
+                self.out.no_return(old);
+                self.shadows.remove(&old);
+                self.shadows.remove(&tid);
+            }
+            Life::Exited { code } => {
+                self.gone(tid, format!("+++ exited (status {code}) +++"));
+            }
+            Life::Killed { sig } => {
+                self.gone(tid, format!("+++ killed by {} +++", signame(sig)));
+            }
+            Life::Detached => {
+                self.out.no_return(tid);
+                self.shadows.remove(&tid);
+            }
+            Life::Signal { sig } => {
+                if self.o.no_signals || self.o.count {
+                    return;
+                }
+                let lead = self.out.leader(tid, None, 0);
+                self.out.line(
+                    &lead,
+                    &format!("--- {} ({}) ---", signame(sig), signal_desc(sig)),
+                );
+            }
+        }
+    }
+
+    fn gone(&mut self, tid: i32, text: String) {
+        self.out.no_return(tid);
+        self.shadows.remove(&tid);
+        if !self.o.count {
+            let lead = self.out.leader(tid, None, 0);
+            self.out.line(&lead, &text);
+        }
+    }
+
+    /// Writes the `-c` table (and flushes).
+    pub fn finish(&mut self) {
+        if self.o.count {
+            let t = self.summary.render();
+            self.out.raw(&t);
+        }
+        self.out.flush();
+    }
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
