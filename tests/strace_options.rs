@@ -1306,7 +1306,10 @@ fn version_and_help() {
     assert_eq!(h.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&h.stdout).starts_with("Usage: rstrace "));
     // -h and -V end parsing: a bad option after them is never seen.
-    let h = common::named(rstrace()).args(["-h", "-Q"]).output().unwrap();
+    let h = common::named(rstrace())
+        .args(["-h", "-Q"])
+        .output()
+        .unwrap();
     assert_eq!(h.status.code(), Some(0));
     if have("strace") {
         let s = Command::new("strace").arg("-V").output().unwrap();

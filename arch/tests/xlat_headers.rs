@@ -208,7 +208,13 @@ const GROUPS: &[Group] = &[
     Group {
         defines: &[],
         headers: &["linux/prctl.h", "asm/prctl.h"],
-        tables: &["prctl_options", "arch_prctl_codes"],
+        tables: &[
+            "prctl_options",
+            "arch_prctl_codes",
+            // Kernel-internal: none of these names is in the UAPI headers.
+            "x86_xfeature_bits",
+            "x86_xfeatures",
+        ],
     },
     Group {
         defines: &[],
@@ -411,6 +417,7 @@ const GROUPS: &[Group] = &[
             "fsconfig_cmds",
             "fsmount_flags",
             "mount_attr_flags",
+            "fsmount_attr_flags",
             "fspick_flags",
             "move_mount_flags",
             "open_tree_flags",
@@ -450,7 +457,13 @@ const GROUPS: &[Group] = &[
     Group {
         defines: &[],
         headers: &["linux/keyctl.h"],
-        tables: &["keyctl_commands", "key_spec", "key_reqkeys", "key_perms"],
+        tables: &[
+            "keyctl_commands",
+            "key_spec",
+            "key_reqkeys",
+            "key_perms",
+            "keyctl_move_flags",
+        ],
     },
     Group {
         defines: &[],
@@ -616,7 +629,243 @@ const GROUPS: &[Group] = &[
             "uring_features",
             "uring_op_flags",
             "uring_iowq_types",
+            "uring_register_rsrc_flags",
+            "uring_files_update_fds",
         ],
+    },
+    // sockio: socket options and ioctl families (sockopt.rs, ioctl_misc.rs).
+    Group {
+        defines: &[],
+        headers: &["linux/if_packet.h"],
+        tables: &["sock_packet_options", "packet_mreq_type"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/icmp.h"],
+        tables: &["sock_raw_options", "icmp_filter_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/socket.h"],
+        tables: &["sockopt_txrehash_vals"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/termios.h"],
+        tables: &["modem_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/perf_event.h"],
+        tables: &["perf_ioctl_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/fs.h"],
+        tables: &["fs_xflags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/input.h"],
+        tables: &["evdev_ev", "evdev_abs"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/blkpg.h"],
+        tables: &["blkpg_ops"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/fs.h", "linux/fiemap.h"],
+        tables: &["fs_ioc_flags", "fiemap_flags", "fiemap_extent_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/rtc.h"],
+        tables: &[
+            "rtc_params",
+            "rtc_backup_switch_modes",
+            "rtc_vl_flags",
+            "rtc_features",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/ptp_clock.h"],
+        tables: &["ptp_extts_flags", "ptp_perout_flags", "ptp_pin_funcs"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/seccomp.h"],
+        tables: &["seccomp_ioctl_resp_flags", "seccomp_ioctl_addfd_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/nbd.h"],
+        tables: &["nbd_ioctl_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/lirc.h"],
+        tables: &["lirc_features", "lirc_modes"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/counter.h"],
+        tables: &[
+            "counter_ioctl_component_types",
+            "counter_ioctl_scopes",
+            "counter_ioctl_event_types",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/filter.h"],
+        tables: &[
+            "bpf_class",
+            "bpf_size",
+            "bpf_mode",
+            "bpf_miscop",
+            "bpf_op_alu",
+            "bpf_op_jmp",
+            "bpf_rval",
+            "skf_ad",
+        ],
+    },
+    // --- Netlink attribute tables (src/syscall/netlink_*.rs). The
+    // inet_devconf_indices names are `IPV4_DEVCONF_X-1` and are not found
+    // as such; the others are.
+    Group {
+        defines: &[],
+        headers: &[
+            "sys/socket.h",
+            "netinet/in.h",
+            "linux/rtnetlink.h",
+            "linux/if_link.h",
+            "linux/if_addr.h",
+            "linux/ip.h",
+            "linux/ipv6.h",
+            "linux/snmp.h",
+            "linux/sock_diag.h",
+            "linux/inet_diag.h",
+            "linux/unix_diag.h",
+        ],
+        tables: &[
+            "rtnl_link_attrs",
+            "rtnl_ifla_xdp_attrs",
+            "rtnl_ifla_xdp_attached_mode",
+            "rtnl_ifla_info_attrs",
+            "rtnl_ifla_af_spec_inet_attrs",
+            "rtnl_ifla_af_spec_inet6_attrs",
+            "rtnl_ifla_ext_filter",
+            "in6_addr_gen_mode",
+            "inet6_if_flags",
+            "xdp_flags",
+            "inet_devconf_indices",
+            "inet6_devconf_indices",
+            "snmp_ip_stats",
+            "snmp_icmp6_stats",
+            "rtnl_addr_attrs",
+            "rtnl_route_attrs",
+            "routing_types",
+            "routing_protocols",
+            "routing_table_ids",
+            "ip_route_flags",
+            "inet_diag_attrs",
+            "inet_diag_req_attrs",
+            "unix_diag_attrs",
+            "unix_diag_show",
+            "netlink_sk_meminfo_indices",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["netinet/tcp.h"],
+        tables: &["tcp_states"],
+    },
+    // --- end of the netlink attribute tables.
+    // The sys families of issue 6 (kernel_admin, pidfd, aio, timex, quotactl, prctl_ext).
+    Group {
+        defines: &[],
+        headers: &["linux/reboot.h"],
+        tables: &["reboot_magic1", "reboot_magic2", "reboot_cmds"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/kexec.h"],
+        tables: &["kexec_load_flags", "kexec_arch", "kexec_file_load_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/module.h"],
+        tables: &["module_init_flags"],
+    },
+    Group {
+        defines: &["_GNU_SOURCE"],
+        headers: &["sys/swap.h", "fcntl.h"],
+        tables: &["swap_flags", "delete_module_flags", "memfd_secret_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/aio_abi.h"],
+        tables: &["aio_cmds", "aio_iocb_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/timex.h"],
+        tables: &["adjtimex_modes", "adjtimex_status", "adjtimex_state"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/quota.h", "linux/dqblk_xfs.h"],
+        tables: &[
+            "quotacmds",
+            "quotatypes",
+            "quota_formats",
+            "if_dqblk_valid",
+            "if_dqinfo_flags",
+            "if_dqinfo_valid",
+            "xfs_dqblk_flags",
+            "xfs_quota_flags",
+        ],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/prctl.h"],
+        tables: &[
+            "pr_sve_vl_flags",
+            "pr_sme_vl_flags",
+            "pr_pac_keys",
+            "pr_pac_enabled_keys",
+            "pr_sched_core_cmds",
+            "pr_spec_set_flags",
+            "pr_mte_tcf",
+            "pr_unalign_flags",
+            // Kernel-internal (include/linux/pid.h): not in any UAPI header.
+            "pr_sched_core_pidtypes",
+        ],
+    },
+    // Kernel-internal (include/linux/syslog.h, kern_levels.h): listed so every
+    // table has a group; no installed header defines these names.
+    Group {
+        defines: &[],
+        headers: &["sys/syslog.h"],
+        tables: &["syslog_actions", "loglevels"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/ptrace.h"],
+        tables: &["ptrace_syscall_info_op"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/sched.h", "linux/pidfd.h"],
+        tables: &["setns_types", "pidfd_flags"],
+    },
+    Group {
+        defines: &[],
+        headers: &["linux/futex.h"],
+        tables: &["futex_waiter_flags"],
     },
 ];
 

@@ -67,7 +67,9 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
             }
         }
         Value::Fd { fd, path } => {
-            if *fd == AT_FDCWD {
+            // A dirfd argument's AT_FDCWD carries the cwd (`-y`); a plain
+            // descriptor of -100 prints as the number.
+            if *fd == AT_FDCWD && path.is_some() {
                 out.push_str("AT_FDCWD");
             } else {
                 let _ = write!(out, "{fd}");
@@ -79,13 +81,16 @@ pub fn render_value(out: &mut String, v: &Value, o: &RenderOpts) {
                     Some(i) => (&p[..i], &p[i + 1..]),
                     None => (p.as_slice(), &[][..]),
                 };
-                // strace moves the kernel's " (deleted)" suffix outside: <path>(deleted)
+                // strace moves the kernel's " (deleted)" suffix outside:
+                // <path>(deleted). A resolver that found the suffix to be
+                // part of the file's real name ends the path with a NUL.
+                let marked = p.len() < path_bytes(path).len();
                 let (p, deleted) = match p.strip_suffix(b" (deleted)") {
-                    Some(rest) => (rest, true),
-                    None => (p, false),
+                    Some(rest) if !marked || !detail.is_empty() => (rest, true),
+                    _ => (p, false),
                 };
                 out.push('<');
-                render_path_bytes(out, p);
+                render_path_bytes(out, p, o.xflag);
                 out.push_str(&String::from_utf8_lossy(detail));
                 out.push('>');
                 if deleted {
@@ -176,20 +181,10 @@ fn render_oct(out: &mut String, v: u64) {
     out.push_str(&s);
 }
 
-/// A path inside `<...>` after a descriptor: printed as strace's `-y` does,
-/// escaping only what would be ambiguous.
-fn render_path_bytes(out: &mut String, p: &[u8]) {
-    for &c in p {
-        match c {
-            b'>' | b'<' | b'\\' => {
-                let _ = write!(out, "\\x{c:02x}");
-            }
-            0x20..=0x7e => out.push(c as char),
-            _ => {
-                let _ = write!(out, "\\x{c:02x}");
-            }
-        }
-    }
+/// A path inside `<...>` after a descriptor: quoted as strace's `-y` does
+/// (its string escapes, and `<`/`>` escaped too, without the quotes).
+fn render_path_bytes(out: &mut String, p: &[u8], xflag: u8) {
+    quote_ex(out, p, xflag, b"<>", false);
 }
 
 /// Appends a quoted string with strace's escaping rules.
@@ -200,21 +195,38 @@ pub fn render_str(out: &mut String, s: &StrVal, o: &RenderOpts) {
     }
 }
 
+/// The bytes of an `Fd` path value (see [`Value::Fd`]).
+fn path_bytes(p: &Option<Vec<u8>>) -> &[u8] {
+    p.as_deref().unwrap_or(&[])
+}
+
 /// Quotes `b` like strace's `string_quote`.
 pub fn quote_bytes(out: &mut String, b: &[u8], xflag: u8) {
+    quote_ex(out, b, xflag, b"", true);
+}
+
+/// strace's `string_quote`: `xflag` 0 (octal escapes), 1 (`-x`: the whole
+/// string in hex when any byte is not printable ASCII), 2 (`-xx`: all hex),
+/// 3 (`--strings-in-hex=non-ascii-chars`: only the unprintable bytes in
+/// hex); bytes in `escape` are escaped too; `quotes` adds the `"`s.
+pub fn quote_ex(out: &mut String, b: &[u8], xflag: u8, escape: &[u8], quotes: bool) {
     let hex = match xflag {
-        0 => false,
+        0 | 3 => false,
         1 => b
             .iter()
             .any(|&c| c > 0x7e || (c < b' ' && !(9..=13).contains(&c))),
         _ => true,
     };
-    out.push('"');
+    if quotes {
+        out.push('"');
+    }
     if hex {
         for &c in b {
             let _ = write!(out, "\\x{c:02x}");
         }
-        out.push('"');
+        if quotes {
+            out.push('"');
+        }
         return;
     }
     for (i, &c) in b.iter().enumerate() {
@@ -226,7 +238,10 @@ pub fn quote_bytes(out: &mut String, b: &[u8], xflag: u8) {
             b'\r' => out.push_str("\\r"),
             b'\t' => out.push_str("\\t"),
             b'\x0b' => out.push_str("\\v"),
-            0x20..=0x7e => out.push(c as char),
+            0x20..=0x7e if !escape.contains(&c) => out.push(c as char),
+            _ if xflag == 3 => {
+                let _ = write!(out, "\\x{c:02x}");
+            }
             _ => {
                 out.push('\\');
                 let next_is_octal = b.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
@@ -243,7 +258,9 @@ pub fn quote_bytes(out: &mut String, b: &[u8], xflag: u8) {
             }
         }
     }
-    out.push('"');
+    if quotes {
+        out.push('"');
+    }
 }
 
 /// The message strace prints after an errno name.
@@ -367,6 +384,23 @@ mod tests {
         assert_eq!(q(b"ab", 2), "\"\\x61\\x62\"");
         assert_eq!(q(b"ab\n", 1), "\"ab\\n\"");
         assert_eq!(q(b"a\xff", 1), "\"\\x61\\xff\"");
+        assert_eq!(q(b"a\xff\n1", 3), "\"a\\xff\\n1\"");
+    }
+
+    #[test]
+    fn fd_paths_like_strace() {
+        let r = |p: &[u8]| {
+            let mut s = String::new();
+            let v = Value::Fd {
+                fd: 3,
+                path: Some(p.to_vec()),
+            };
+            render_value(&mut s, &v, &RenderOpts::default());
+            s
+        };
+        assert_eq!(r(b"/a<b>\"\x01"), "3</a\\74b\\76\\\"\\1>");
+        assert_eq!(r(b"/f (deleted)"), "3</f>(deleted)");
+        assert_eq!(r(b"/f (deleted)\0"), "3</f (deleted)>");
     }
 
     #[test]

@@ -109,6 +109,8 @@ pub struct Call<'a> {
     pub ret: i64,
     /// Pointer size of the personality (4 or 8).
     pub word: usize,
+    /// The thread that made the call (named when a buffer cannot be read).
+    pub pid: i32,
 }
 
 /// Appends the dump of `c` to `out` if its descriptor (arg 0, as an int)
@@ -128,7 +130,11 @@ pub fn dump(out: &mut String, mem: &mut dyn Memory, c: &Call<'_>, reads: &FdSet,
     }
     // Bytes the dump may cover: all written, or as many as were read.
     let limit = if write { u64::MAX } else { c.ret as u64 };
-    let mut r = Reader { mem, word: c.word };
+    let mut r = Reader {
+        mem,
+        word: c.word,
+        pid: c.pid,
+    };
     match shape {
         Shape::Buffer => {
             let len = if write { c.args[2] } else { c.ret as u64 };
@@ -165,6 +171,7 @@ pub fn dump(out: &mut String, mem: &mut dyn Memory, c: &Call<'_>, reads: &FdSet,
 struct Reader<'m> {
     mem: &'m mut dyn Memory,
     word: usize,
+    pid: i32,
 }
 
 impl Reader<'_> {
@@ -188,11 +195,24 @@ impl Reader<'_> {
     /// strace's `dumpiov_upto`.
     fn iov(&mut self, out: &mut String, addr: u64, count: u64, mut left: u64) {
         let w = self.word as u64;
-        for i in 0..count.min(1024) {
-            let e = addr.wrapping_add(i * 2 * w);
-            let (Some(base), Some(len)) = (self.word(e), self.word(e + w)) else {
-                return;
-            };
+        let count = count.min(1024);
+        // strace reads the whole array first: nothing is dumped when any
+        // element cannot be read.
+        let mut all = vec![0u8; (count * 2 * w) as usize];
+        if self.mem.read(addr, &mut all) < all.len() {
+            return;
+        }
+        let word = |off: usize| {
+            let b = &all[off..off + w as usize];
+            if w == 8 {
+                u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))
+            } else {
+                u64::from(u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+            }
+        };
+        for i in 0..count {
+            let e = (i * 2 * w) as usize;
+            let (base, len) = (word(e), word(e + w as usize));
             let len = len.min(left);
             if len == 0 {
                 return;
@@ -213,19 +233,35 @@ impl Reader<'_> {
             buf.resize(n, 0);
             let got = self.mem.read(addr.wrapping_add(off), &mut buf);
             if got < n {
-                // strace prints nothing of a buffer it cannot read.
+                // strace prints nothing of a buffer it cannot read, and
+                // says so when part of it was already dumped.
+                if off > 0 {
+                    let _ = writeln!(
+                        out,
+                        " | <Cannot fetch {n} byte{} from pid {} @{:#x}>",
+                        if n == 1 { "" } else { "s" },
+                        self.pid,
+                        addr.wrapping_add(off)
+                    );
+                }
                 return;
             }
+            // The offset is 5 hex digits, more for a longer buffer.
+            let width = if len > 1 << 20 {
+                1 + (63 - (len - 1).leading_zeros() as usize) / 4
+            } else {
+                5
+            };
             for (i, line) in buf.chunks(16).enumerate() {
-                hexline(out, off + 16 * i as u64, line);
+                hexline(out, off + 16 * i as u64, line, width);
             }
             off += n as u64;
         }
     }
 }
 
-fn hexline(out: &mut String, offset: u64, bytes: &[u8]) {
-    let _ = write!(out, " | {offset:05x}  ");
+fn hexline(out: &mut String, offset: u64, bytes: &[u8], width: usize) {
+    let _ = write!(out, " | {offset:0width$x}  ");
     let mut hex = String::with_capacity(48);
     for (i, b) in bytes.iter().enumerate() {
         if i == 8 {
@@ -274,9 +310,9 @@ mod tests {
     #[test]
     fn lines_as_strace_prints_them() {
         let mut out = String::new();
-        hexline(&mut out, 0, b"hello world, thi");
-        hexline(&mut out, 0x20, b"ne with bytes.\n");
-        hexline(&mut out, 0, &[1, 2, 0xff, 0x7f, 0x20]);
+        hexline(&mut out, 0, b"hello world, thi", 5);
+        hexline(&mut out, 0x20, b"ne with bytes.\n", 5);
+        hexline(&mut out, 0, &[1, 2, 0xff, 0x7f, 0x20], 5);
         assert_eq!(
             out,
             " | 00000  68 65 6c 6c 6f 20 77 6f  72 6c 64 2c 20 74 68 69  hello world, thi |\n\
@@ -308,6 +344,7 @@ mod tests {
             args,
             ret,
             word: 8,
+            pid: 1,
         };
         let run = |c: &Call, r: &FdSet, w: &FdSet| {
             let mut out = String::new();

@@ -81,7 +81,8 @@ pub fn main(args: &[OsString]) -> i32 {
         }
         Err(e) => {
             eprintln!(
-                "{}: can't fopen '{}': {}", crate::strace::prog(),
+                "{}: can't fopen '{}': {}",
+                crate::strace::prog(),
                 o.output.as_deref().unwrap_or(""),
                 crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
             );
@@ -204,8 +205,12 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         None => launching && o.follow && !trace_all,
     };
     // Descriptors are cached per (pid, fd) only when every syscall stops.
+    crate::syscall::fd_cache::start(!seccomp && (o.follow || o.pids.is_empty()), o.follow);
     if o.seccomp == Some(true) && !seccomp && launching && !o.follow {
-        eprintln!("{}: --seccomp-bpf cannot be enabled because it needs -f", crate::strace::prog());
+        eprintln!(
+            "{}: --seccomp-bpf cannot be enabled because it needs -f",
+            crate::strace::prog()
+        );
     }
     let seccomp_sets = seccomp.then(|| {
         Arch::native_personalities()
@@ -269,9 +274,16 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         let before = tracer.live();
         if let Err(e) = tracer.attach(pid, &mut h) {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
-            eprintln!("{}: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}", crate::strace::prog());
+            eprintln!(
+                "{}: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}",
+                crate::strace::prog()
+            );
             if e.raw_os_error() == Some(libc::EPERM) {
-                eprintln!("{}: {}", crate::strace::prog(), crate::engine::tracer::eperm_reason(pid));
+                eprintln!(
+                    "{}: {}",
+                    crate::strace::prog(),
+                    crate::engine::tracer::eperm_reason(pid)
+                );
             }
             if command.is_empty() && pids.len() == 1 {
                 return Ended::Failed(1);
@@ -290,7 +302,8 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         if let Err(e) = tracer.launch(&cmd) {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!(
-                "{}: Can't stat '{}': {msg}", crate::strace::prog(),
+                "{}: Can't stat '{}': {msg}",
+                crate::strace::prog(),
                 command[0].to_string_lossy()
             );
             return Ended::Failed(1);

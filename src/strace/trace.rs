@@ -407,6 +407,7 @@ impl Strace {
         let now = Instant::now();
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
+        crate::syscall::fd_cache::on_entry(entry.name, &args);
         let traced = self.o.trace.contains(arch, nr);
         self.personality(tid, arch);
         {
@@ -650,6 +651,7 @@ impl Strace {
         if let Some(f) = &p.injected {
             Self::tamper_exit(tid, f, &mut ret);
         }
+        crate::syscall::fd_cache::on_exit(p.entry.name, &p.args, ret);
         let failed = is_error(ret);
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
@@ -749,6 +751,7 @@ impl Strace {
                 args,
                 ret,
                 word: arch.word_size(),
+                pid: tid,
             };
             let mut text = String::new();
             dumpio::dump(
@@ -920,6 +923,7 @@ impl Strace {
     }
 
     fn on_gone(&mut self, tid: i32, what: Gone) {
+        crate::syscall::fd_cache::forget_task(tid);
         self.finish_unreturned(tid);
         self.inject.forget(tid);
         self.resume_sigs.remove(&tid);
@@ -1057,6 +1061,7 @@ impl Handler for Strace {
                 th.pers = th.pers.or(pers);
             }
             Event::Exec { tid, old_tid } => {
+                crate::syscall::fd_cache::forget_all();
                 self.comms.remove(&tid);
                 self.comms.remove(&old_tid);
                 if let Some(st) = self.stack.as_mut() {

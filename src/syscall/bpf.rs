@@ -90,7 +90,9 @@ impl<'a, 'c> S<'a, 'c> {
         let raw = &self.a.b[off..off + n.min(16)];
         let v = match raw.iter().position(|&b| b == 0) {
             Some(z) => str_val(&raw[..z], false),
-            None => str_val(raw, true),
+            // print_quoted_cstring: an unterminated buffer shows all but
+            // its last byte, then `...`.
+            None => str_val(&raw[..raw.len().saturating_sub(1)], true),
         };
         self.put(name, v)
     }
@@ -155,14 +157,21 @@ fn kernel_version(c: &Ctx, v: u64) -> Value {
     if c.opts.xlat_style == 1 {
         return xint(v);
     }
-    Value::Call(
+    let call = Value::Call(
         Cow::Borrowed("KERNEL_VERSION"),
         vec![
             Value::UInt(v >> 16),
             Value::UInt((v >> 8) & 0xff),
             Value::UInt(v & 0xff),
         ],
-    )
+    );
+    if c.opts.xlat_style == 2 {
+        return Value::Commented(
+            Box::new(xint(v)),
+            Cow::Owned(super::ctx::render_flags(&call)),
+        );
+    }
+    call
 }
 
 /// strace 6.1's structure size for each command it decodes, and how the

@@ -142,7 +142,7 @@ fn getgroups_sized(c: &mut Ctx, size: usize) -> Step {
         } else {
             c.retval() as u64
         };
-        array_at(c, addr, n, size, |_, b| Some(elem(b, size)))
+        groups(c, n, addr, size)
     };
     c.push(v);
     Step::Done(RetFmt::Int)
@@ -160,10 +160,18 @@ fn getgroups32(c: &mut Ctx) -> Step {
 /// `setgroups(size, list)`: `size` ids at entry.
 fn setgroups_sized(c: &mut Ctx, size: usize) -> Step {
     c.int(0);
-    let n = c.arg_int(0).max(0) as u64;
-    let v = array_at(c, c.arg_ulong(1), n, size, |_, b| Some(elem(b, size)));
+    let v = groups(c, c.arg_int(0) as u32 as u64, c.arg_ulong(1), size);
     c.push(v);
     Step::Done(RetFmt::Int)
+}
+
+/// strace's `print_groups`: a count above NGROUPS_MAX (65536; a negative
+/// one is huge as unsigned) prints the address.
+fn groups(c: &mut Ctx, n: u64, addr: u64, size: usize) -> Value {
+    if n > 65536 {
+        return Value::Ptr(addr);
+    }
+    array_at(c, addr, n, size, |_, b| Some(elem(b, size)))
 }
 
 fn setgroups(c: &mut Ctx) -> Step {

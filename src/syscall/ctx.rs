@@ -106,10 +106,30 @@ impl FdResolver for ProcFdResolver {
             f if f < 0 => return None,
             f => format!("/proc/{pid}/fd/{f}"),
         };
-        std::fs::read_link(link)
-            .ok()
-            .map(|p| p.into_os_string().into_vec())
+        let target = std::fs::read_link(&link).ok()?;
+        Some(mark_real_deleted(&link, target.into_os_string().into_vec()))
     }
+}
+
+/// The kernel appends ` (deleted)` to the link of an unlinked file; a file
+/// whose real name ends so is the file the link points to (strace's
+/// `getfdpath` checks inode and device). Such a path gets a trailing NUL,
+/// which tells the renderer to keep the suffix inside `<...>`.
+pub fn mark_real_deleted(link: &str, mut target: Vec<u8>) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    const DELETED: &[u8] = b" (deleted)";
+    if target.len() > DELETED.len() && target.ends_with(DELETED) {
+        let name = std::ffi::OsStr::from_bytes(&target);
+        let same = match (std::fs::metadata(link), std::fs::symlink_metadata(name)) {
+            (Ok(l), Ok(p)) => l.ino() == p.ino() && l.dev() == p.dev(),
+            _ => false,
+        };
+        if same {
+            target.push(0);
+        }
+    }
+    target
 }
 
 /// Everything a decoder can see and the printers it calls.
@@ -321,13 +341,39 @@ impl<'a> Ctx<'a> {
         let fd = self.arg_int(i);
         if fd == -100 {
             // Under -y strace shows the working directory: AT_FDCWD</cwd>.
-            let v = if self.opts.fd_paths {
-                Value::Fd {
-                    fd: -100,
-                    path: self.fds.fd_path(self.pid, -100),
-                }
+            let path = if self.opts.fd_paths {
+                self.fds.fd_path(self.pid, -100)
             } else {
-                Value::sym("AT_FDCWD")
+                None
+            };
+            let v = match (self.opts.xlat_style, path) {
+                (0, Some(path)) => Value::Fd {
+                    fd: -100,
+                    path: Some(path),
+                },
+                (0, None) => Value::sym("AT_FDCWD"),
+                // -X raw: `-100`; -X verbose: `-100 /* AT_FDCWD */`; the
+                // path (quoted as a descriptor's) follows either.
+                (style, path) => {
+                    let num = if style == 1 {
+                        Value::Int(-100)
+                    } else {
+                        Value::Commented(Box::new(Value::Int(-100)), Cow::Borrowed("AT_FDCWD"))
+                    };
+                    match path {
+                        Some(p) => {
+                            let mut s = String::new();
+                            let fd = Value::Fd {
+                                fd: 0,
+                                path: Some(p),
+                            };
+                            crate::output::text::render_value(&mut s, &fd, &Default::default());
+                            let tail = s.strip_prefix('0').unwrap_or(&s).to_string();
+                            Value::Joined(vec![num, Value::sym_owned(tail)], "")
+                        }
+                        None => num,
+                    }
+                }
             };
             self.push(v);
         } else {
@@ -349,7 +395,8 @@ impl<'a> Ctx<'a> {
                 } else {
                     Value::Hex(v)
                 };
-                if unknown.is_empty() {
+                // -X raw prints an unknown value bare, as a known one.
+                if unknown.is_empty() || self.opts.xlat_style == 1 {
                     raw
                 } else {
                     Value::Commented(Box::new(raw), Cow::Borrowed(unknown))
@@ -378,13 +425,18 @@ impl<'a> Ctx<'a> {
             return Value::Hex(v);
         }
         let (names, rest) = table.split_flags(v);
+        // -X verbose comments only what has a name.
+        let named = !names.is_empty();
         let f = Value::Flags {
             names,
             rest,
             octal_rest: false,
         };
-        if self.opts.xlat_style == 2 && v != 0 {
+        if self.opts.xlat_style == 2 && named {
             return Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(render_flags(&f)));
+        }
+        if self.opts.xlat_style == 2 && v != 0 {
+            return Value::Hex(v);
         }
         f
     }
@@ -440,47 +492,73 @@ impl<'a> Ctx<'a> {
     /// Reads a NUL-terminated string of at most `limit` bytes. The result is
     /// truncated (and flagged) when no NUL occurs within the limit.
     pub fn read_cstr(&mut self, addr: u64, limit: usize) -> Option<StrVal> {
+        let (mut bytes, nul) = self.umovestr(addr, limit + 1)?;
+        bytes.truncate(limit);
+        Some(StrVal {
+            bytes,
+            truncated: !nul,
+            c_string: true,
+        })
+    }
+
+    /// strace's `umovestr`: up to `len` bytes at `addr`, stopping at a NUL
+    /// (not included; the flag says it was seen). `None` when the memory
+    /// ends before the NUL and before `len` bytes.
+    pub fn umovestr(&mut self, addr: u64, len: usize) -> Option<(Vec<u8>, bool)> {
         if addr == 0 {
             return None;
         }
         // One process_vm_readv per page: a C string usually ends in the first.
         let mut out = Vec::new();
         let mut a = addr;
-        let want = limit + 1;
-        while out.len() < want {
+        while out.len() < len {
             let page_left = 4096 - (a % 4096) as usize;
-            let chunk = page_left.min(want - out.len());
+            let chunk = page_left.min(len - out.len());
             let mut buf = vec![0u8; chunk];
             let n = self.mem.read(a, &mut buf);
-            if n == 0 {
-                if out.is_empty() {
-                    return None;
-                }
-                break;
-            }
             if let Some(z) = buf[..n].iter().position(|&b| b == 0) {
                 out.extend_from_slice(&buf[..z]);
-                return Some(StrVal {
-                    bytes: out,
-                    truncated: false,
-                    c_string: true,
-                });
+                return Some((out, true));
             }
-            out.extend_from_slice(&buf[..n]);
             if n < chunk {
                 return None;
             }
+            out.extend_from_slice(&buf);
             a += n as u64;
         }
-        out.truncate(limit);
-        Some(StrVal {
-            bytes: out,
-            truncated: true,
-            c_string: true,
-        })
+        Some((out, false))
     }
 
-    /// A path argument: printed in full up to PATH_MAX, like strace's `printpath`.
+    /// strace's `printstr_ex` of a NUL-terminated string of at most `len`
+    /// bytes (its NUL included): `-s` limits it, and a string that fills
+    /// `len` bytes without a NUL prints with `...`.
+    pub fn cstrn_value(&mut self, addr: u64, len: u64) -> Value {
+        if addr == 0 {
+            return Value::Ptr(0);
+        }
+        if len == 0 {
+            return Value::Str(StrVal {
+                c_string: true,
+                ..Default::default()
+            });
+        }
+        let limit = self.opts.string_limit;
+        let fetch = (limit as u64 + 1).min(len) as usize;
+        match self.umovestr(addr, fetch) {
+            Some((mut bytes, nul)) => {
+                bytes.truncate(limit);
+                Value::Str(StrVal {
+                    bytes,
+                    truncated: !nul,
+                    c_string: true,
+                })
+            }
+            None => Value::Unreadable(addr),
+        }
+    }
+
+    /// A path argument: printed in full up to PATH_MAX - 1 bytes, like
+    /// strace's `printpath` (a longer one is cut with `...`).
     pub fn path(&mut self, i: usize) {
         let addr = self.arg_ulong(i);
         let v = self.path_value(addr);
@@ -492,7 +570,7 @@ impl<'a> Ctx<'a> {
         if addr == 0 {
             return Value::Ptr(0);
         }
-        match self.read_cstr(addr, 4096) {
+        match self.read_cstr(addr, 4095) {
             Some(s) => Value::Str(s),
             None => Value::Unreadable(addr),
         }
@@ -524,11 +602,14 @@ impl<'a> Ctx<'a> {
             return Value::Ptr(0);
         }
         let limit = self.opts.string_limit as u64;
-        let n = len.min(limit) as usize;
-        let mut buf = vec![0u8; n];
-        if n > 0 && self.mem.read(addr, &mut buf) != n {
+        // strace's printstrn reads one byte past the `-s` limit: a buffer
+        // whose memory ends right after the limit prints as its address.
+        let fetch = len.min(limit.saturating_add(1)) as usize;
+        let mut buf = vec![0u8; fetch];
+        if fetch > 0 && self.mem.read(addr, &mut buf) != fetch {
             return Value::Unreadable(addr);
         }
+        buf.truncate(len.min(limit) as usize);
         Value::Str(StrVal {
             bytes: buf,
             truncated: len > limit,
@@ -649,5 +730,53 @@ impl<const N: usize> Pod for [i64; N] {
             out[i] = i64::from_ne_bytes(c.try_into().expect("8 bytes"));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::FixedFds;
+
+    /// strace's umovestr/umoven rules: a string or buffer whose memory ends
+    /// before its NUL (or before the `-s` limit + 1 bytes) prints as its
+    /// address; a path is cut at PATH_MAX - 1 bytes.
+    #[test]
+    fn strings_that_run_into_unmapped_memory() {
+        let opts = DecodeOpts {
+            string_limit: 4,
+            ..Default::default()
+        };
+        let mut m = FakeMemory::default();
+        let short = m.put(b"ab\0");
+        let mut fds = FixedFds(Vec::new());
+        let mut c = Ctx::new(&mut m, &mut fds, &opts, 1, Arch::X86_64, [0; 6]);
+        assert!(matches!(c.cstr_value(short), Value::Str(s) if s.bytes == b"ab" && !s.truncated));
+        let mut m = FakeMemory::default();
+        // "abcdefgh" with no NUL before the end of the mapping.
+        let at = m.put(b"abcdefgh");
+        let end = at + 8;
+        let mut c = Ctx::new(&mut m, &mut fds, &opts, 1, Arch::X86_64, [0; 6]);
+        // -s 4: 5 bytes read, no NUL: "abcd"...
+        assert!(matches!(c.cstr_value(at), Value::Str(s) if s.bytes == b"abcd" && s.truncated));
+        // 3 bytes left before the end, no NUL among them: the address.
+        assert_eq!(c.cstr_value(end - 3), Value::Unreadable(end - 3));
+        // A buffer of 5 bytes (> -s 4) needs 5 readable bytes.
+        assert_eq!(c.buf_value(end - 4, 5), Value::Unreadable(end - 4));
+        assert!(
+            matches!(c.buf_value(end - 5, 5), Value::Str(s) if s.bytes.len() == 4 && s.truncated)
+        );
+        // printstr_ex with a maximum of 3 bytes: 3 bytes without NUL.
+        assert!(matches!(c.cstrn_value(at, 3), Value::Str(s) if s.bytes == b"abc" && s.truncated));
+        let mut m = FakeMemory::default();
+        let mut long = vec![b'/'; 4096];
+        long.push(0);
+        let p = m.put(&long);
+        let mut c = Ctx::new(&mut m, &mut fds, &opts, 1, Arch::X86_64, [0; 6]);
+        assert!(matches!(c.path_value(p), Value::Str(s) if s.bytes.len() == 4095 && s.truncated));
+        assert!(
+            matches!(c.path_value(p + 1), Value::Str(s) if s.bytes.len() == 4095 && !s.truncated)
+        );
     }
 }

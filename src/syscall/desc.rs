@@ -2,7 +2,7 @@
 //! close_range, the dup family, lseek, pipes, syncing, preallocation and the
 //! in-kernel copies (sendfile, copy_file_range, splice), memfd_create.
 
-use super::printers::{enum_arg, flags_arg, le32, le64, lld_arg, num_at, xflags, xint};
+use super::printers::{enum_arg, flags_arg, le32, le64, lld_arg, num_at, xint};
 use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -404,7 +404,9 @@ fn splice(c: &mut Ctx) -> Step {
 /// `memfd_create(name, flags)`: the hugetlb page size bits print as
 /// `21<<MFD_HUGE_SHIFT`.
 fn memfd_create(c: &mut Ctx) -> Step {
-    c.cstr(0);
+    // The name: at most MFD_NAME_MAX_LEN (249) bytes and its NUL.
+    let v = c.cstrn_value(c.arg_ulong(0), 250);
+    c.push(v);
     let flags = c.arg(1) as u32 as u64;
     let v = memfd_flags_value(c, flags);
     c.push(v);
@@ -421,7 +423,17 @@ fn memfd_flags_value(c: &Ctx, flags: u64) -> Value {
     let (huge, rest) = (flags & mask, flags & !mask);
     let mut s = String::new();
     if rest != 0 || huge == 0 {
-        let v = xflags(c, rest, &xlat::MEMFD_CREATE_FLAGS, "MFD_???");
+        // The names as -X abbrev prints them, also inside -X verbose's comment.
+        let (names, left) = xlat::MEMFD_CREATE_FLAGS.split_flags(rest);
+        let v = if names.is_empty() {
+            Value::Commented(Box::new(Value::Hex(rest)), Cow::Borrowed("MFD_???"))
+        } else {
+            Value::Flags {
+                names,
+                rest: left,
+                octal_rest: false,
+            }
+        };
         s = super::ctx::render_flags(&v);
     }
     if huge != 0 {
@@ -429,6 +441,9 @@ fn memfd_flags_value(c: &Ctx, flags: u64) -> Value {
             s.push('|');
         }
         s.push_str(&format!("{}<<MFD_HUGE_SHIFT", huge >> shift));
+    }
+    if c.opts.xlat_style == 2 {
+        return Value::Commented(Box::new(Value::Hex(flags)), Cow::Owned(s));
     }
     Value::sym_owned(s)
 }

@@ -18,7 +18,6 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 ];
 
 const SETUP_ATTACH_WQ: u64 = 0x20;
-const ENTER_EXT_ARG: u64 = 0x8;
 const PARAMS_SIZE: usize = 120;
 
 /// `io_uring_setup(entries, params)`: the new ring's descriptor.
@@ -126,12 +125,9 @@ fn io_uring_enter(c: &mut Ctx) -> Step {
     let v = xflags(c, flags, &xlat::URING_ENTER_FLAGS, "IORING_ENTER_???");
     c.push(v);
     let addr = c.arg_ulong(4);
-    let v = if flags & ENTER_EXT_ARG != 0 {
-        Value::Ptr(addr)
-    } else {
-        let min = c.arch.word_size() as u64;
-        sigset_at(c, addr, c.arg_ulong(5), min)
-    };
+    // strace 6.1 prints a signal set even under IORING_ENTER_EXT_ARG.
+    let min = c.arch.word_size() as u64;
+    let v = sigset_at(c, addr, c.arg_ulong(5), min);
     c.push(v);
     c.ulong(5);
     Step::Done(RetFmt::Int)
@@ -144,6 +140,10 @@ const REG_FILES_UPDATE: u64 = 6;
 const REG_EVENTFD_ASYNC: u64 = 7;
 const REG_PROBE: u64 = 8;
 const REG_RESTRICTIONS: u64 = 11;
+const REG_FILES2: u64 = 13;
+const REG_FILES_UPDATE2: u64 = 14;
+const REG_BUFFERS2: u64 = 15;
+const REG_BUFFERS_UPDATE: u64 = 16;
 const REG_IOWQ_AFF: u64 = 17;
 const REG_IOWQ_MAX_WORKERS: u64 = 19;
 const REG_RING_FDS: u64 = 20;
@@ -160,14 +160,44 @@ fn io_uring_register(c: &mut Ctx) -> Step {
         c.fd(0);
         c.xenum(1, &xlat::URING_REGISTER_OPCODES, "IORING_REGISTER_???");
         match op {
-            REG_PROBE => return Step::Exit,
-            REG_IOWQ_MAX_WORKERS => {
-                // The limits as given; the kernel writes the old ones back.
-                c.saved = match c.read_bytes(addr, 8).filter(|_| nr == 2) {
-                    Some(b) => le64(&b, 0),
-                    None => u64::MAX,
+            REG_PROBE => {
+                // strace 6.1: more than 256 ops or unreadable memory print
+                // the address; a zeroed buffer prints at exit only; one
+                // with data prints now and `=> {…}` at exit.
+                let size = 16 + 8 * nr as usize;
+                let b = if nr > 256 {
+                    None
+                } else {
+                    c.read_bytes(addr, size)
                 };
+                let Some(b) = b else {
+                    c.push(Value::Ptr(addr));
+                    c.uint(3);
+                    return Step::Done(RetFmt::Int);
+                };
+                if b.iter().any(|&x| x != 0) {
+                    let v = probe_struct(c, &b, nr, false);
+                    c.push(v);
+                    c.saved = 1;
+                    c.entry_complete = true;
+                }
                 return Step::Exit;
+            }
+            REG_IOWQ_MAX_WORKERS => {
+                // The limits as given; when all could be read, the kernel's
+                // old ones follow at exit (`[…] => […]`).
+                let full = addr != 0
+                    && nr > 0
+                    && nr <= 1024
+                    && c.read_bytes(addr, 4 * nr as usize).is_some();
+                let v = workers_value(c, addr, nr);
+                c.push(v);
+                if full {
+                    c.entry_complete = true;
+                    return Step::Exit;
+                }
+                c.uint(3);
+                return Step::Done(RetFmt::Int);
             }
             _ => {}
         }
@@ -176,12 +206,43 @@ fn io_uring_register(c: &mut Ctx) -> Step {
         c.uint(3);
         return Step::Done(RetFmt::Int);
     }
-    let v = match op {
-        REG_PROBE => probe_value(c, addr, nr),
-        _ => max_workers(c, addr, nr),
+    if op == REG_PROBE {
+        let printed = c.saved == 1;
+        let v = if c.failed() {
+            (!printed).then_some(Value::Ptr(addr))
+        } else {
+            let size = 16 + 8 * nr as usize;
+            match c.read_bytes(addr, size) {
+                Some(b) => Some(probe_struct(c, &b, nr, true)),
+                None => Some(Value::Ptr(addr)),
+            }
+        };
+        if printed {
+            // The entry already printed the structure: `=> {…}, nr`.
+            let mut parts = Vec::new();
+            if let Some(v) = v {
+                parts.push(Value::sym(" => "));
+                parts.push(v);
+            }
+            parts.push(Value::sym(", "));
+            parts.push(Value::UInt(nr));
+            c.push(Value::Joined(parts, ""));
+        } else {
+            c.push(v.unwrap_or(Value::Ptr(addr)));
+            c.uint(3);
+        }
+        return Step::Done(RetFmt::Int);
+    }
+    // IORING_REGISTER_IOWQ_MAX_WORKERS, its limits printed at entry.
+    let after = if c.failed() {
+        Value::Ptr(addr)
+    } else {
+        workers_value(c, addr, nr)
     };
-    c.push(v);
-    c.uint(3);
+    c.push(Value::Joined(
+        vec![Value::sym(" => "), after, Value::sym(", "), Value::UInt(nr)],
+        "",
+    ));
     Step::Done(RetFmt::Int)
 }
 
@@ -207,23 +268,31 @@ fn register_arg(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Value {
             Some(b) => {
                 let mut f = vec![Field::new("offset", Value::UInt(le32(&b, 0)))];
                 nonzero_x(&mut f, "resv", le32(&b, 4));
-                let fds = fd_array(c, le64(&b, 8), nr);
+                let fds = update_fd_array(c, le64(&b, 8), nr);
                 f.push(Field::new("fds", fds));
                 Value::structure(f)
             }
             None => Value::Ptr(addr),
         },
+        REG_FILES2 | REG_BUFFERS2 | REG_FILES_UPDATE2 | REG_BUFFERS_UPDATE => rsrc(c, op, addr, nr),
         REG_RESTRICTIONS => array_at(c, addr, nr, 16, |c, b| Some(restriction(c, b))),
         REG_IOWQ_AFF => cpu_mask(c, addr, nr),
         REG_RING_FDS | UNREG_RING_FDS => array_at(c, addr, nr, 16, |c, b| {
-            let mut f = vec![Field::new("offset", Value::UInt(le32(b, 0)))];
-            nonzero_x(&mut f, "resv", le32(b, 4));
-            let data = if op == REG_RING_FDS {
-                c.fd_value(le32(b, 8) as u32 as i32 as i64)
+            let off = le32(b, 0);
+            // Registering at offset -1 means "the first free slot".
+            let off = if op == REG_RING_FDS && off == u32::MAX as u64 {
+                Value::Int(-1)
             } else {
-                xint(le64(b, 8))
+                Value::UInt(off)
             };
-            f.push(Field::new("data", data));
+            let mut f = vec![Field::new("offset", off)];
+            nonzero_x(&mut f, "resv", le32(b, 4));
+            if op == REG_RING_FDS {
+                let fd = c.fd_value(le32(b, 8) as u32 as i32 as i64);
+                f.push(Field::new("data", fd));
+            } else {
+                nonzero_x(&mut f, "data", le64(b, 8));
+            }
             Some(Value::structure(f))
         }),
         REG_PBUF_RING | UNREG_PBUF_RING => match c.read_bytes(addr, 40) {
@@ -241,6 +310,112 @@ fn register_arg(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Value {
         },
         _ => Value::Ptr(addr),
     }
+}
+
+/// `%#x`: hex, but `0` for zero.
+fn hex0(v: u64) -> String {
+    if v == 0 {
+        "0".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// A descriptor of an update array: `IORING_REGISTER_FILES_SKIP` (-2) and
+/// other values below -1 as numbers (by name when known).
+fn update_fd(c: &mut Ctx, fd: i64) -> Value {
+    if fd >= -1 {
+        return c.fd_value(fd);
+    }
+    match (
+        xlat::URING_FILES_UPDATE_FDS.lookup(fd as u64),
+        c.opts.xlat_style,
+    ) {
+        (Some(n), 0) => Value::sym(n),
+        (Some(n), 2) => Value::Commented(Box::new(Value::Int(fd)), Cow::Borrowed(n)),
+        _ => Value::Int(fd),
+    }
+}
+
+/// An array of `n` update descriptors.
+fn update_fd_array(c: &mut Ctx, addr: u64, n: u64) -> Value {
+    array_at(c, addr, n, 4, |c, b| {
+        Some(update_fd(c, le32(b, 0) as u32 as i32 as i64))
+    })
+}
+
+/// `n` iovecs whose bases print as addresses.
+fn iov_array(c: &mut Ctx, addr: u64, n: u64) -> Value {
+    let w = c.arch.word_size();
+    array_at(c, addr, n, 2 * w, |_, b| {
+        let (base, len) = if w == 4 {
+            (le32(b, 0), le32(b, 4))
+        } else {
+            (le64(b, 0), le64(b, 8))
+        };
+        Some(Value::structure(vec![
+            Field::new("iov_base", Value::Ptr(base)),
+            Field::new("iov_len", Value::UInt(len)),
+        ]))
+    })
+}
+
+/// `struct io_uring_rsrc_register` (FILES2, BUFFERS2) and `struct
+/// io_uring_rsrc_update2` (FILES_UPDATE2, BUFFERS_UPDATE), `size` bytes.
+fn rsrc(c: &mut Ctx, op: u64, addr: u64, size: u64) -> Value {
+    if size < 32 || addr == 0 {
+        return Value::Ptr(addr);
+    }
+    let Some(b) = c.read_bytes(addr, 32) else {
+        return Value::Ptr(addr);
+    };
+    let register = op == REG_FILES2 || op == REG_BUFFERS2;
+    let (n, data, tags) = if register {
+        (le32(&b, 0), le64(&b, 16), le64(&b, 24))
+    } else {
+        (le32(&b, 24), le64(&b, 8), le64(&b, 16))
+    };
+    let mut f = Vec::new();
+    if register {
+        f.push(Field::new("nr", Value::UInt(n)));
+        let fl = xflags(
+            c,
+            le32(&b, 4),
+            &xlat::URING_REGISTER_RSRC_FLAGS,
+            "IORING_RSRC_REGISTER_???",
+        );
+        f.push(Field::new("flags", fl));
+        nonzero_x(&mut f, "resv2", le64(&b, 8));
+    } else {
+        f.push(Field::new("offset", Value::UInt(le32(&b, 0))));
+        nonzero_x(&mut f, "resv", le32(&b, 4));
+    }
+    let dv = match op {
+        REG_FILES2 => fd_array(c, data, n),
+        REG_FILES_UPDATE2 => update_fd_array(c, data, n),
+        _ => iov_array(c, data, n),
+    };
+    f.push(Field::new("data", dv));
+    let tv = array_at(c, tags, n, 8, |_, e| Some(xint(le64(e, 0))));
+    f.push(Field::new("tags", tv));
+    if !register {
+        f.push(Field::new("nr", Value::UInt(n)));
+        nonzero_x(&mut f, "resv2", le32(&b, 28));
+    }
+    if size > 32 {
+        if let Some(t) = super::printers::nonzero_bytes(c, addr, 32, size.min(4096)) {
+            let t = if t == Value::Unknown {
+                Value::sym("???")
+            } else {
+                t
+            };
+            f.push(Field {
+                name: Cow::Borrowed(""),
+                value: t,
+            });
+        }
+    }
+    Value::structure(f)
 }
 
 /// An array of `n` descriptors (`int`).
@@ -274,7 +449,7 @@ fn restriction(c: &mut Ctx, b: &[u8]) -> Value {
             f.push(Field::new("sqe_flags", v));
         }
         _ => {
-            let v = Value::Commented(Box::new(op), Cow::Owned(format!("op: {arg:#x}")));
+            let v = Value::Commented(Box::new(op), Cow::Owned(format!("op: {}", hex0(arg))));
             f.push(Field::new("opcode", v));
         }
     }
@@ -285,77 +460,61 @@ fn restriction(c: &mut Ctx, b: &[u8]) -> Value {
 
 /// An opcode number printed in decimal with its name or `/* IORING_OP_??? */`.
 fn op_u(c: &Ctx, v: u64) -> Value {
-    match xlat::URING_OPS.lookup(v) {
-        Some(_) => c.enum_value(v, &xlat::URING_OPS, ""),
-        None => Value::Commented(Box::new(Value::UInt(v)), Cow::Borrowed("IORING_OP_???")),
+    match (xlat::URING_OPS.lookup(v), c.opts.xlat_style) {
+        (_, 1) => Value::UInt(v),
+        (Some(n), 0) => Value::sym(n),
+        (Some(n), _) => Value::Commented(Box::new(Value::UInt(v)), Cow::Borrowed(n)),
+        (None, _) => Value::Commented(Box::new(Value::UInt(v)), Cow::Borrowed("IORING_OP_???")),
     }
 }
 
-/// IORING_REGISTER_PROBE at exit: `struct io_uring_probe` and `nr` ops.
-fn probe_value(c: &mut Ctx, addr: u64, nr: u64) -> Value {
-    let Some(b) = c.read_bytes(addr, 16) else {
-        return Value::Ptr(addr);
-    };
+/// `struct io_uring_probe` from `b` (its header and `nr` ops): all `nr`
+/// ops at entry, at exit only the `ops_len` the kernel filled (`...` when
+/// there were more than `nr`).
+fn probe_struct(c: &mut Ctx, b: &[u8], nr: u64, exiting: bool) -> Value {
+    let ops_len = b[1] as u64;
     let mut f = vec![
         Field::new("last_op", op_u(c, b[0] as u64)),
-        Field::new("ops_len", Value::UInt(b[1] as u64)),
+        Field::new("ops_len", Value::UInt(ops_len)),
     ];
-    nonzero_x(&mut f, "resv", le16(&b, 2));
-    resv_array(&mut f, "resv2", &b, 4, 3, 4);
-    let ops = array_at(c, addr + 16, nr, 8, |c, e| {
-        let mut o = vec![Field::new("op", op_u(c, e[0] as u64))];
-        nonzero_x(&mut o, "resv", e[1] as u64);
-        let fl = xflags(c, le16(e, 2), &xlat::URING_OP_FLAGS, "IO_URING_OP_???");
-        o.push(Field::new("flags", fl));
-        nonzero_x(&mut o, "resv2", le32(e, 4));
-        Some(Value::structure(o))
-    });
-    f.push(Field::new("ops", ops));
+    nonzero_x(&mut f, "resv", le16(b, 2));
+    resv_array(&mut f, "resv2", b, 4, 3, 4);
+    let shown = if exiting { ops_len.min(nr) } else { nr };
+    // Without -v, arrays stop at the -s limit.
+    let limit = c.opts.string_limit as u64;
+    let (shown, cut) = if !c.opts.verbose && shown > limit {
+        (limit, true)
+    } else {
+        (shown, exiting && nr < ops_len)
+    };
+    let ops = (0..shown as usize)
+        .map(|i| {
+            let e = &b[16 + 8 * i..24 + 8 * i];
+            let mut o = vec![Field::new("op", op_u(c, e[0] as u64))];
+            nonzero_x(&mut o, "resv", e[1] as u64);
+            let fl = xflags(c, le16(e, 2), &xlat::URING_OP_FLAGS, "IO_URING_OP_???");
+            o.push(Field::new("flags", fl));
+            nonzero_x(&mut o, "resv2", le32(e, 4));
+            Value::structure(o)
+        })
+        .collect();
+    f.push(Field::new("ops", Value::Array(ops, cut)));
     Value::structure(f)
 }
 
-/// `[[IO_WQ_BOUND]=4, [IO_WQ_UNBOUND]=8]` of `n` counts.
-fn workers_array(c: &Ctx, vals: &[u64]) -> Value {
-    let items = vals
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let idx = match xlat::URING_IOWQ_TYPES.lookup(i as u64) {
-                Some(n) if c.opts.xlat_style != 1 => n.to_string(),
-                _ => i.to_string(),
-            };
-            Value::sym_owned(format!("[{idx}]={v}"))
-        })
-        .collect();
-    Value::Array(items, false)
-}
-
-/// IORING_REGISTER_IOWQ_MAX_WORKERS: the limits given `=>` the old ones.
-fn max_workers(c: &mut Ctx, addr: u64, nr: u64) -> Value {
-    if addr == 0 {
-        return Value::Ptr(0);
-    }
-    let before = if c.saved == u64::MAX {
-        match c.read_bytes(addr, (nr.min(64) * 4) as usize) {
-            Some(b) => (0..nr.min(64) as usize).map(|i| le32(&b, 4 * i)).collect(),
-            None => return Value::Ptr(addr),
-        }
-    } else {
-        vec![c.saved & 0xffff_ffff, c.saved >> 32]
-    };
-    let entry = workers_array(c, &before);
-    let after = if c.failed() {
-        Value::Ptr(addr)
-    } else {
-        match c.read_bytes(addr, before.len() * 4) {
-            Some(b) => {
-                let v: Vec<u64> = (0..before.len()).map(|i| le32(&b, 4 * i)).collect();
-                workers_array(c, &v)
-            }
-            None => Value::Ptr(addr),
-        }
-    };
-    Value::Changed(Box::new(entry), Box::new(after))
+/// `[[IO_WQ_BOUND]=4, [IO_WQ_UNBOUND]=8]`: `n` counts with their indices.
+fn workers_value(c: &mut Ctx, addr: u64, n: u64) -> Value {
+    let mut i = 0u64;
+    array_at(c, addr, n, 4, |c, b| {
+        let idx = match (xlat::URING_IOWQ_TYPES.lookup(i), c.opts.xlat_style) {
+            (Some(name), 0) => name.to_string(),
+            (Some(name), 2) => format!("{i} /* {name} */"),
+            (None, 1) | (Some(_), _) => i.to_string(),
+            (None, _) => format!("{i} /* IO_WQ_??? */"),
+        };
+        i += 1;
+        Some(Value::sym_owned(format!("[{idx}]={}", le32(b, 0))))
+    })
 }
 
 /// A CPU mask of `len` bytes: the set CPUs as `[0 8]`.
@@ -430,6 +589,34 @@ mod tests {
         assert_eq!(
             run(io_uring_setup, "io_uring_setup", &[1, 0], -14, &mut m),
             "io_uring_setup(1, NULL) = -1 EFAULT (Bad address)"
+        );
+    }
+
+    #[test]
+    fn rsrc_updates_and_probes() {
+        let mut m = FakeMemory::default();
+        let fds = m.put(&[3, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff]);
+        let mut up = Vec::new();
+        up.extend_from_slice(&7u32.to_le_bytes()); // offset
+        up.extend_from_slice(&0u32.to_le_bytes()); // resv
+        up.extend_from_slice(&fds.to_le_bytes()); // data
+        up.extend_from_slice(&0u64.to_le_bytes()); // tags
+        up.extend_from_slice(&2u32.to_le_bytes()); // nr
+        up.extend_from_slice(&0u32.to_le_bytes()); // resv2
+        let up = m.put(&up);
+        assert_eq!(
+            run(io_uring_register, "io_uring_register", &[0, 14, up, 32], 0, &mut m),
+            "io_uring_register(0, IORING_REGISTER_FILES_UPDATE2, {offset=7, data=[3, IORING_REGISTER_FILES_SKIP], tags=NULL, nr=2}, 32) = 0"
+        );
+        // A probe buffer with data prints at entry, then what the kernel
+        // wrote after `=>`.
+        let mut p = vec![0u8; 24];
+        p[0] = 1;
+        p[1] = 1;
+        let p = m.put(&p);
+        assert_eq!(
+            run(io_uring_register, "io_uring_register", &[0, 8, p, 1], 0, &mut m),
+            "io_uring_register(0, IORING_REGISTER_PROBE, {last_op=IORING_OP_READV, ops_len=1, ops=[{op=IORING_OP_NOP, flags=0}]} => {last_op=IORING_OP_READV, ops_len=1, ops=[{op=IORING_OP_NOP, flags=0}]}, 1) = 0"
         );
     }
 }

@@ -1,10 +1,11 @@
-//! ioctl(2): request names (`TCGETS`, `FIONREAD`, `BLKGETSIZE64`,
-//! `LOOP_SET_FD`, …; both names when two share a value, as strace joins them
-//! with ` or `), `_IOC(dir, type, nr, size)` for unnamed requests, and the
-//! arguments strace 6.1 decodes for terminals (termios, termio, termios2,
-//! winsize, integers), block devices and loop devices. Other arguments print
-//! in hex, or as the pointer for structures not decoded here
-//! (`struct loop_info64`, `struct loop_config`, serial and modem requests).
+//! ioctl(2): request names (strace 6.1's full request table, in
+//! `ioctlent_<arch>.txt`; all names when several share a value, as strace
+//! joins them with ` or `), the names strace builds from a request's number
+//! (`EVIOCGBIT(EV_KEY, 96)`, `MIXER_READ(17)`), `_IOC(dir, type, nr, size)`
+//! for unnamed requests, and the arguments: per-family decoders (in
+//! `ioctl_misc.rs` and the other `ioctl_*.rs` files, chosen by the request's
+//! type byte as strace does), then the terminal, block and loop requests
+//! decoded by name here. Other arguments print in hex.
 
 use super::ctx::render_flags;
 use super::ioctl_term::{termios_value, winsize, TermKind};
@@ -36,6 +37,29 @@ fn ioc_value(c: &Ctx, code: u32) -> Value {
             xint((code & 0xff) as u64),
             xint(((code >> IOC_SIZESHIFT) & 0x3fff) as u64),
         ],
+    )
+}
+
+/// `_IOC(...)` inside a `-X verbose` comment: direction names without
+/// their own comment, and nothing for unknown direction bits.
+fn ioc_value_inner(c: &Ctx, code: u32) -> Value {
+    let (dir, ty, nr, size) = ioc_parts(code);
+    let d = if dir == 0 {
+        xlat::IOCTL_DIRS
+            .lookup(0)
+            .map_or(Value::UInt(0), Value::sym)
+    } else {
+        let (names, rest) = xlat::IOCTL_DIRS.split_flags(dir as u64);
+        Value::Flags {
+            names,
+            rest,
+            octal_rest: false,
+        }
+    };
+    let _ = c;
+    Value::Call(
+        Cow::Borrowed("_IOC"),
+        vec![d, xint(ty as u64), xint(nr as u64), xint(size as u64)],
     )
 }
 
@@ -155,37 +179,214 @@ fn out_value(c: &mut Ctx, kind: IoctlArg, arg: u64) -> Value {
     }
 }
 
+/// What a family decoder did with a request's argument.
+pub(super) enum Io {
+    /// Not a request this family decodes: try the next decoder.
+    Pass,
+    /// Known, but the argument prints in hex (strace's `RVAL_DECODED`).
+    Hex,
+    /// The request takes no argument: print none.
+    NoArg,
+    /// The argument, fully decoded.
+    Arg(Value),
+    /// Call the family again at exit (it decodes what the kernel wrote).
+    Exit,
+
+    /// The argument (if any) and how to show the return value.
+    Ret(Option<Value>, RetFmt),
+}
+
+/// A family decoder: `(ctx, request, argument)`, called at entry and, after
+/// [`Io::Exit`], at exit (with `c.exiting()` true).
+pub(super) type Family = fn(&mut Ctx, u32, u64) -> Io;
+
+/// The family decoder of a request type byte (strace's `ioctl_decode`).
+fn family(ty: u32) -> Option<Family> {
+    Some(match ty {
+        0x03 => misc::hdio,
+        0x12 => misc::block,
+        0x21 => seccomp::seccomp,
+        0x24 => misc::perf,
+        0x3d => ptp::ptp,
+        0x3e => misc::counter,
+        0x49 => misc::inotify,
+        0x52 => misc::random,
+        0x54 => misc::term,
+        0x57 => misc::watchdog,
+        0x58 => misc::fs_x,
+        0x66 => misc::fs_f,
+        0x69 => misc::lirc,
+        0x70 => misc::rtc,
+        0xab => misc::nbd,
+        0xb7 => misc::nsfs,
+        _ => return None,
+    })
+}
+
+/// strace's request table: `(request, name)` sorted by request, then name.
+fn ioctlent() -> &'static [(u32, &'static str)] {
+    static TABLE: std::sync::OnceLock<Vec<(u32, &'static str)>> = std::sync::OnceLock::new();
+    #[cfg(target_arch = "aarch64")]
+    const TEXT: &str = include_str!("ioctlent_aarch64.txt");
+    #[cfg(not(target_arch = "aarch64"))]
+    const TEXT: &str = include_str!("ioctlent_x86_64.txt");
+    TABLE.get_or_init(|| {
+        TEXT.lines()
+            .filter_map(|l| {
+                let (v, n) = l.split_once(' ')?;
+                let v = u32::from_str_radix(v.trim_start_matches("0x"), 16).ok()?;
+                Some((v, n))
+            })
+            .collect()
+    })
+}
+
+/// All the names of request `code`, in strace's order.
+pub(super) fn request_names(code: u32) -> Vec<&'static str> {
+    let t = ioctlent();
+    let i = t.partition_point(|e| e.0 < code);
+    t[i..]
+        .iter()
+        .take_while(|e| e.0 == code)
+        .map(|e| e.1)
+        .collect()
+}
+
+const IOC_READ: u32 = 2;
+const IOC_WRITE: u32 = 1;
+
+/// `_IOC_DIR`, `_IOC_TYPE`, `_IOC_NR`, `_IOC_SIZE` of a request.
+pub(super) fn ioc_parts(code: u32) -> (u32, u32, u32, u32) {
+    (
+        code >> IOC_DIRSHIFT,
+        (code >> IOC_TYPESHIFT) & 0xff,
+        code & 0xff,
+        (code >> IOC_SIZESHIFT) & 0x3fff,
+    )
+}
+
+/// A name strace builds from a request's number rather than its table
+/// (`EVIOCGBIT(EV_KEY, 96)`, `MIXER_WRITE(3)`); `inner` when the text goes
+/// inside a `/* */` comment (names only, no nested comments).
+fn number_name(c: &Ctx, code: u32, inner: bool) -> Option<String> {
+    let (dir, ty, nr, size) = ioc_parts(code);
+    let call = |f: &str, a: String| Some(format!("{f}({a})"));
+    match ty {
+        0x21 if code
+            == (IOC_READ << IOC_DIRSHIFT) | (0x21 << IOC_TYPESHIFT) | 2 | (8 << IOC_SIZESHIFT) =>
+        {
+            Some("SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR".into())
+        }
+        0x45 => misc::evdev_number(c, dir, nr, size, inner),
+        0x48 => {
+            let n = match (dir, nr) {
+                (IOC_READ, 0x04) => "HIDIOCGRAWNAME",
+                (IOC_READ, 0x05) => "HIDIOCGRAWPHYS",
+                (IOC_READ, 0x06) => "HIDIOCSFEATURE",
+                (IOC_READ, 0x08) => "HIDIOCGRAWUNIQ",
+                (IOC_READ, 0x12) => "HIDIOCGPHYS",
+                (3, 0x06) => "HIDIOCSFEATURE",
+                (3, 0x07) => "HIDIOCGFEATURE",
+                _ => return None,
+            };
+            call(n, size.to_string())
+        }
+        0x4d if dir == IOC_WRITE => call("MIXER_WRITE", nr.to_string()),
+        0x4d if dir == IOC_READ => call("MIXER_READ", nr.to_string()),
+        0x55 if dir == IOC_READ && nr == 0x2c => call("UI_GET_SYSNAME", size.to_string()),
+        0x6a if dir == IOC_READ && nr == 0x13 => call("JSIOCGNAME", size.to_string()),
+        0x6b if dir == IOC_WRITE && nr == 0 => call("SPI_IOC_MESSAGE", size.to_string()),
+        _ => None,
+    }
+}
+
+/// The request as strace names it: the number-built name and the table's
+/// names joined by ` or `; `None` when it has none.
+fn request_text(c: &Ctx, code: u32, inner: bool) -> Option<String> {
+    let mut parts: Vec<String> = number_name(c, code, inner).into_iter().collect();
+    let stop = parts
+        .first()
+        .is_some_and(|p| p.starts_with("SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR"));
+    if !stop {
+        parts.extend(request_names(code).into_iter().map(String::from));
+    }
+    (!parts.is_empty()).then(|| parts.join(" or "))
+}
+
 /// `ioctl(fd, request, arg)`.
 pub(super) fn ioctl(c: &mut Ctx) -> Step {
     let code = c.arg(1) as u32;
     let arg = c.arg_ulong(2);
-    let names: Vec<&str> = xlat::IOCTL_REQUESTS
-        .entries
-        .iter()
-        .filter(|e| e.0 == code as u64)
-        .map(|e| e.1)
-        .collect();
-    let kind = names.last().map_or(IoctlArg::Hex, |n| ioctl_arg(n));
+    let fam = family((code >> IOC_TYPESHIFT) & 0xff);
     if c.exiting() {
+        if c.saved == 1 {
+            if let Some(f) = fam {
+                return match f(c, code, arg) {
+                    Io::Arg(v) => {
+                        c.push(v);
+                        Step::Done(RetFmt::Int)
+                    }
+                    Io::NoArg => Step::Done(RetFmt::Int),
+                    Io::Ret(v, r) => {
+                        if let Some(v) = v {
+                            c.push(v);
+                        }
+                        Step::Done(r)
+                    }
+                    _ => {
+                        c.push(xint(arg));
+                        Step::Done(RetFmt::Int)
+                    }
+                };
+            }
+        }
+        let names = request_names(code);
+        let kind = names.last().map_or(IoctlArg::Hex, |n| ioctl_arg(n));
         let v = out_value(c, kind, arg);
         c.push(v);
         return Step::Done(RetFmt::Int);
     }
     c.fd(0);
-    let req = match (c.opts.xlat_style, names.is_empty()) {
-        (1, _) => Value::Hex(code as u64),
-        (0, false) => Value::sym_owned(names.join(" or ")),
-        (_, false) => Value::Commented(
-            Box::new(Value::Hex(code as u64)),
-            Cow::Owned(names.join(" or ")),
-        ),
-        (0, true) => ioc_value(c, code),
-        (_, true) => Value::Commented(
-            Box::new(Value::Hex(code as u64)),
-            Cow::Owned(render_flags(&ioc_value(c, code))),
-        ),
+    let req = match c.opts.xlat_style {
+        1 => xint(code as u64),
+        0 => match request_text(c, code, false) {
+            Some(t) => Value::sym_owned(t),
+            None => ioc_value(c, code),
+        },
+        _ => {
+            let t = request_text(c, code, true)
+                .unwrap_or_else(|| render_flags(&ioc_value_inner(c, code)));
+            Value::Commented(Box::new(xint(code as u64)), Cow::Owned(t))
+        }
     };
     c.push(req);
+    if let Some(f) = fam {
+        match f(c, code, arg) {
+            Io::Pass => {}
+            Io::Hex => {
+                c.push(xint(arg));
+                return Step::Done(RetFmt::Int);
+            }
+            Io::NoArg => return Step::Done(RetFmt::Int),
+            Io::Arg(v) => {
+                c.push(v);
+                return Step::Done(RetFmt::Int);
+            }
+            Io::Exit => {
+                c.saved = 1;
+                return Step::Exit;
+            }
+
+            Io::Ret(v, r) => {
+                if let Some(v) = v {
+                    c.push(v);
+                }
+                return Step::Done(r);
+            }
+        }
+    }
+    let names = request_names(code);
+    let kind = names.last().map_or(IoctlArg::Hex, |n| ioctl_arg(n));
     let v = match kind {
         IoctlArg::None => return Step::Done(RetFmt::Int),
         IoctlArg::IntOut
@@ -211,6 +412,13 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
     c.push(v);
     Step::Done(RetFmt::Int)
 }
+
+#[path = "ioctl_misc.rs"]
+pub(super) mod misc;
+#[path = "ioctl_ptp.rs"]
+mod ptp;
+#[path = "ioctl_seccomp.rs"]
+mod seccomp;
 
 #[cfg(test)]
 mod tests {

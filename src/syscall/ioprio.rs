@@ -15,11 +15,8 @@ const IOPRIO_WHO_PROCESS: u64 = 1;
 
 /// `IOPRIO_PRIO_VALUE(class, data)` of a priority word.
 fn prio_value(c: &Ctx, v: u64) -> Value {
-    let class = c.enum_value(
-        (v >> CLASS_SHIFT) & 0x7,
-        &xlat::IOPRIO_CLASS,
-        "IOPRIO_CLASS_???",
-    );
+    // strace 6.1's IOPRIO_PRIO_CLASS does not mask the class.
+    let class = c.enum_value(v >> CLASS_SHIFT, &xlat::IOPRIO_CLASS, "IOPRIO_CLASS_???");
     Value::Call(
         Cow::Borrowed("IOPRIO_PRIO_VALUE"),
         vec![class, Value::UInt(v & ((1 << CLASS_SHIFT) - 1))],
@@ -44,7 +41,7 @@ fn ioprio_get(c: &mut Ctx) -> Step {
         return Step::Exit;
     }
     let r = c.retval();
-    if c.failed() {
+    if c.failed() || c.opts.xlat_style == 1 {
         return Step::Done(RetFmt::Int);
     }
     let mut s = String::new();
@@ -57,7 +54,17 @@ fn ioprio_get(c: &mut Ctx) -> Step {
 
 fn ioprio_set(c: &mut Ctx) -> Step {
     which_who(c);
-    let v = prio_value(c, c.arg(2) as u32 as u64);
+    let raw = c.arg(2) as u32;
+    let v = prio_value(c, raw as u64);
+    // -X raw: the number (an int); -X verbose: the number and the macro.
+    let v = match c.opts.xlat_style {
+        1 => Value::Int(raw as i32 as i64),
+        2 => Value::Commented(
+            Box::new(Value::Int(raw as i32 as i64)),
+            Cow::Owned(super::ctx::render_flags(&v)),
+        ),
+        _ => v,
+    };
     c.push(v);
     Step::Done(RetFmt::Int)
 }

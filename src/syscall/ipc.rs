@@ -13,6 +13,7 @@ use super::printers::{layout64, le16, le32, le64, struct_at, xflags, xint};
 use super::time::{sigevent_at, timespec_at};
 use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Xlat};
+use std::borrow::Cow;
 
 pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("msgget", msgget),
@@ -44,10 +45,10 @@ const IPC_64: u64 = 0x100;
 /// An IPC key: `IPC_PRIVATE` or `%#x`.
 fn key_arg(c: &mut Ctx, i: usize) {
     let k = c.arg(i) as u32;
-    c.push(if k == 0 {
-        Value::sym("IPC_PRIVATE")
-    } else {
-        Value::Hex(k as u64)
+    c.push(match (k, c.opts.xlat_style) {
+        (0, 0) => Value::sym("IPC_PRIVATE"),
+        (0, 2) => Value::Commented(Box::new(Value::UInt(0)), Cow::Borrowed("IPC_PRIVATE")),
+        _ => xint(k as u64),
     });
 }
 
@@ -267,7 +268,8 @@ fn semget(c: &mut Ctx) -> Step {
 /// `[{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}, …]`.
 fn sembufs(c: &mut Ctx) {
     let addr = c.arg_ulong(1);
-    let n = c.arg_ulong(2);
+    // strace takes the count as an `unsigned int`.
+    let n = c.arg(2) as u32 as u64;
     let v = array_at(c, addr, n, 6, |c, b| {
         Some(Value::structure(vec![
             Field::new("sem_num", Value::UInt(le16(b, 0))),
@@ -300,11 +302,60 @@ fn semtimedop(c: &mut Ctx) -> Step {
 
 /// `semctl(semid, semnum, cmd, arg)`: strace prints `arg` as an address.
 fn semctl(c: &mut Ctx) -> Step {
-    c.int(0);
-    c.int(1);
-    ctl_cmd(c, 2, &xlat::SEMCTL_CMDS, "SEM_???");
-    c.ptr(3);
+    let addr = c.arg_ulong(3);
+    if c.entering() {
+        c.int(0);
+        c.int(1);
+        match ctl_cmd(c, 2, &xlat::SEMCTL_CMDS, "SEM_???") {
+            // IPC_SET: the settable fields, at entry.
+            1 => {
+                let v = semid_ds(c, addr, false);
+                c.push(v);
+            }
+            // IPC_STAT, SEM_STAT, SEM_STAT_ANY, IPC_INFO, SEM_INFO: at exit.
+            2 | 18 | 20 | 3 | 19 => return Step::Exit,
+            _ => c.ptr(3),
+        }
+        return Step::Done(RetFmt::Int);
+    }
+    let v = match c.arg(2) as u32 as u64 & !IPC_64 {
+        3 | 19 => seminfo(c, addr),
+        _ => semid_ds(c, addr, true),
+    };
+    c.push(v);
     Step::Done(RetFmt::Int)
+}
+
+/// `struct semid64_ds`: in full for the `*_STAT` commands, the permissions
+/// alone for `IPC_SET`.
+fn semid_ds(c: &mut Ctx, addr: u64, full: bool) -> Value {
+    let size = layout64(c, 104);
+    struct_at(c, addr, size, |_, b| {
+        let mut f = vec![Field::new("sem_perm", perm_value(b, full))];
+        if full {
+            f.push(Field::new("sem_otime", u64f(b, 48)));
+            f.push(Field::new("sem_ctime", u64f(b, 64)));
+            f.push(Field::new("sem_nsems", u64f(b, 80)));
+        }
+        Value::structure(f)
+    })
+}
+
+/// `struct seminfo`: ten `int`s.
+fn seminfo(c: &mut Ctx, addr: u64) -> Value {
+    struct_at(c, addr, Some(40), |_, b| {
+        let names = [
+            "semmap", "semmni", "semmns", "semmnu", "semmsl", "semopm", "semume", "semusz",
+            "semvmx", "semaem",
+        ];
+        Value::structure(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Field::new(n, d32(b, 4 * i)))
+                .collect(),
+        )
+    })
 }
 
 // ---- shared memory ----
@@ -325,7 +376,11 @@ fn shmget(c: &mut Ctx) -> Step {
         if flags != 0 {
             s.push('|');
         }
-        s.push_str(&format!("{}<<SHM_HUGE_SHIFT", huge >> 26));
+        s.push_str(&match c.opts.xlat_style {
+            0 => format!("{}<<SHM_HUGE_SHIFT", huge >> 26),
+            1 => format!("{}<<26", huge >> 26),
+            _ => format!("{}<<26 /* SHM_HUGE_SHIFT */", huge >> 26),
+        });
     }
     if flags != 0 || huge != 0 {
         s.push('|');
@@ -433,7 +488,8 @@ fn shmctl(c: &mut Ctx) -> Step {
 /// (`mq_open`, where the kernel ignores it).
 fn mq_attr(c: &mut Ctx, addr: u64, decode_flags: bool) -> Value {
     let w = c.arch.word_size();
-    struct_at(c, addr, Some(4 * w), |c, b| {
+    // The whole struct (with its four reserved longs) must be readable.
+    struct_at(c, addr, Some(8 * w), |c, b| {
         let get = |i: usize| {
             if w == 4 {
                 le32(b, 4 * i) as u32 as i32 as i64
@@ -589,7 +645,8 @@ mod tests {
             run(semop, "semop", &[1, sb, 1], 0, &mut m),
             "semop(1, [{sem_num=0, sem_op=1, sem_flg=SEM_UNDO|IPC_NOWAIT}], 1) = 0"
         );
-        let attr: Vec<u8> = [0x800u64, 4, 16, 0]
+        // struct mq_attr: four longs and four reserved ones.
+        let attr: Vec<u8> = [0x800u64, 4, 16, 0, 0, 0, 0, 0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();

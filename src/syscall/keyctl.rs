@@ -3,9 +3,11 @@
 //! default keyrings; the public-key and Diffie-Hellman commands print their
 //! arguments in hex), as strace's `keyctl.c` prints them.
 
+use super::array::iov_upto;
 use super::printers::{id_value, xflags, xint};
 use super::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
+use std::borrow::Cow;
 
 pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("add_key", add_key),
@@ -16,11 +18,33 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 /// A key serial: `KEY_SPEC_PROCESS_KEYRING` or the number.
 fn key_arg(c: &mut Ctx, i: usize) {
     let id = c.arg_int(i) as i64;
-    let v = match xlat::KEY_SPEC.lookup(id as u64) {
-        Some(_) => c.enum_value(id as u64, &xlat::KEY_SPEC, ""),
-        None => Value::Int(id),
-    };
+    let v = int_xval(c, id, &xlat::KEY_SPEC, "");
     c.push(v);
+}
+
+/// strace's `printxval_d`-style constant: the name, or the decimal number
+/// (`-X raw`), or both (`-1 /* KEY_SPEC_THREAD_KEYRING */`); an unknown
+/// value with `dflt` as its comment when given.
+fn int_xval(c: &Ctx, v: i64, table: &rtrace_arch::Xlat, dflt: &'static str) -> Value {
+    match (table.lookup(v as u64), c.opts.xlat_style) {
+        (Some(n), 0) => Value::sym(n),
+        (Some(n), 2) => Value::Commented(Box::new(Value::Int(v)), Cow::Borrowed(n)),
+        (Some(_), _) => Value::Int(v),
+        (None, 1) => Value::Int(v),
+        (None, _) if !dflt.is_empty() => {
+            Value::Commented(Box::new(Value::Int(v)), Cow::Borrowed(dflt))
+        }
+        (None, _) => Value::Int(v),
+    }
+}
+
+/// strace's `print_err(err, false)`: an errno by name.
+fn errno_value(c: &Ctx, e: u64) -> Value {
+    match (rtrace_arch::tables::errno_name(e), c.opts.xlat_style) {
+        (Some(n), 0) => Value::sym(n),
+        (Some(n), 2) => Value::Commented(Box::new(Value::UInt(e)), Cow::Borrowed(n)),
+        _ => Value::UInt(e),
+    }
 }
 
 /// `add_key(type, description, payload, plen, keyring)`.
@@ -125,14 +149,38 @@ fn keyctl(c: &mut Ctx) -> Step {
         "KEYCTL_REJECT" => {
             key_arg(c, 1);
             c.uint(2);
-            c.uint(3);
+            let v = errno_value(c, c.arg(3) as u32 as u64);
+            c.push(v);
             key_arg(c, 4);
         }
         "KEYCTL_SET_REQKEY_KEYRING" => {
-            let v = c.enum_value(
-                c.arg_int(1) as i64 as u64,
+            let v = int_xval(
+                c,
+                c.arg_int(1) as i64,
                 &xlat::KEY_REQKEYS,
                 "KEY_REQKEY_DEFL_???",
+            );
+            c.push(v);
+        }
+        "KEYCTL_INSTANTIATE_IOV" => {
+            key_arg(c, 1);
+            let n = c.arg_ulong(3);
+            let v = iov_upto(c, c.arg_ulong(2), n, None, |c, base, len| {
+                c.buf_value(base, len)
+            });
+            c.push(v);
+            c.ulong(3);
+            key_arg(c, 4);
+        }
+        "KEYCTL_MOVE" => {
+            key_arg(c, 1);
+            key_arg(c, 2);
+            key_arg(c, 3);
+            let v = xflags(
+                c,
+                c.arg(4) as u32 as u64,
+                &xlat::KEYCTL_MOVE_FLAGS,
+                "KEYCTL_MOVE_???",
             );
             c.push(v);
         }

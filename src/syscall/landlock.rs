@@ -11,9 +11,10 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("landlock_restrict_self", landlock_restrict_self),
 ];
 
-/// Access rights: names, then unknown bits in hex (no comment).
+/// Access rights: names, then unknown bits in hex; no known bit at all
+/// prints the hex with a `/* LANDLOCK_ACCESS_FS_??? */` comment.
 fn access_value(c: &Ctx, v: u64) -> Value {
-    xflags(c, v, &xlat::LANDLOCK_ACCESS_FS, "")
+    xflags(c, v, &xlat::LANDLOCK_ACCESS_FS, "LANDLOCK_ACCESS_FS_???")
 }
 
 /// `landlock_create_ruleset(attr, size, flags)`: a new descriptor.
@@ -23,11 +24,16 @@ fn landlock_create_ruleset(c: &mut Ctx) -> Step {
     let v = if addr == 0 || size < 8 {
         Value::Ptr(addr)
     } else {
+        // strace 6.1's struct landlock_ruleset_attr has this one field; a
+        // larger size adds `...`.
         match c.read_bytes(addr, 8) {
-            Some(b) => Value::structure(vec![Field::new(
-                "handled_access_fs",
-                access_value(c, le64(&b, 0)),
-            )]),
+            Some(b) => Value::Struct(
+                vec![Field::new(
+                    "handled_access_fs",
+                    access_value(c, le64(&b, 0)),
+                )],
+                size > 8,
+            ),
             None => Value::Unreadable(addr),
         }
     };
@@ -39,6 +45,10 @@ fn landlock_create_ruleset(c: &mut Ctx) -> Step {
         &xlat::LANDLOCK_CREATE_RULESET_FLAGS,
         "LANDLOCK_CREATE_RULESET_???",
     );
+    // LANDLOCK_CREATE_RULESET_VERSION returns the ABI version, not a descriptor.
+    if c.arg(2) & 1 != 0 {
+        return Step::Done(RetFmt::Int);
+    }
     Step::Done(RetFmt::Fd)
 }
 

@@ -7,6 +7,7 @@
 //! arguments in hex, as many as the kernel defines.
 
 pub mod ctx;
+pub mod fd_cache;
 pub mod fd_details;
 pub mod memory;
 pub mod value;
@@ -24,10 +25,14 @@ mod memory_calls;
 mod msghdr;
 mod net;
 mod netlink;
+mod netlink_attr;
 mod netlink_diag;
 mod netlink_route;
+mod netlink_route_link;
+mod netlink_unix_diag;
 mod poll;
 mod prctl;
+mod prctl_ext;
 mod printers;
 mod process;
 mod resource;
@@ -49,14 +54,23 @@ mod keyctl;
 mod landlock;
 mod mount;
 mod numa;
+mod ptrace_info;
 mod ptrace_req;
 mod sched;
+mod seccomp_filter;
 mod xattr;
 // bpf, perf_event_open and io_uring
 mod bpf;
 mod bpf_insn;
 mod io_uring;
 mod perf_event;
+// sys families (issue 6)
+mod aio;
+mod kernel_admin;
+mod misc_calls;
+mod pidfd;
+mod quotactl;
+mod timex;
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -128,6 +142,12 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             bpf::DECODERS,
             perf_event::DECODERS,
             io_uring::DECODERS,
+            aio::DECODERS,
+            kernel_admin::DECODERS,
+            misc_calls::DECODERS,
+            pidfd::DECODERS,
+            quotactl::DECODERS,
+            timex::DECODERS,
         ];
         let mut m = HashMap::new();
         for fam in families {

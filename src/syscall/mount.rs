@@ -3,7 +3,7 @@
 //! `umount.c`, `fsconfig.c`, `fsmount.c`, `fspick.c`, `move_mount.c`,
 //! `open_tree.c` and `mount_setattr.c` print them.
 
-use super::printers::{flags_arg, le32, le64, struct_at, xflags};
+use super::printers::{flags_arg, le64, nonzero_bytes, xflags};
 use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -106,11 +106,18 @@ fn fsconfig(c: &mut Ctx) -> Step {
         | "FSCONFIG_SET_BINARY"
         | "FSCONFIG_SET_PATH"
         | "FSCONFIG_SET_PATH_EMPTY"
-        | "FSCONFIG_SET_FD" => c.cstr(2),
+        | "FSCONFIG_SET_FD" => {
+            // Keys and string values: at most 256 bytes with the NUL.
+            let v = c.cstrn_value(c.arg_ulong(2), 256);
+            c.push(v);
+        }
         _ => c.ptr(2),
     }
     match name {
-        "FSCONFIG_SET_STRING" => c.cstr(3),
+        "FSCONFIG_SET_STRING" => {
+            let v = c.cstrn_value(c.arg_ulong(3), 256);
+            c.push(v);
+        }
         "FSCONFIG_SET_PATH" | "FSCONFIG_SET_PATH_EMPTY" => c.path(3),
         "FSCONFIG_SET_BINARY" if (0..=1024 * 1024).contains(&aux) => {
             let addr = c.arg_ulong(3);
@@ -140,7 +147,7 @@ fn fsconfig(c: &mut Ctx) -> Step {
 fn fsmount(c: &mut Ctx) -> Step {
     c.fd(0);
     flags_arg(c, 1, &xlat::FSMOUNT_FLAGS, "FSMOUNT_???");
-    flags_arg(c, 2, &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???");
+    flags_arg(c, 2, &xlat::FSMOUNT_ATTR_FLAGS, "MOUNT_ATTR_???");
     Step::Done(RetFmt::Fd)
 }
 
@@ -180,37 +187,53 @@ fn mount_setattr(c: &mut Ctx) -> Step {
     flags_arg(c, 2, &xlat::MOUNT_SETATTR_FLAGS, "AT_???");
     let addr = c.arg_ulong(3);
     let size = c.arg_ulong(4);
-    let v = if size < MOUNT_ATTR_SIZE_VER0 {
+    let v = if size < MOUNT_ATTR_SIZE_VER0 || addr == 0 {
         Value::Ptr(addr)
+    } else if let Some(b) = c.read_bytes(addr, MOUNT_ATTR_SIZE_VER0 as usize) {
+        let userns = le64(&b, 24);
+        // The descriptor (with its -y path) only with MOUNT_ATTR_IDMAP.
+        let idmap = (le64(&b, 0) | le64(&b, 8)) & 0x100000 != 0;
+        let userns = if userns > i32::MAX as u64 || !idmap {
+            Value::UInt(userns)
+        } else {
+            c.fd_value(userns as i64)
+        };
+        Value::structure(vec![
+            Field::new(
+                "attr_set",
+                xflags(c, le64(&b, 0), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
+            ),
+            Field::new(
+                "attr_clr",
+                xflags(c, le64(&b, 8), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
+            ),
+            Field::new(
+                "propagation",
+                c.enum_value(le64(&b, 16), &xlat::MOUNT_PROPAGATION, "MS_???"),
+            ),
+            Field::new("userns_fd", userns),
+        ])
     } else {
-        struct_at(c, addr, Some(MOUNT_ATTR_SIZE_VER0 as usize), |c, b| {
-            let userns = le64(b, 24);
-            Value::structure(vec![
-                Field::new(
-                    "attr_set",
-                    xflags(c, le64(b, 0), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
-                ),
-                Field::new(
-                    "attr_clr",
-                    xflags(c, le64(b, 8), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
-                ),
-                Field::new(
-                    "propagation",
-                    c.enum_value(le64(b, 16), &xlat::MOUNT_PROPAGATION, "MS_???"),
-                ),
-                Field::new(
-                    "userns_fd",
-                    if userns > i32::MAX as u64 {
-                        Value::UInt(userns)
-                    } else {
-                        Value::Fd {
-                            fd: le32(b, 24) as i64,
-                            path: None,
-                        }
-                    },
-                ),
-            ])
-        })
+        Value::Unreadable(addr)
+    };
+    // A larger structure: its non-zero tail, or `???`.
+    let v = match v {
+        Value::Struct(mut f, more) if size > MOUNT_ATTR_SIZE_VER0 => {
+            let end = size.min(4096);
+            if let Some(t) = nonzero_bytes(c, addr, MOUNT_ATTR_SIZE_VER0, end) {
+                let t = if t == Value::Unknown {
+                    Value::sym("???")
+                } else {
+                    t
+                };
+                f.push(Field {
+                    name: Cow::Borrowed(""),
+                    value: t,
+                });
+            }
+            Value::Struct(f, more)
+        }
+        v => v,
     };
     c.push(v);
     c.push(Value::UInt(size));

@@ -209,12 +209,21 @@ fn cmsg_type_data(c: &mut Ctx, level: i32, ty: i32, d: &[u8], f: &mut Vec<Field>
                 c.enum_value(uty, &xlat::SCM_TYPES, "SCM_???"),
             ));
             match ty {
-                libc::SCM_RIGHTS if d.len() >= 4 => Some(Value::Array(
-                    d.chunks_exact(4)
-                        .map(|x| c.fd_value(le32(x, 0) as u32 as i32 as i64))
-                        .collect(),
-                    false,
-                )),
+                libc::SCM_RIGHTS if d.len() >= 4 => {
+                    let lim = if c.opts.verbose {
+                        usize::MAX
+                    } else {
+                        c.opts.string_limit
+                    };
+                    let n = d.len() / 4;
+                    Some(Value::Array(
+                        d.chunks_exact(4)
+                            .take(lim)
+                            .map(|x| c.fd_value(le32(x, 0) as u32 as i32 as i64))
+                            .collect(),
+                        n > lim,
+                    ))
+                }
                 libc::SCM_CREDENTIALS if d.len() >= 12 => Some(Value::structure(vec![
                     Field::new("pid", Value::Int(le32(d, 0) as u32 as i32 as i64)),
                     Field::new("uid", id_value(le32(d, 4) as u32)),
@@ -223,6 +232,13 @@ fn cmsg_type_data(c: &mut Ctx, level: i32, ty: i32, d: &[u8], f: &mut Vec<Field>
                 3 if !d.is_empty() => Some(quoted(d)),
                 29 if !d.is_empty() => Some(time_pair(c, d, "tv_usec")),
                 35 if !d.is_empty() => Some(time_pair(c, d, "tv_nsec")),
+                // SO_TIMESTAMPING_OLD: three native timespecs.
+                37 if !d.is_empty() => Some(time_triple(d, c.arch.word_size())),
+                // SO_TIMESTAMP_NEW, SO_TIMESTAMPNS_NEW: 64-bit timeval/timespec.
+                63 if !d.is_empty() => Some(time_pair_64(d, "tv_usec")),
+                64 if !d.is_empty() => Some(time_pair_64(d, "tv_nsec")),
+                // SO_TIMESTAMPING_NEW: three 64-bit timespecs.
+                65 if !d.is_empty() => Some(time_triple(d, 8)),
                 _ => None,
             }
         }
@@ -241,9 +257,27 @@ fn cmsg_type_data(c: &mut Ctx, level: i32, ty: i32, d: &[u8], f: &mut Vec<Field>
                     d.chunks_exact(4).map(|x| Value::UInt(le32(x, 0))).collect(),
                     false,
                 )),
-                libc::IP_TOS | libc::IP_RECVOPTS | libc::IP_RETOPTS if !d.is_empty() => Some(
-                    Value::Array(d.iter().map(|&x| xint(x as u64)).collect(), false),
-                ),
+                libc::IP_TOS | libc::IP_RECVOPTS | libc::IP_RETOPTS if !d.is_empty() => {
+                    let lim = if c.opts.verbose {
+                        usize::MAX
+                    } else {
+                        c.opts.string_limit
+                    };
+                    Some(Value::Array(
+                        d.iter().take(lim).map(|&x| xint(x as u64)).collect(),
+                        d.len() > lim,
+                    ))
+                }
+                // IP_RECVERR: struct sock_extended_err and the offender.
+                11 if d.len() >= 32 => Some(Value::structure(vec![
+                    Field::new("ee_errno", Value::UInt(le32(d, 0))),
+                    Field::new("ee_origin", Value::UInt(d[4] as u64)),
+                    Field::new("ee_type", Value::UInt(d[5] as u64)),
+                    Field::new("ee_code", Value::UInt(d[6] as u64)),
+                    Field::new("ee_info", Value::UInt(le32(d, 8))),
+                    Field::new("ee_data", Value::UInt(le32(d, 12))),
+                    Field::new("offender", sockaddr_value(c, &d[16..32])),
+                ])),
                 libc::IP_ORIGDSTADDR if d.len() >= 16 => {
                     Some(sockaddr_value(c, &d[..d.len().min(128)]))
                 }
@@ -285,6 +319,42 @@ fn time_pair(c: &Ctx, d: &[u8], sub: &'static str) -> Value {
         Field::new("tv_sec", Value::Int(s)),
         Field::new(sub, Value::UInt(n)),
     ])
+}
+
+/// A 64-bit `{tv_sec, tv_usec|tv_nsec}` of exactly 16 bytes, else `???`.
+fn time_pair_64(d: &[u8], sub: &'static str) -> Value {
+    if d.len() != 16 {
+        return Value::sym("???");
+    }
+    Value::structure(vec![
+        Field::new("tv_sec", Value::Int(le64(d, 0) as i64)),
+        Field::new(sub, Value::UInt(le64(d, 8))),
+    ])
+}
+
+/// Three timespecs of `w`-byte members (`SO_TIMESTAMPING`), else `???`.
+fn time_triple(d: &[u8], w: usize) -> Value {
+    if d.len() != 6 * w {
+        return Value::sym("???");
+    }
+    let get = |o: usize| {
+        if w == 4 {
+            le32(d, o) as u32 as i32 as i64
+        } else {
+            le64(d, o) as i64
+        }
+    };
+    Value::Array(
+        (0..3)
+            .map(|i| {
+                Value::structure(vec![
+                    Field::new("tv_sec", Value::Int(get(2 * w * i))),
+                    Field::new("tv_nsec", Value::UInt(get(2 * w * i + w) as u64)),
+                ])
+            })
+            .collect(),
+        false,
+    )
 }
 
 /// A msghdr pointer: decoded, or the address.
@@ -356,6 +426,10 @@ fn mmsgvec(c: &mut Ctx, addr: u64, vlen: u64, msg_len_n: u64, namelens: Option<&
     let mut i = 0usize;
     let count = namelens.map_or(1024, |n| n.len().min(1024));
     let use_msg_len = namelens.is_some();
+    if !c.opts.deref {
+        // `-e verbose=` left this call out: the vector's address.
+        return Value::Ptr(addr);
+    }
     array_at(c, addr, vlen, size, |c, b| {
         if i >= count {
             return None;
@@ -481,7 +555,7 @@ fn do_recvmmsg(c: &mut Ctx, tw: usize) -> Step {
     let r = c.retval();
     let note = if r == 0 {
         "Timeout".to_string()
-    } else if tmo != 0 {
+    } else if tmo != 0 && c.opts.deref {
         format!("left {}", render_flags(&timespec_w(c, tmo, tw)))
     } else {
         return Step::Done(RetFmt::Int);

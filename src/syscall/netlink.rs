@@ -5,16 +5,21 @@
 //! As in strace, sendto/recvfrom buffers are netlink messages when the
 //! descriptor is a netlink socket, msghdr iovecs when `msg_name` is an
 //! `AF_NETLINK` address. The protocol comes from the socket inode
-//! (`/proc/PID/fd/N`) looked up in `/proc/PID/net/netlink`, cached per
-//! inode, so a known socket costs one `readlink` per call (strace pays a
-//! `getxattr`, a `readlink` and a sock_diag query per call).
+//! (`/proc/PID/fd/N`, cached per (pid, fd) by `fd_cache.rs` until the
+//! number is closed or replaced) looked up in `/proc/PID/net/netlink`
+//! (cached per inode), so a known socket costs no `/proc` read per call
+//! (strace pays a `getxattr`, a `readlink` and a sock_diag query per call).
+//! Two cases still read `/proc` per call: a netlink socket not bound yet
+//! (absent from `/proc/PID/net/netlink` until its first send binds it), and
+//! a trace under a seccomp filter, where closes go unseen and the per-fd
+//! cache is off.
 //!
 //! Payloads: `NLMSG_ERROR` (`struct nlmsgerr` with the echoed request),
 //! `NLMSG_DONE` (an `int`), and per protocol the decoders of
 //! `netlink_route.rs` and `netlink_diag.rs`; any other payload prints as
 //! strace prints unknown ones, a hex-escaped string.
 
-use super::{netlink_diag, netlink_route};
+use super::{fd_cache, netlink_diag, netlink_route};
 use super::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 use std::borrow::Cow;
@@ -61,14 +66,6 @@ thread_local! {
     static PROTOS: RefCell<HashMap<u64, Option<u32>>> = RefCell::new(HashMap::new());
 }
 
-/// The inode of socket `fd` of `pid` (`socket:[1234]`).
-fn socket_inode(link: &str) -> Option<u64> {
-    link.strip_prefix("socket:[")?
-        .strip_suffix(']')?
-        .parse()
-        .ok()
-}
-
 /// Looks `inode` up in `/proc/PID/net/netlink` (columns `sk Eth Pid Groups
 /// Rmem Wmem Dump Locks Drops Inode`; `Eth` is the protocol).
 fn lookup_proto(pid: i32, inode: u64) -> Option<u32> {
@@ -105,14 +102,9 @@ fn is_netlink_socket(path: &str) -> bool {
 
 /// The netlink protocol of descriptor `fd` ([`UNKNOWN_PROTO`] for an
 /// unbound socket), or `None` when it is not a netlink socket. A known
-/// socket costs one `readlink`.
+/// socket costs nothing once its descriptor is cached.
 pub(super) fn fd_protocol(c: &mut Ctx, fd: i64) -> Option<u32> {
-    if fd < 0 {
-        return None;
-    }
-    let path = format!("/proc/{}/fd/{fd}", c.pid);
-    let link = std::fs::read_link(&path).ok()?;
-    let inode = socket_inode(link.to_str()?)?;
+    let inode = fd_cache::socket_inode(c.pid, fd)?;
     if let Some(p) = PROTOS.with(|m| m.borrow().get(&inode).copied()) {
         return p;
     }
@@ -120,7 +112,7 @@ pub(super) fn fd_protocol(c: &mut Ctx, fd: i64) -> Option<u32> {
         PROTOS.with(|m| m.borrow_mut().insert(inode, Some(p)));
         return Some(p);
     }
-    if is_netlink_socket(&path) {
+    if is_netlink_socket(&format!("/proc/{}/fd/{fd}", c.pid)) {
         return Some(UNKNOWN_PROTO);
     }
     PROTOS.with(|m| m.borrow_mut().insert(inode, None));
@@ -267,11 +259,16 @@ fn flags_value(c: &Ctx, proto: u32, ty: u16, flags: u16) -> Value {
     if names.is_empty() {
         return Value::Commented(Box::new(Value::Hex(v)), Cow::Borrowed("NLM_F_???"));
     }
-    Value::Flags {
+    let f = Value::Flags {
         names,
         rest,
         octal_rest: false,
+    };
+    if c.opts.xlat_style == 2 {
+        let text = super::ctx::render_flags(&f);
+        return Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(text));
     }
+    f
 }
 
 /// strace's `decode_nlmsg_type`.
@@ -358,6 +355,10 @@ fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) ->
         err < 0,
         rtrace_arch::tables::errno_name((-(err as i64)) as u64),
     ) {
+        (true, Some(n)) if c.opts.xlat_style == 2 => Value::Commented(
+            Box::new(Value::Int(err as i64)),
+            Cow::Owned(format!("-{n}")),
+        ),
         (true, Some(n)) if c.opts.xlat_style != 1 => Value::sym_owned(format!("-{n}")),
         _ => Value::Int(err as i64),
     };

@@ -1,12 +1,20 @@
 //! NETLINK_SOCK_DIAG payloads (strace's `netlink_sock_diag.c`).
 //!
 //! Decoded: `struct inet_diag_req_v2` (AF_INET/AF_INET6 requests, as
-//! `ss -tan` sends). Not decoded yet (printed as a hex string, where strace
-//! decodes them): replies (`inet_diag_msg` and its attributes), request
-//! attributes (bytecode), and the requests of the other families
-//! (unix_diag_req, netlink_diag_req, packet_diag_req, smc_diag_req).
+//! `ss -tan` sends) with its attribute list, `struct inet_diag_msg` replies
+//! with their `INET_DIAG_*` attributes, and the AF_UNIX request and reply
+//! (`netlink_unix_diag.rs`). Not decoded (printed as hex strings, where
+//! strace decodes them): request bytecode, `INET_DIAG_MD5SIG`,
+//! `INET_DIAG_ULP_INFO`, and the messages of the other families
+//! (netlink_diag, packet_diag, smc_diag).
 
-use super::netlink::{hexstr_value, Nlmsghdr};
+use super::ctx::render_flags;
+use super::netlink::Nlmsghdr;
+use super::netlink_attr::{
+    attrs_value, indexed_array, nla_enum, nla_str, nla_u, uint_struct, AttrNames,
+};
+use super::netlink_unix_diag;
+use super::printers::hex_quoted;
 use super::sockaddr::{ifindex_value, inet6_addr_field, inet_addr_value};
 use super::{Ctx, Field, Value};
 use rtrace_arch::xlat;
@@ -16,9 +24,11 @@ const NLMSG_DONE: u16 = 3;
 const NLM_F_REQUEST: u16 = 1;
 /// `sizeof(struct inet_diag_req_v2)`.
 const REQ_V2_SIZE: usize = 56;
+/// `sizeof(struct inet_diag_msg)`.
+const MSG_SIZE: usize = 72;
 
 /// strace's `tcp_state_flags`: bit `1<<state` per TCP state.
-const TCP_STATE_FLAGS: &[&str] = &[
+pub(super) const TCP_STATE_FLAGS: &[&str] = &[
     "1<<TCP_ESTABLISHED",
     "1<<TCP_SYN_SENT",
     "1<<TCP_SYN_RECV",
@@ -30,6 +40,7 @@ const TCP_STATE_FLAGS: &[&str] = &[
     "1<<TCP_LAST_ACK",
     "1<<TCP_LISTEN",
     "1<<TCP_CLOSING",
+    "1<<TCP_NEW_SYN_RECV",
 ];
 
 /// strace's `inet_diag_extended_flags`: bit `1<<(attr-1)` per extension.
@@ -45,10 +56,27 @@ const INET_DIAG_EXT_FLAGS: &[&str] = &[
 ];
 
 /// Flags from a list of names for bits `first`, `first+1`, …; the rest in hex.
-fn bit_flags(v: u64, first: u32, names: &[&'static str], dflt: &'static str) -> Value {
+pub(super) fn bit_flags(
+    c: &Ctx,
+    v: u64,
+    first: u32,
+    names: &[&'static str],
+    dflt: &'static str,
+) -> Value {
     if v == 0 {
         return Value::UInt(0);
     }
+    if c.opts.xlat_style != 0 {
+        let text = render_flags(&bit_flags_plain(v, first, names, dflt));
+        return match c.opts.xlat_style {
+            1 => Value::Hex(v),
+            _ => Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(text)),
+        };
+    }
+    bit_flags_plain(v, first, names, dflt)
+}
+
+fn bit_flags_plain(v: u64, first: u32, names: &[&'static str], dflt: &'static str) -> Value {
     let mut rest = v;
     let mut out = Vec::new();
     for (i, n) in names.iter().enumerate() {
@@ -68,11 +96,38 @@ fn bit_flags(v: u64, first: u32, names: &[&'static str], dflt: &'static str) -> 
     }
 }
 
-fn htons(b: &[u8]) -> Value {
-    Value::Call(
+/// `decoded`, or under `-X raw`/`-X verbose` the field's bytes (with
+/// `decoded` as a comment).
+fn styled(c: &Ctx, raw: &[u8], decoded: Value) -> Value {
+    match c.opts.xlat_style {
+        1 => Value::sym_owned(hex_quoted(raw)),
+        2 => Value::Commented(
+            Box::new(Value::sym_owned(hex_quoted(raw))),
+            Cow::Owned(render_flags(&decoded)),
+        ),
+        _ => decoded,
+    }
+}
+
+fn htons(c: &Ctx, b: &[u8]) -> Value {
+    let call = Value::Call(
         Cow::Borrowed("htons"),
         vec![Value::UInt(u16::from_be_bytes([b[0], b[1]]) as u64)],
-    )
+    );
+    styled(c, &b[..2], call)
+}
+
+/// An IPv4 address in a 16-byte field (`idiag_src`): only its first 4
+/// bytes are decoded, all 16 print under `-X raw`.
+fn inet4_field(c: &Ctx, b: &[u8]) -> Value {
+    let decoded = match c.opts.xlat_style {
+        0 => return inet_addr_value(c, &b[..4]),
+        _ => {
+            let ip = std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
+            Value::sym_owned(format!("inet_addr(\"{ip}\")"))
+        }
+    };
+    styled(c, &b[..16], decoded)
 }
 
 fn le32(b: &[u8], o: usize) -> u32 {
@@ -82,15 +137,15 @@ fn le32(b: &[u8], o: usize) -> u32 {
 /// strace's `print_inet_diag_sockid`.
 fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
     let mut f = vec![
-        Field::new("idiag_sport", htons(&b[0..2])),
-        Field::new("idiag_dport", htons(&b[2..4])),
+        Field::new("idiag_sport", htons(c, &b[0..2])),
+        Field::new("idiag_dport", htons(c, &b[2..4])),
     ];
     if family as i32 == libc::AF_INET6 {
         f.push(inet6_addr_field(c, &b[4..20], "idiag_src"));
         f.push(inet6_addr_field(c, &b[20..36], "idiag_dst"));
     } else {
-        f.push(Field::new("idiag_src", inet_addr_value(c, &b[4..8])));
-        f.push(Field::new("idiag_dst", inet_addr_value(c, &b[20..24])));
+        f.push(Field::new("idiag_src", inet4_field(c, &b[4..20])));
+        f.push(Field::new("idiag_dst", inet4_field(c, &b[20..36])));
     }
     f.push(Field::new("idiag_if", ifindex_value(c, le32(b, 36))));
     f.push(Field::new(
@@ -120,37 +175,247 @@ fn req_v2_values(c: &mut Ctx, b: &[u8], addr: u64, len: u64) -> Vec<Value> {
         ),
         Field::new(
             "idiag_ext",
-            bit_flags(b[2] as u64, 0, INET_DIAG_EXT_FLAGS, "1<<(INET_DIAG_???-1)"),
+            bit_flags(
+                c,
+                b[2] as u64,
+                0,
+                INET_DIAG_EXT_FLAGS,
+                "1<<(INET_DIAG_???-1)",
+            ),
         ),
         Field::new(
             "idiag_states",
-            bit_flags(le32(b, 4) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
+            bit_flags(c, le32(b, 4) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
         Field::new("id", sockid_value(c, &b[8..56], family)),
     ];
     let mut out = vec![Value::structure(f)];
     if len > REQ_V2_SIZE as u64 {
-        out.push(hexstr_value(
+        out.push(attrs_value(
             c,
             addr + REQ_V2_SIZE as u64,
             len - REQ_V2_SIZE as u64,
+            AttrNames {
+                table: &xlat::INET_DIAG_REQ_ATTRS,
+                dflt: "INET_DIAG_REQ_???",
+            },
+            &|_, _, _, _| None,
         ));
     }
     out
 }
 
+/// strace's `decode_inet_diag_msg`: `{idiag_family=…, idiag_state=…, …,
+/// idiag_inode=…}`, then the `INET_DIAG_*` attributes.
+fn msg_values(c: &mut Ctx, b: &[u8], addr: u64, len: u64) -> Vec<Value> {
+    let family = b[0];
+    let f = vec![
+        Field::new(
+            "idiag_family",
+            c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+        ),
+        Field::new(
+            "idiag_state",
+            c.enum_value(b[1] as u64, &xlat::TCP_STATES, "TCP_???"),
+        ),
+        Field::new("idiag_timer", Value::UInt(b[2] as u64)),
+        Field::new("idiag_retrans", Value::UInt(b[3] as u64)),
+        Field::new("id", sockid_value(c, &b[4..52], family)),
+        Field::new("idiag_expires", Value::UInt(le32(b, 52) as u64)),
+        Field::new("idiag_rqueue", Value::UInt(le32(b, 56) as u64)),
+        Field::new("idiag_wqueue", Value::UInt(le32(b, 60) as u64)),
+        Field::new("idiag_uid", Value::UInt(le32(b, 64) as u64)),
+        Field::new("idiag_inode", Value::UInt(le32(b, 68) as u64)),
+    ];
+    let mut out = vec![Value::structure(f)];
+    if len > MSG_SIZE as u64 {
+        out.push(attrs_value(
+            c,
+            addr + MSG_SIZE as u64,
+            len - MSG_SIZE as u64,
+            AttrNames {
+                table: &xlat::INET_DIAG_ATTRS,
+                dflt: "INET_DIAG_???",
+            },
+            &msg_attr,
+        ));
+    }
+    out
+}
+
+/// The bits of `struct inet_diag_sockopt`, in order.
+const SOCKOPT_BITS: &[&str] = &[
+    "recverr",
+    "is_icsk",
+    "freebind",
+    "hdrincl",
+    "mc_loop",
+    "transparent",
+    "mc_all",
+    "nodefrag",
+    "bind_address_no_port",
+    "recverr_rfc4884",
+    "defer_connect",
+];
+
+/// `INET_DIAG_SHUTDOWN`: `0x3 /* RCV_SHUTDOWN|SEND_SHUTDOWN */` (the
+/// names are not in the UAPI, so strace prints the number too).
+fn shutdown_value(v: u64) -> Value {
+    if v == 0 {
+        return Value::UInt(0);
+    }
+    let mut names = Vec::new();
+    if v & 1 != 0 {
+        names.push("RCV_SHUTDOWN".to_string());
+    }
+    if v & 2 != 0 {
+        names.push("SEND_SHUTDOWN".to_string());
+    }
+    let rest = v & !3;
+    let text = if names.is_empty() {
+        "???_SHUTDOWN".to_string()
+    } else {
+        if rest != 0 {
+            names.push(format!("{rest:#x}"));
+        }
+        names.join("|")
+    };
+    Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(text))
+}
+
+/// An `INET_DIAG_*` attribute.
+fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
+    let fixed = |c: &mut Ctx, size: u64, names: &[&'static str], hex: &[&str]| {
+        (len >= size).then(|| uint_struct(c, addr, (size as usize) / names.len(), names, hex))
+    };
+    match ty {
+        // INET_DIAG_MEMINFO.
+        1 => fixed(
+            c,
+            16,
+            &["idiag_rmem", "idiag_wmem", "idiag_fmem", "idiag_tmem"],
+            &[],
+        ),
+        // INET_DIAG_VEGASINFO.
+        3 => fixed(
+            c,
+            16,
+            &["tcpv_enabled", "tcpv_rttcnt", "tcpv_rtt", "tcpv_minrtt"],
+            &[],
+        ),
+        // INET_DIAG_CONG.
+        4 => nla_str(c, addr, len),
+        // INET_DIAG_TOS, INET_DIAG_TCLASS, INET_DIAG_SKV6ONLY.
+        5 | 6 | 11 => nla_u(c, addr, len, 1),
+        // INET_DIAG_SKMEMINFO.
+        7 => indexed_array(
+            c,
+            addr,
+            len,
+            4,
+            false,
+            &xlat::NETLINK_SK_MEMINFO_INDICES,
+            "SK_MEMINFO_???",
+        ),
+        // INET_DIAG_SHUTDOWN.
+        8 => {
+            if !(1..=8).contains(&len) {
+                return None;
+            }
+            let v = c.read_bytes(addr, 1)?[0] as u64;
+            Some(if c.opts.xlat_style == 1 {
+                Value::Hex(v)
+            } else {
+                shutdown_value(v)
+            })
+        }
+        // INET_DIAG_DCTCPINFO.
+        9 => {
+            if len < 16 {
+                return None;
+            }
+            let Some(b) = c.read_bytes(addr, 16) else {
+                return Some(Value::Unreadable(addr));
+            };
+            let h = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as u64;
+            Some(Value::structure(vec![
+                Field::new("dctcp_enabled", Value::UInt(h(0))),
+                Field::new("dctcp_ce_state", Value::UInt(h(2))),
+                Field::new("dctcp_alpha", Value::UInt(le32(&b, 4) as u64)),
+                Field::new("dctcp_ab_ecn", Value::UInt(le32(&b, 8) as u64)),
+                Field::new("dctcp_ab_tot", Value::UInt(le32(&b, 12) as u64)),
+            ]))
+        }
+        // INET_DIAG_PROTOCOL.
+        10 => nla_enum(c, addr, len, 0, &xlat::INET_PROTOCOLS, "IPPROTO_???"),
+        // INET_DIAG_MARK, INET_DIAG_CLASS_ID.
+        15 | 17 => nla_u(c, addr, len, 4),
+        // INET_DIAG_BBRINFO.
+        16 => fixed(
+            c,
+            20,
+            &[
+                "bbr_bw_lo",
+                "bbr_bw_hi",
+                "bbr_min_rtt",
+                "bbr_pacing_gain",
+                "bbr_cwnd_gain",
+            ],
+            &["bbr_bw_lo", "bbr_bw_hi"],
+        ),
+        // INET_DIAG_CGROUP_ID.
+        21 => nla_u(c, addr, len, 8),
+        // INET_DIAG_SOCKOPT: the bits that are set.
+        22 => {
+            if len < 2 {
+                return None;
+            }
+            let b = c.read_bytes(addr, 2)?;
+            let v = u16::from_le_bytes([b[0], b[1]]);
+            // All the bits under -v, else those set.
+            let all = c.opts.verbose;
+            let mut f: Vec<Field> = SOCKOPT_BITS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| all || v & (1 << i) != 0)
+                .map(|(i, n)| Field::new(n, Value::UInt((v >> i) as u64 & 1)))
+                .collect();
+            if all || v >> 11 != 0 {
+                f.push(Field::new(
+                    "unused",
+                    Value::Commented(
+                        Box::new(Value::Hex((v >> 11) as u64)),
+                        Cow::Borrowed("bits 3..8"),
+                    ),
+                ));
+            }
+            Some(Value::structure(f))
+        }
+        _ => None,
+    }
+}
+
 /// The payload of a NETLINK_SOCK_DIAG message, or `None` for the generic form.
 pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<Vec<Value>> {
-    if h.ty == NLMSG_DONE || h.flags & NLM_F_REQUEST == 0 || len < REQ_V2_SIZE as u64 {
+    if h.ty == NLMSG_DONE {
         return None;
     }
-    if c.opts.xlat_style != 0 {
-        return None;
+    let family = c.read_bytes(addr, 1)?[0] as i32;
+    let request = h.flags & NLM_F_REQUEST != 0;
+    if family == libc::AF_UNIX {
+        return netlink_unix_diag::decode(c, request, addr, len);
     }
-    let b = c.read_bytes(addr, REQ_V2_SIZE)?;
-    let family = b[0] as i32;
     if family != libc::AF_INET && family != libc::AF_INET6 {
         return None;
     }
-    Some(req_v2_values(c, &b, addr, len))
+    let size = if request { REQ_V2_SIZE } else { MSG_SIZE };
+    if len < size as u64 {
+        return None;
+    }
+    let b = c.read_bytes(addr, size)?;
+    Some(if request {
+        req_v2_values(c, &b, addr, len)
+    } else {
+        msg_values(c, &b, addr, len)
+    })
 }

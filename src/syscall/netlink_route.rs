@@ -1,13 +1,20 @@
 //! NETLINK_ROUTE payloads (strace's `netlink_route.c`).
 //!
-//! `ifinfomsg` (RTM_NEWLINK, RTM_DELLINK, RTM_GETLINK) and `ifaddrmsg`
-//! (RTM_NEWADDR, RTM_DELADDR, RTM_GETADDR) are decoded; their attribute
-//! lists are not (printed as a hex string, where strace decodes `IFLA_*`
-//! and `IFA_*` attributes). Every other type prints as strace prints the
+//! `ifinfomsg` (RTM_NEWLINK, RTM_DELLINK, RTM_GETLINK) with its `IFLA_*`
+//! attributes (`netlink_route_link.rs`), `ifaddrmsg` (RTM_NEWADDR,
+//! RTM_DELADDR, RTM_GETADDR) with `IFA_*`, and `rtmsg` (RTM_NEWROUTE,
+//! RTM_DELROUTE, RTM_GETROUTE) with `RTA_*` (`RTA_METRICS`, `RTA_MULTIPATH`,
+//! `RTA_VIA`, `RTA_MFC_STATS` and `RTA_ENCAP_TYPE` print as hex strings,
+//! where strace decodes them). Every other type prints as strace prints the
 //! types it has no decoder for, `{family=AF_…, data="\x…"}`, which differs
-//! from strace for `rtmsg` and the other per-type structures.
+//! from strace for the neighbour, rule, qdisc, … structures.
 
 use super::netlink::{hexstr_value, Nlmsghdr};
+use super::netlink_attr::{
+    attrs_value, flags_with_dflt, inet_addr_nla, nla_enum, nla_flags, nla_ifindex, nla_s32,
+    nla_str, nla_u, AttrNames,
+};
+use super::netlink_route_link::link_attrs;
 use super::printers::xflags;
 use super::sockaddr::ifindex_value;
 use super::{Ctx, Field, Value};
@@ -22,6 +29,10 @@ const RTM_NEWADDR: u16 = 20;
 const RTM_GETADDR: u16 = 22;
 /// `sizeof(struct ifaddrmsg)`.
 const IFADDRMSG_SIZE: u64 = 8;
+const RTM_NEWROUTE: u16 = 24;
+const RTM_GETROUTE: u16 = 26;
+/// `sizeof(struct rtmsg)`.
+const RTMSG_SIZE: u64 = 12;
 
 /// strace's `decode_ifinfomsg`: `{ifi_family=…, ifi_type=…, ifi_index=…,
 /// ifi_flags=…, ifi_change=…}`, then the attributes.
@@ -54,7 +65,12 @@ fn ifinfomsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> 
     f.push(Field::new("ifi_change", Value::Hex(word(10) as u64)));
     let mut out = vec![Value::structure(f)];
     if len > IFINFOMSG_SIZE {
-        out.push(hexstr_value(c, addr + IFINFOMSG_SIZE, len - IFINFOMSG_SIZE));
+        out.push(link_attrs(
+            c,
+            family,
+            addr + IFINFOMSG_SIZE,
+            len - IFINFOMSG_SIZE,
+        ));
     }
     out
 }
@@ -86,9 +102,141 @@ fn ifaddrmsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> 
     f.push(Field::new("ifa_index", ifindex_value(c, idx)));
     let mut out = vec![Value::structure(f)];
     if len > IFADDRMSG_SIZE {
-        out.push(hexstr_value(c, addr + IFADDRMSG_SIZE, len - IFADDRMSG_SIZE));
+        let dec = move |c: &mut Ctx, ty: u16, a: u64, l: u64| addr_attr(c, family, ty, a, l);
+        out.push(attrs_value(
+            c,
+            addr + IFADDRMSG_SIZE,
+            len - IFADDRMSG_SIZE,
+            AttrNames {
+                table: &xlat::RTNL_ADDR_ATTRS,
+                dflt: "IFA_???",
+            },
+            &dec,
+        ));
     }
     out
+}
+
+/// An `IFA_*` attribute of an address of `family`.
+fn addr_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<Value> {
+    match ty {
+        // IFA_ADDRESS, IFA_LOCAL, IFA_BROADCAST, IFA_ANYCAST, IFA_MULTICAST.
+        1 | 2 | 4 | 5 | 7 => Some(inet_addr_nla(c, addr, len, family)),
+        3 => nla_str(c, addr, len),
+        // IFA_CACHEINFO.
+        6 => {
+            if len < 16 {
+                return None;
+            }
+            Some(super::netlink_attr::uint_struct(
+                c,
+                addr,
+                4,
+                &["ifa_prefered", "ifa_valid", "cstamp", "tstamp"],
+                &[],
+            ))
+        }
+        8 => nla_flags(c, addr, len, 4, &xlat::IFADDRFLAGS, "IFA_F_???"),
+        9 => nla_u(c, addr, len, 4),
+        10 => nla_s32(c, addr, len),
+        _ => None,
+    }
+}
+
+/// strace's `decode_rtmsg`: `{rtm_family=…, rtm_dst_len=…, …, rtm_flags=…}`,
+/// then the `RTA_*` attributes.
+fn rtmsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> {
+    let mut f = vec![Field::new(
+        "rtm_family",
+        c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+    )];
+    if len < RTMSG_SIZE {
+        return vec![Value::Struct(f, true)];
+    }
+    let Some(b) = c.read_bytes(addr + 1, RTMSG_SIZE as usize - 1) else {
+        f.push(Field::new("", Value::Unreadable(addr + 1)));
+        return vec![Value::structure(f)];
+    };
+    f.push(Field::new("rtm_dst_len", Value::UInt(b[0] as u64)));
+    f.push(Field::new("rtm_src_len", Value::UInt(b[1] as u64)));
+    f.push(Field::new("rtm_tos", Value::UInt(b[2] as u64)));
+    f.push(Field::new(
+        "rtm_table",
+        c.enum_value(b[3] as u64, &xlat::ROUTING_TABLE_IDS, ""),
+    ));
+    f.push(Field::new(
+        "rtm_protocol",
+        c.enum_value(b[4] as u64, &xlat::ROUTING_PROTOCOLS, "RTPROT_???"),
+    ));
+    f.push(Field::new(
+        "rtm_scope",
+        c.enum_value(b[5] as u64, &xlat::ROUTING_SCOPES, ""),
+    ));
+    f.push(Field::new(
+        "rtm_type",
+        c.enum_value(b[6] as u64, &xlat::ROUTING_TYPES, "RTN_???"),
+    ));
+    let flags = u32::from_le_bytes([b[7], b[8], b[9], b[10]]) as u64;
+    f.push(Field::new(
+        "rtm_flags",
+        flags_with_dflt(c, flags, &xlat::IP_ROUTE_FLAGS, "RTM_F_???"),
+    ));
+    let mut out = vec![Value::structure(f)];
+    if len > RTMSG_SIZE {
+        let dec = move |c: &mut Ctx, ty: u16, a: u64, l: u64| route_attr(c, family, ty, a, l);
+        out.push(attrs_value(
+            c,
+            addr + RTMSG_SIZE,
+            len - RTMSG_SIZE,
+            AttrNames {
+                table: &xlat::RTNL_ROUTE_ATTRS,
+                dflt: "RTA_???",
+            },
+            &dec,
+        ));
+    }
+    out
+}
+
+/// An `RTA_*` attribute of a route of `family`.
+fn route_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<Value> {
+    match ty {
+        // RTA_DST, RTA_SRC, RTA_GATEWAY, RTA_PREFSRC, RTA_NEWDST.
+        1 | 2 | 5 | 7 | 19 => Some(inet_addr_nla(c, addr, len, family)),
+        // RTA_IIF, RTA_OIF.
+        3 | 4 => nla_ifindex(c, addr, len),
+        // RTA_PRIORITY, RTA_FLOW, RTA_MP_ALGO, RTA_MARK, RTA_UID.
+        6 | 11 | 14 | 16 | 25 => nla_u(c, addr, len, 4),
+        // RTA_CACHEINFO.
+        12 => {
+            if len < 32 {
+                return None;
+            }
+            let Some(b) = c.read_bytes(addr, 32) else {
+                return Some(Value::Unreadable(addr));
+            };
+            let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap()) as u64;
+            Some(Value::structure(vec![
+                Field::new("rta_clntref", Value::UInt(w(0))),
+                Field::new("rta_lastuse", Value::UInt(w(1))),
+                Field::new("rta_expires", Value::Int(w(2) as u32 as i32 as i64)),
+                Field::new("rta_error", Value::UInt(w(3))),
+                Field::new("rta_used", Value::UInt(w(4))),
+                Field::new("rta_id", Value::Hex(w(5))),
+                Field::new("rta_ts", Value::UInt(w(6))),
+                Field::new("rta_tsage", Value::UInt(w(7))),
+            ]))
+        }
+        // RTA_TABLE.
+        15 => nla_enum(c, addr, len, 4, &xlat::ROUTING_TABLE_IDS, ""),
+        // RTA_PREF, RTA_TTL_PROPAGATE, RTA_IP_PROTO.
+        20 | 26 | 27 => nla_u(c, addr, len, 1),
+        // RTA_EXPIRES.
+        23 => nla_u(c, addr, len, 8),
+        // RTA_SPORT, RTA_DPORT.
+        28 | 29 => nla_u(c, addr, len, 2),
+        _ => None,
+    }
 }
 
 /// strace's `decode_family`: the leading family byte, then the rest as a
@@ -116,6 +264,9 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
         }
         Some(b) if (RTM_NEWADDR..=RTM_GETADDR).contains(&h.ty) => {
             return Some(ifaddrmsg_values(c, b[0], addr, len));
+        }
+        Some(b) if (RTM_NEWROUTE..=RTM_GETROUTE).contains(&h.ty) => {
+            return Some(rtmsg_values(c, b[0], addr, len));
         }
         Some(b) => family_value(c, b[0], addr, len),
         None => Value::Unreadable(addr),

@@ -24,25 +24,36 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 /// A policy mode with its mode flags: `MPOL_BIND|MPOL_F_STATIC_NODES`,
 /// `0x63 /* MPOL_??? */`.
 fn mode_value(c: &Ctx, v: u64) -> Value {
-    let v = v & 0xffff_ffff;
-    let (mut names, rest) = xlat::MPOL_MODE_FLAGS.split_flags(v);
-    match xlat::MPOL_MODES.lookup(rest) {
-        Some(m) if c.opts.xlat_style != 1 => {
-            names.insert(0, m);
-            Value::Flags {
-                names,
-                rest: 0,
-                octal_rest: false,
-            }
-        }
-        _ if names.is_empty() || c.opts.xlat_style == 1 => {
-            Value::Commented(Box::new(Value::Hex(v)), Cow::Borrowed("MPOL_???"))
-        }
-        _ => Value::Flags {
-            names,
-            rest,
-            octal_rest: false,
-        },
+    // MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING
+    const FLAGS: u64 = 0xe000;
+    let (mode, flags) = (v & !FLAGS, v & FLAGS);
+    if flags == 0 {
+        return c.enum_value(mode, &xlat::MPOL_MODES, "MPOL_???");
+    }
+    let Some(m) = xlat::MPOL_MODES.lookup(mode) else {
+        return super::printers::xflags(c, v, &xlat::MPOL_MODE_FLAGS, "MPOL_???");
+    };
+    let (names, _) = xlat::MPOL_MODE_FLAGS.split_flags(flags);
+    let text = format!("{m}|{}", names.join("|"));
+    match c.opts.xlat_style {
+        1 => Value::Hex(v),
+        2 => Value::Commented(Box::new(Value::Hex(v)), Cow::Owned(text)),
+        _ => Value::sym_owned(text),
+    }
+}
+
+/// A page status of move_pages: a node number, or a negated errno printed
+/// as strace's `print_err` does (`-EFAULT`, `-14 /* -EFAULT */`).
+fn status_value(c: &Ctx, st: i64) -> Value {
+    let name = if st < 0 {
+        rtrace_arch::tables::errno_name((-st) as u64)
+    } else {
+        None
+    };
+    match (name, c.opts.xlat_style) {
+        (Some(n), 0) => Value::sym_owned(format!("-{n}")),
+        (Some(n), 2) => Value::Commented(Box::new(Value::Int(st)), Cow::Owned(format!("-{n}"))),
+        _ => Value::Int(st),
     }
 }
 
@@ -54,7 +65,7 @@ fn nodemask(c: &mut Ctx, addr: u64, maxnode: u64) -> Value {
     if addr == 0 {
         return Value::Ptr(0);
     }
-    if n == 0 {
+    if n < maxnode / bits || (maxnode != 0 && n == 0) {
         return Value::Ptr(addr);
     }
     let width = 2 * w;
@@ -84,7 +95,7 @@ fn mbind(c: &mut Ctx) -> Step {
 
 /// `set_mempolicy(mode, nodemask, maxnode)`.
 fn set_mempolicy(c: &mut Ctx) -> Step {
-    let v = mode_value(c, c.arg(0));
+    let v = mode_value(c, c.arg(0) as u32 as u64);
     c.push(v);
     let v = nodemask(c, c.arg_ulong(1), c.arg_ulong(2));
     c.push(v);
@@ -154,11 +165,45 @@ fn move_pages(c: &mut Ctx) -> Step {
     let v = if c.failed() {
         Value::Ptr(st)
     } else {
-        array_at(c, st, n, 4, |_, b| {
-            Some(Value::Int(le32(b, 0) as u32 as i32 as i64))
+        array_at(c, st, n, 4, |c, b| {
+            Some(status_value(c, le32(b, 0) as u32 as i32 as i64))
         })
     };
     c.push(v);
     c.flags(5, &xlat::MBIND_FLAGS);
     Step::Done(RetFmt::Int)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+
+    #[test]
+    fn modes_masks_and_statuses() {
+        let mut m = FakeMemory::default();
+        let mask = m.put(&0u64.to_le_bytes());
+        // maxnode 0: an empty mask; 1: no whole word, the address.
+        assert_eq!(
+            run(set_mempolicy, "set_mempolicy", &[0, mask, 0], -22, &mut m),
+            "set_mempolicy(MPOL_DEFAULT, [], 0) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(set_mempolicy, "set_mempolicy", &[0x8001, mask, 1], -22, &mut m),
+            format!("set_mempolicy(MPOL_PREFERRED|MPOL_F_STATIC_NODES, {mask:#x}, 1) = -1 EINVAL (Invalid argument)")
+        );
+        let pages = m.put(&[0u8; 16]);
+        let st = m.put(&[0xf2, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+        assert_eq!(
+            run(
+                move_pages,
+                "move_pages",
+                &[1, 2, pages, 0, st, 2],
+                0,
+                &mut m
+            ),
+            "move_pages(1, 2, [NULL, NULL], NULL, [-EFAULT, 0], MPOL_MF_MOVE) = 0"
+        );
+    }
 }

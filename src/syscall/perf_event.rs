@@ -264,7 +264,7 @@ fn verbose_tail(
         let id = le32(b, 92);
         f.push(Field::new(
             "clockid",
-            c.enum_value(id as u32 as i32 as i64 as u64, &xlat::CLOCKS, "CLOCK_???"),
+            c.enum_value(id, &xlat::CLOCKS, "CLOCK_???"),
         ));
     }
     if !has(96) {
@@ -312,14 +312,28 @@ fn reserved_comment(f: &mut [Field], v: u64, what: &str) {
 /// `config` by event type: named counters, the cache triple, or a number.
 fn config_value(c: &Ctx, ty: u64, v: u64) -> Value {
     match ty {
-        TYPE_HARDWARE => c.enum_value(v, &xlat::PERF_HW_ID, "PERF_COUNT_HW_???"),
+        TYPE_HARDWARE => {
+            // The PMU type in the high half: `0xfaceca75<<32|PERF_COUNT_HW_…`.
+            let id = c.enum_value(v & 0xffff_ffff, &xlat::PERF_HW_ID, "PERF_COUNT_HW_???");
+            if v >> 32 == 0 {
+                return id;
+            }
+            Value::sym_owned(format!(
+                "{:#x}<<32|{}",
+                v >> 32,
+                super::ctx::render_flags(&id)
+            ))
+        }
         TYPE_SOFTWARE => c.enum_value(v, &xlat::PERF_SW_IDS, "PERF_COUNT_SW_???"),
         TYPE_TRACEPOINT => Value::UInt(v),
         TYPE_HW_CACHE => {
             let part = |x: u64, t, d| super::ctx::render_flags(&c.enum_value(x, t, d));
             let mut s = String::new();
-            if v >> 24 != 0 {
-                s.push_str(&format!("{:#x}<<24|", v >> 24));
+            if v >> 32 != 0 {
+                s.push_str(&format!("{:#x}<<32|", v >> 32));
+            }
+            if (v & 0xffff_ffff) >> 24 != 0 {
+                s.push_str(&format!("{:#x}<<24|", (v & 0xffff_ffff) >> 24));
             }
             s.push_str(&part(
                 (v >> 16) & 0xff,

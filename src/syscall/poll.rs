@@ -455,7 +455,13 @@ fn epoll_pwait2(c: &mut Ctx) -> Step {
         return Step::Exit;
     }
     epoll_wait_exit(c);
-    let v = time_at(c, c.arg_ulong(3), 8, "tv_nsec");
+    // Read at exit, like strace: a failed call shows the address.
+    let addr = c.arg_ulong(3);
+    let v = if c.failed() {
+        Value::Ptr(addr)
+    } else {
+        time_at(c, addr, 8, "tv_nsec")
+    };
     c.push(v);
     epoll_sigmask(c);
     Step::Done(RetFmt::Int)

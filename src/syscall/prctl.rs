@@ -1,8 +1,9 @@
 //! Process control: prctl (the common options; others print their arguments
 //! in hex as strace does for options it does not know), arch_prctl and
-//! seccomp (without decoding BPF programs). ptrace is in `ptrace_req.rs`.
+//! seccomp (BPF programs under `-v` in `seccomp_filter.rs`; arm64 and
+//! newer options in `prctl_ext.rs`). ptrace is in `ptrace_req.rs`.
 
-use super::printers::{enum_arg, flags_arg, le32, le64, num_at, struct_at, xflags, xint};
+use super::printers::{enum_arg, flags_arg, num_at, struct_at, xflags, xint};
 use super::signal::sig_value;
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
@@ -36,16 +37,9 @@ fn short_str(c: &mut Ctx, addr: u64, max: usize) -> Value {
     }
 }
 
-/// `struct sock_fprog` at `addr`: `{len=4, filter=0x...}`.
+/// `struct sock_fprog` at `addr` (the program decoded under `-v`).
 fn fprog_at(c: &mut Ctx, addr: u64) -> Value {
-    let w = c.arch.word_size();
-    struct_at(c, addr, Some(2 * w), |_, b| {
-        let filter = if w == 4 { le32(b, 4) } else { le64(b, 8) };
-        Value::structure(vec![
-            Field::new("len", Value::UInt(le32(b, 0) & 0xffff)),
-            Field::new("filter", Value::Ptr(filter)),
-        ])
-    })
+    super::seccomp_filter::fprog(c, addr)
 }
 
 /// An enum value of a full `unsigned long` argument (`printxval64`).
@@ -60,7 +54,13 @@ fn prctl(c: &mut Ctx) -> Step {
     let name = xlat::PRCTL_OPTIONS.lookup(option).unwrap_or("");
     let arg2 = c.arg_ulong(1);
     if c.exiting() {
+        if let Some(step) = super::prctl_ext::exit(c, name) {
+            return step;
+        }
         return prctl_exit(c, name, arg2);
+    }
+    if let Some(step) = super::prctl_ext::entry(c, name) {
+        return step;
     }
     let opt = c.enum_value(option, &xlat::PRCTL_OPTIONS, "PR_???");
     match name {
@@ -79,8 +79,7 @@ fn prctl(c: &mut Ctx) -> Step {
         | "PR_GET_TIMERSLACK"
         | "PR_GET_TIMING"
         | "PR_TASK_PERF_EVENTS_DISABLE"
-        | "PR_TASK_PERF_EVENTS_ENABLE"
-        | "PR_GET_FP_MODE" => {}
+        | "PR_TASK_PERF_EVENTS_ENABLE" => {}
         "PR_GET_TSC" => return Step::Exit,
         "PR_SET_SECUREBITS" => {
             let v = xflags(c, arg2, &xlat::SECBITS, "SECBIT_???");
@@ -90,7 +89,6 @@ fn prctl(c: &mut Ctx) -> Step {
             let v = xflags(c, arg2, &xlat::PR_FP_MODE, "PR_FP_MODE_???");
             c.push(v);
         }
-        "PR_SET_TSC" => enum64(c, 1, &xlat::PR_TSC, "PR_TSC_???"),
         "PR_SET_MM" => {
             enum64(c, 1, &xlat::PR_SET_MM, "PR_SET_MM_???");
             hex_args(c, 2);
@@ -104,14 +102,6 @@ fn prctl(c: &mut Ctx) -> Step {
                 }
                 _ => hex_args(c, 2),
             }
-        }
-        "PR_SET_SPECULATION_CTRL" => {
-            enum64(c, 1, &xlat::PR_SPEC_CMDS, "PR_SPEC_???");
-            let v = match xlat::PR_SPEC_FLAGS.lookup(c.arg_ulong(2)) {
-                Some(_) => c.enum_value(c.arg_ulong(2), &xlat::PR_SPEC_FLAGS, ""),
-                None => xflags(c, c.arg_ulong(2), &xlat::PR_SPEC_FLAGS, "PR_SPEC_???"),
-            };
-            c.push(v);
         }
         "PR_MCE_KILL" => {
             enum64(c, 1, &xlat::PR_MCE_KILL, "PR_MCE_KILL_???");
@@ -143,10 +133,6 @@ fn prctl(c: &mut Ctx) -> Step {
         | "PR_SET_TIMING" => c.push(Value::UInt(arg2)),
         "PR_SET_DUMPABLE" => enum64(c, 1, &xlat::PR_DUMPABLE, "SUID_DUMP_???"),
         "PR_CAPBSET_DROP" | "PR_CAPBSET_READ" => enum64(c, 1, &xlat::CAP, "CAP_???"),
-        "PR_SET_NAME" => {
-            let v = short_str(c, arg2, TASK_COMM_LEN - 1);
-            c.push(v);
-        }
         "PR_SET_PDEATHSIG" => {
             let v = if arg2 > 128 {
                 Value::UInt(arg2)
@@ -154,13 +140,6 @@ fn prctl(c: &mut Ctx) -> Step {
                 sig_value(c.opts.xlat_style, arg2 as i64)
             };
             c.push(v);
-        }
-        "PR_SET_PTRACER" => {
-            if arg2 as i32 == -1 {
-                c.push(Value::sym("PR_SET_PTRACER_ANY"));
-            } else {
-                c.int(1);
-            }
         }
         "PR_SET_SECCOMP" => {
             enum64(c, 1, &xlat::SECCOMP_MODE, "SECCOMP_MODE_???");
@@ -337,10 +316,86 @@ fn arch_prctl(c: &mut Ctx) -> Step {
     if c.entering() {
         enum_arg(c, 0, &xlat::ARCH_PRCTL_CODES, "ARCH_???");
         match name {
-            "ARCH_GET_FS" | "ARCH_GET_GS" => return Step::Exit,
+            "ARCH_GET_FS"
+            | "ARCH_GET_GS"
+            | "ARCH_GET_XCOMP_SUPP"
+            | "ARCH_GET_XCOMP_PERM"
+            | "ARCH_GET_XCOMP_GUEST_PERM" => return Step::Exit,
             "ARCH_GET_CPUID" => {}
+            "ARCH_REQ_XCOMP_PERM" | "ARCH_REQ_XCOMP_GUEST_PERM" => {
+                // A feature number, always with its name in a comment
+                // (strace's XLAT_STYLE_VERBOSE) unless -X raw.
+                let v = match (xlat::X86_XFEATURE_BITS.lookup(addr), c.opts.xlat_style) {
+                    (_, 1) => xint(addr),
+                    (Some(n), _) => Value::Commented(Box::new(xint(addr)), Cow::Borrowed(n)),
+                    (None, _) => {
+                        Value::Commented(Box::new(xint(addr)), Cow::Borrowed("XFEATURE_???"))
+                    }
+                };
+                c.push(v);
+                // A positive return is a feature mask, shown in hex with
+                // its names.
+                c.entry_complete = true;
+                return Step::Exit;
+            }
             _ => c.push(xint(addr)),
         }
+        return Step::Done(RetFmt::Int);
+    }
+    if name.starts_with("ARCH_REQ_XCOMP") {
+        let r = c.retval();
+        if r <= 0 || c.failed() {
+            return Step::Done(RetFmt::Int);
+        }
+        let r = r as u64;
+        if c.opts.xlat_style == 1 {
+            return Step::Done(RetFmt::Hex);
+        }
+        let (names, rest) = xlat::X86_XFEATURES.split_flags(r);
+        if names.is_empty() {
+            return Step::Done(RetFmt::Hex);
+        }
+        let mut text = names.join("|");
+        if rest != 0 {
+            if !text.is_empty() {
+                text.push('|');
+            }
+            text.push_str(&format!("{rest:#x}"));
+        }
+        return Step::Done(RetFmt::Value(Ret::Annotated(
+            Box::new(Ret::Hex(r)),
+            Cow::Owned(text),
+        )));
+    }
+    if name.starts_with("ARCH_GET_XCOMP") {
+        // A u64 feature mask, always in hex with the names in a comment.
+        let v = if c.failed() || addr == 0 {
+            Value::Ptr(addr)
+        } else {
+            match c.read_bytes(addr, 8) {
+                Some(b) => {
+                    let m = super::printers::le64(&b, 0);
+                    let (names, rest) = xlat::X86_XFEATURES.split_flags(m);
+                    let mut text = names.join("|");
+                    if rest != 0 || names.is_empty() {
+                        if !text.is_empty() {
+                            text.push('|');
+                        }
+                        text.push_str(&format!("{rest:#x}"));
+                    }
+                    let item = match (m, c.opts.xlat_style) {
+                        (0, _) | (_, 1) => xint(m),
+                        _ if names.is_empty() => {
+                            Value::Commented(Box::new(xint(m)), Cow::Borrowed("XFEATURE_MASK_???"))
+                        }
+                        _ => Value::Commented(Box::new(xint(m)), Cow::Owned(text)),
+                    };
+                    Value::Array(vec![item], false)
+                }
+                None => Value::Unreadable(addr),
+            }
+        };
+        c.push(v);
         return Step::Done(RetFmt::Int);
     }
     let v = if c.failed() {
@@ -351,7 +406,7 @@ fn arch_prctl(c: &mut Ctx) -> Step {
                 items
                     .into_iter()
                     .map(|it| match it {
-                        Value::UInt(p) => xint(p),
+                        Value::UInt(p) => Value::Ptr(p),
                         other => other,
                     })
                     .collect(),
@@ -383,7 +438,11 @@ fn seccomp(c: &mut Ctx) -> Step {
         return Step::Done(RetFmt::Int);
     }
     enum_arg(c, 0, &xlat::SECCOMP_OPS, "SECCOMP_SET_MODE_???");
-    flags_arg(c, 1, &xlat::SECCOMP_FILTER_FLAGS, "SECCOMP_FILTER_FLAG_???");
+    if name == "SECCOMP_SET_MODE_FILTER" {
+        flags_arg(c, 1, &xlat::SECCOMP_FILTER_FLAGS, "SECCOMP_FILTER_FLAG_???");
+    } else {
+        c.push(xint(c.arg(1) as u32 as u64));
+    }
     match name {
         "SECCOMP_SET_MODE_FILTER" => {
             let v = fprog_at(c, args);

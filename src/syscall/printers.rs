@@ -146,6 +146,30 @@ pub(super) fn hex_quoted(b: &[u8]) -> String {
     s
 }
 
+/// strace's `print_nonzero_bytes` for a structure larger than the one
+/// decoded: bytes `start..total` at `addr`, nothing when they are all zero,
+/// `???` when they cannot be read, else `/* bytes 40..47 */ "\x01..."` (in
+/// hex, `-s` limited). The value goes in an unnamed field.
+pub(super) fn nonzero_bytes(c: &mut Ctx, addr: u64, start: u64, total: u64) -> Option<Value> {
+    if start >= total {
+        return None;
+    }
+    let len = (total - start) as usize;
+    let Some(b) = c.read_data(addr.wrapping_add(start), len) else {
+        return Some(Value::Unknown);
+    };
+    if b.iter().all(|&x| x == 0) {
+        return None;
+    }
+    let shown = len.min(c.opts.string_limit);
+    let mut s = format!("/* bytes {start}..{} */ ", total - 1);
+    s.push_str(&hex_quoted(&b[..shown]));
+    if shown < len {
+        s.push_str("...");
+    }
+    Some(Value::sym_owned(s))
+}
+
 // ---- modes, devices, times ----
 
 /// `print_symbolic_mode_t`: `S_IFREG|S_ISUID|0755`; a mode of unknown type in

@@ -216,6 +216,8 @@ fn ptrace(c: &mut Ctx) -> Step {
             "PTRACE_GETSIGINFO" => siginfo_at(c, data),
             "PTRACE_GETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
             "PTRACE_GETREGSET" => regset_iov(c, addr, data),
+            "PTRACE_GET_SYSCALL_INFO" => super::ptrace_info::syscall_info(c, data, addr),
+            "PTRACE_SECCOMP_GET_METADATA" => super::ptrace_info::seccomp_metadata(c, data, addr),
             "PTRACE_GETREGS" | "PTRACE_GETFPREGS" if !c.failed() => {
                 let nt = regs_request(name).map_or(0, |r| r.1);
                 regs_at(c, nt, data)
@@ -275,8 +277,15 @@ fn ptrace(c: &mut Ctx) -> Step {
         "PTRACE_SETSIGINFO" => siginfo_at(c, data),
         "PTRACE_SETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
         "PTRACE_SETREGSET" => regset_iov(c, addr, data),
-        "PTRACE_PEEKDATA" | "PTRACE_PEEKTEXT" | "PTRACE_PEEKUSER" | "PTRACE_GETEVENTMSG"
-        | "PTRACE_GETREGSET" | "PTRACE_GETSIGINFO" | "PTRACE_GETSIGMASK" => {
+        "PTRACE_PEEKDATA"
+        | "PTRACE_PEEKTEXT"
+        | "PTRACE_PEEKUSER"
+        | "PTRACE_GETEVENTMSG"
+        | "PTRACE_GETREGSET"
+        | "PTRACE_GETSIGINFO"
+        | "PTRACE_GETSIGMASK"
+        | "PTRACE_GET_SYSCALL_INFO"
+        | "PTRACE_SECCOMP_GET_METADATA" => {
             return Step::Exit;
         }
         _ => Value::Ptr(data),

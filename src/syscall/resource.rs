@@ -347,12 +347,23 @@ fn personality_text(style: u8, pers: u64) -> String {
     let rest = pers & !0xff;
     if rest != 0 {
         let (names, left) = xlat::PERSONALITY_FLAGS.split_flags(rest);
-        for n in names {
-            s.push('|');
-            s.push_str(n);
-        }
+        let mut text = names.join("|");
         if left != 0 {
-            s.push_str(&format!("|{left:#x}"));
+            if !text.is_empty() {
+                text.push('|');
+            }
+            text.push_str(&format!("{left:#x}"));
+        }
+        // -X raw: the flags in hex; -X verbose: hex with the names, when
+        // any bit has one.
+        match style {
+            1 => s.push_str(&format!("|{rest:#x}")),
+            2 if !names.is_empty() => s.push_str(&format!("|{rest:#x} /* {text} */")),
+            2 => s.push_str(&format!("|{rest:#x}")),
+            _ => {
+                s.push('|');
+                s.push_str(&text);
+            }
         }
     }
     s
@@ -362,7 +373,7 @@ fn personality_text(style: u8, pers: u64) -> String {
 /// (PER_LINUX)`); the query value 0xffffffff prints as a number.
 fn personality(c: &mut Ctx) -> Step {
     let pers = c.arg(0) as u32 as u64;
-    let arg = if pers == 0xffff_ffff || c.opts.xlat_style == 1 {
+    let arg = if pers == 0xffff_ffff {
         xint(pers)
     } else {
         Value::sym_owned(personality_text(c.opts.xlat_style, pers))

@@ -208,22 +208,30 @@ fn sched_attr(c: &mut Ctx, addr: u64, usize: Option<u64>) -> Value {
     };
     let mut f = vec![Field::new("size", Value::UInt(le32(&b, 0)))];
     if size >= SCHED_ATTR_MIN_SIZE {
-        f.push(Field::new(
-            "sched_policy",
-            c.enum_value(le32(&b, 4), &xlat::SCHED_POLICIES, "SCHED_???"),
-        ));
+        // sched_setattr leaves out what SCHED_FLAG_KEEP_POLICY (0x8) and
+        // SCHED_FLAG_KEEP_PARAMS (0x10) tell the kernel to keep.
+        let is_set = usize.is_none();
+        let (policy, flags) = (le32(&b, 4), le64(&b, 8));
+        if !is_set || (policy as u32 as i32) < 0 || flags & 0x18 == 0 {
+            f.push(Field::new(
+                "sched_policy",
+                c.enum_value(policy, &xlat::SCHED_POLICIES, "SCHED_???"),
+            ));
+        }
         f.push(Field::new(
             "sched_flags",
-            super::printers::xflags(c, le64(&b, 8), &xlat::SCHED_FLAGS, "SCHED_FLAG_???"),
+            super::printers::xflags(c, flags, &xlat::SCHED_FLAGS, "SCHED_FLAG_???"),
         ));
-        f.push(Field::new(
-            "sched_nice",
-            Value::Int(le32(&b, 16) as u32 as i32 as i64),
-        ));
-        f.push(Field::new("sched_priority", Value::UInt(le32(&b, 20))));
-        f.push(Field::new("sched_runtime", Value::UInt(le64(&b, 24))));
-        f.push(Field::new("sched_deadline", Value::UInt(le64(&b, 32))));
-        f.push(Field::new("sched_period", Value::UInt(le64(&b, 40))));
+        if !is_set || flags & 0x10 == 0 {
+            f.push(Field::new(
+                "sched_nice",
+                Value::Int(le32(&b, 16) as u32 as i32 as i64),
+            ));
+            f.push(Field::new("sched_priority", Value::UInt(le32(&b, 20))));
+            f.push(Field::new("sched_runtime", Value::UInt(le64(&b, 24))));
+            f.push(Field::new("sched_deadline", Value::UInt(le64(&b, 32))));
+            f.push(Field::new("sched_period", Value::UInt(le64(&b, 40))));
+        }
         if size >= SCHED_ATTR_SIZE_VER1 && b.len() as u64 >= SCHED_ATTR_SIZE_VER1 {
             f.push(Field::new("sched_util_min", Value::UInt(le32(&b, 48))));
             f.push(Field::new("sched_util_max", Value::UInt(le32(&b, 52))));
@@ -234,10 +242,29 @@ fn sched_attr(c: &mut Ctx, addr: u64, usize: Option<u64>) -> Value {
 
 /// `sched_setattr(pid, attr, flags)`.
 fn sched_setattr(c: &mut Ctx) -> Step {
-    c.pid(0);
-    let v = sched_attr(c, c.arg_ulong(1), None);
-    c.push(v);
-    c.uint(2);
+    if c.entering() {
+        c.pid(0);
+        let v = sched_attr(c, c.arg_ulong(1), None);
+        c.push(v);
+        // strace prints the `, ` before flags at exit, after what E2BIG
+        // adds to the structure: `{size=1} => {size=56}, 0`.
+        c.entry_complete = true;
+        return Step::Exit;
+    }
+    let mut parts = Vec::new();
+    // E2BIG: the kernel wrote back the size it supports.
+    if c.retval() == -7 {
+        if let Some(b) = c.read_bytes(c.arg_ulong(1), 4) {
+            parts.push(Value::sym(" => "));
+            parts.push(Value::structure(vec![Field::new(
+                "size",
+                Value::UInt(le32(&b, 0)),
+            )]));
+        }
+    }
+    parts.push(Value::sym(", "));
+    parts.push(Value::UInt(c.arg(2) as u32 as u64));
+    c.push(Value::Joined(parts, ""));
     Step::Done(RetFmt::Int)
 }
 
@@ -354,6 +381,12 @@ mod tests {
         assert_eq!(
             run(sched_setattr, "sched_setattr", &[0, 0, 0], -22, &mut m),
             "sched_setattr(0, NULL, 0) = -1 EINVAL (Invalid argument)"
+        );
+        // E2BIG: the size the kernel wrote back follows `=>`.
+        let small = m.put(&1u32.to_le_bytes());
+        assert_eq!(
+            run(sched_setattr, "sched_setattr", &[0, small, 0], -7, &mut m),
+            "sched_setattr(0, {size=1} => {size=1}, 0) = -1 E2BIG (Argument list too long)"
         );
     }
 }

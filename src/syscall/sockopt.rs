@@ -4,15 +4,19 @@
 //! `IP_ADD_MEMBERSHIP`-style requests, netlink options; other values as
 //! strings of their length.
 //!
-//! Option names of other levels (SOL_UDP, SOL_PACKET, …) print
-//! as numbers, where strace names them; BPF filters (`SO_ATTACH_FILTER`)
-//! print their address.
+//! Also SOL_PACKET (`PACKET_ADD_MEMBERSHIP`, ring requests, statistics),
+//! SOL_RAW's `ICMP_FILTER`, `MCAST_JOIN_GROUP`, `SO_TXREHASH` and classic
+//! BPF programs (`SO_ATTACH_FILTER`, in `sock_filter.rs`). Option names of
+//! other levels (SOL_UDP, …) print as numbers, where strace names them.
 
 use super::net::len_changed;
 use super::printers::{id_value, le32};
 use super::sockaddr::{ifindex_value, inet6_addr_field, inet_addr_value};
 use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Xlat};
+
+#[path = "sock_filter.rs"]
+mod sock_filter;
 
 pub(super) const DECODERS: &[(&str, Decoder)] =
     &[("getsockopt", getsockopt), ("setsockopt", setsockopt)];
@@ -22,6 +26,12 @@ const SOL_IP: u32 = 0;
 const SOL_TCP: u32 = 6;
 const SOL_IPV6: u32 = 41;
 const SOL_NETLINK: u32 = 270;
+const SOL_PACKET: u32 = 263;
+const SOL_RAW: u32 = 255;
+const SO_TXREHASH: u32 = 74;
+const ICMP_FILTER: u32 = 1;
+const MCAST_JOIN_GROUP: u32 = 42;
+const MCAST_LEAVE_GROUP: u32 = 45;
 
 /// strace's `printxvals`: the first table naming `v`, else `v` with `dflt`.
 fn xvals(c: &Ctx, v: u64, tables: &[&Xlat], dflt: &'static str) -> Value {
@@ -60,6 +70,8 @@ fn fd_level_name(c: &mut Ctx, get: bool) {
         }
         SOL_TCP => c.enum_value(name, &xlat::SOCK_TCP_OPTIONS, "TCP_???"),
         SOL_NETLINK => c.enum_value(name, &xlat::SOCK_NETLINK_OPTIONS, "NETLINK_???"),
+        SOL_PACKET => c.enum_value(name, &xlat::SOCK_PACKET_OPTIONS, "PACKET_???"),
+        SOL_RAW => c.enum_value(name, &xlat::SOCK_RAW_OPTIONS, "RAW_???"),
         _ => Value::UInt(name),
     };
     c.push(v);
@@ -72,6 +84,168 @@ const INT_LIKE: &[u32] = &[
     41, 42, 43, 44, 45, 46, 49, 53, 56, 60, 63, 64, 65, 68, 69, 70, 73, 75,
 ];
 
+/// Field kinds of [`int_fields`].
+const SIGNED: u8 = 0;
+const ID: u8 = 1;
+const UNSIGNED: u8 = 2;
+
+/// `SO_TXREHASH`'s value (`printxval_d`): `[SOCK_TXREHASH_ENABLED]`,
+/// `[2 /* SOCK_TXREHASH_??? */]`.
+fn txrehash(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if len < 4 {
+        if c.entering() {
+            return Value::Ptr(addr);
+        }
+        return match c.read_bytes(addr, len.max(0) as usize) {
+            Some(b) => Value::sym_owned(super::printers::hex_quoted(&b)),
+            None => Value::Unreadable(addr),
+        };
+    }
+    let Some(v) = c.read_pod::<i32>(addr) else {
+        return Value::Unreadable(addr);
+    };
+    let item = match (
+        xlat::SOCKOPT_TXREHASH_VALS.lookup(v as u32 as u64),
+        c.opts.xlat_style,
+    ) {
+        (_, 1) => Value::Int(v as i64),
+        (Some(n), 0) => Value::sym(n),
+        (Some(n), _) => Value::Commented(Box::new(Value::Int(v as i64)), n.into()),
+        (None, _) => Value::Commented(Box::new(Value::Int(v as i64)), "SOCK_TXREHASH_???".into()),
+    };
+    Value::Array(vec![item], false)
+}
+
+/// `struct icmp_filter` (`print_icmp_filter`): the set ICMP types, or `~`
+/// and the clear ones when more than half are set.
+fn icmp_filter(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if len <= 0 {
+        return Value::Ptr(addr);
+    }
+    let len = len.min(4) as usize;
+    let Some(b) = c.read_bytes(addr, len) else {
+        return Value::Unreadable(addr);
+    };
+    let mut w = [0xffu8; 4];
+    w[..len].copy_from_slice(&b);
+    let mut v = u32::from_le_bytes(w);
+    let mut s = String::new();
+    if v.count_ones() > 16 {
+        v = !v;
+        s.push('~');
+    }
+    s.push('[');
+    let mut first = true;
+    for i in 0..32u64 {
+        if v & (1 << i) != 0 {
+            if !first {
+                s.push(' ');
+            }
+            first = false;
+            s.push_str(&super::ctx::render_flags(&c.enum_value(
+                i,
+                &xlat::ICMP_FILTER_FLAGS,
+                "ICMP_???",
+            )));
+        }
+    }
+    s.push(']');
+    Value::sym_owned(s)
+}
+
+/// `struct tpacket_stats` (`print_tpacket_stats`).
+fn tpacket_stats(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    int_fields(
+        c,
+        addr,
+        len as usize,
+        &[
+            ("tp_packets", UNSIGNED),
+            ("tp_drops", UNSIGNED),
+            ("tp_freeze_q_cnt", UNSIGNED),
+        ],
+    )
+}
+
+/// `struct tpacket_req` (`print_tpacket_req`): exactly 16 bytes.
+fn tpacket_req(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if len != 16 {
+        return Value::Ptr(addr);
+    }
+    match c.read_bytes(addr, 16) {
+        Some(b) => Value::structure(
+            [
+                "tp_block_size",
+                "tp_block_nr",
+                "tp_frame_size",
+                "tp_frame_nr",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Field::new(n, Value::UInt(le32(&b, 4 * i))))
+            .collect(),
+        ),
+        None => Value::Ptr(addr),
+    }
+}
+
+/// `struct packet_mreq` (`print_packet_mreq`): exactly 16 bytes.
+fn packet_mreq(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if len != 16 {
+        return Value::Ptr(addr);
+    }
+    let Some(b) = c.read_bytes(addr, 16) else {
+        return Value::Ptr(addr);
+    };
+    let alen = super::printers::le16(&b, 6) as usize;
+    let mac = &b[8..8 + alen.min(8)];
+    let addr_v = if c.opts.xlat_style == 1 {
+        Value::sym_owned(super::printers::hex_quoted(mac))
+    } else {
+        let text = mac
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(":");
+        if c.opts.xlat_style == 2 {
+            Value::Commented(
+                Box::new(Value::sym_owned(super::printers::hex_quoted(mac))),
+                text.into(),
+            )
+        } else {
+            Value::sym_owned(text)
+        }
+    };
+    Value::structure(vec![
+        Field::new("mr_ifindex", ifindex_value(c, le32(&b, 0) as u32)),
+        Field::new(
+            "mr_type",
+            c.enum_value(
+                super::printers::le16(&b, 4),
+                &xlat::PACKET_MREQ_TYPE,
+                "PACKET_MR_???",
+            ),
+        ),
+        Field::new("mr_alen", Value::UInt(alen as u64)),
+        Field::new("mr_address", addr_v),
+    ])
+}
+
+/// `struct group_req` (`print_group_req`): the interface and a sockaddr.
+fn group_req(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    const SIZE: usize = 136;
+    if len < SIZE as i32 {
+        return Value::Ptr(addr);
+    }
+    let Some(b) = c.read_bytes(addr, SIZE) else {
+        return Value::Unreadable(addr);
+    };
+    Value::structure(vec![
+        Field::new("gr_interface", ifindex_value(c, le32(&b, 0) as u32)),
+        Field::new("gr_group", super::sockaddr::sockaddr_value(c, &b[8..SIZE])),
+    ])
+}
+
 /// `[N]`: the `int` at `addr` (strace's `printnum_int`).
 fn int_at(c: &mut Ctx, addr: u64) -> Value {
     match c.read_pod::<i32>(addr) {
@@ -83,7 +257,7 @@ fn int_at(c: &mut Ctx, addr: u64) -> Value {
 
 /// The fields of `names` (4-byte members) that `len` bytes cover; strace's
 /// `MAYBE_PRINT_FIELD_LEN` prints only those.
-fn int_fields(c: &mut Ctx, addr: u64, len: usize, names: &[(&'static str, bool)]) -> Value {
+fn int_fields(c: &mut Ctx, addr: u64, len: usize, names: &[(&'static str, u8)]) -> Value {
     let len = len.min(4 * names.len());
     let Some(b) = c.read_bytes(addr, len) else {
         return if addr == 0 {
@@ -93,17 +267,25 @@ fn int_fields(c: &mut Ctx, addr: u64, len: usize, names: &[(&'static str, bool)]
         };
     };
     let mut f = Vec::new();
-    for (i, &(name, id)) in names.iter().enumerate() {
+    for (i, &(name, kind)) in names.iter().enumerate() {
+        if 4 * i >= len {
+            break;
+        }
         if 4 * i + 4 > len {
+            // MAYBE_PRINT_FIELD_LEN: a partial field prints as its bytes.
+            f.push(Field::new(
+                name,
+                Value::sym_owned(super::printers::hex_quoted(&b[4 * i..len])),
+            ));
             break;
         }
         let v = le32(&b, 4 * i) as u32;
         f.push(Field::new(
             name,
-            if id {
-                id_value(v)
-            } else {
-                Value::Int(v as i32 as i64)
+            match kind {
+                ID => id_value(v),
+                UNSIGNED => Value::UInt(v as u64),
+                _ => Value::Int(v as i32 as i64),
             },
         ));
     }
@@ -121,7 +303,7 @@ fn get_value(c: &mut Ctx, level: u32, name: u32, addr: u64, ulen: i32, rlen: i32
             c,
             addr,
             rlen as usize,
-            &[("l_onoff", false), ("l_linger", false)],
+            &[("l_onoff", SIGNED), ("l_linger", SIGNED)],
         );
     }
     if so(libc::SO_PEERCRED) {
@@ -129,10 +311,25 @@ fn get_value(c: &mut Ctx, level: u32, name: u32, addr: u64, ulen: i32, rlen: i32
             c,
             addr,
             rlen as usize,
-            &[("pid", false), ("uid", true), ("gid", true)],
+            &[("pid", SIGNED), ("uid", ID), ("gid", ID)],
         );
     }
+    if so(SO_TXREHASH as i32) {
+        return txrehash(c, addr, rlen);
+    }
+    if level == SOL_PACKET && name == 6 {
+        return tpacket_stats(c, addr, rlen);
+    }
+    if level == SOL_RAW && name == ICMP_FILTER {
+        return icmp_filter(c, addr, rlen);
+    }
     if so(libc::SO_ERROR) {
+        if rlen < 4 {
+            return match c.read_bytes(addr, rlen as usize) {
+                Some(b) => Value::sym_owned(super::printers::hex_quoted(&b)),
+                None => Value::Unreadable(addr),
+            };
+        }
         let Some(b) = c.read_bytes(addr, (rlen as usize).min(4)) else {
             return Value::Unreadable(addr);
         };
@@ -146,8 +343,12 @@ fn get_value(c: &mut Ctx, level: u32, name: u32, addr: u64, ulen: i32, rlen: i32
         return Value::Array(vec![v], false);
     }
     if so(26) {
-        // SO_GET_FILTER: a BPF program, not decoded.
-        return Value::Ptr(addr);
+        // SO_GET_FILTER: `rlen` instructions (a forged length above 65535
+        // prints the address).
+        if rlen as u32 > 0xffff {
+            return Value::Ptr(addr);
+        }
+        return sock_filter::program(c, addr, rlen as u64);
     }
     if level == SOL_SOCKET && INT_LIKE.contains(&name) {
         if rlen >= 4 {
@@ -211,11 +412,31 @@ fn set_value(c: &mut Ctx, level: u32, name: u32, addr: u64, len: i32) -> Value {
         if len < 8 {
             return Value::Ptr(addr);
         }
-        return int_fields(c, addr, 8, &[("l_onoff", false), ("l_linger", false)]);
+        return int_fields(c, addr, 8, &[("l_onoff", SIGNED), ("l_linger", SIGNED)]);
+    }
+    if is(SOL_SOCKET, SO_TXREHASH as i32) {
+        return txrehash(c, addr, len);
+    }
+    if level == SOL_PACKET && (name == 5 || name == 13) {
+        return tpacket_req(c, addr, len);
+    }
+    if level == SOL_PACKET && (name == 1 || name == 2) {
+        return packet_mreq(c, addr, len);
+    }
+    if level == SOL_RAW && name == ICMP_FILTER {
+        return icmp_filter(c, addr, len);
+    }
+    if (level == SOL_IP || level == SOL_IPV6)
+        && (name == MCAST_JOIN_GROUP || name == MCAST_LEAVE_GROUP)
+    {
+        return group_req(c, addr, len);
     }
     if is(SOL_SOCKET, 26) || is(SOL_SOCKET, 51) {
-        // SO_ATTACH_FILTER / SO_ATTACH_REUSEPORT_CBPF: a BPF program, not decoded.
-        return Value::Ptr(addr);
+        // SO_ATTACH_FILTER / SO_ATTACH_REUSEPORT_CBPF: a `struct sock_fprog`.
+        if len != 16 {
+            return Value::Ptr(addr);
+        }
+        return sock_filter::fprog(c, addr);
     }
     if level == SOL_SOCKET && INT_LIKE.contains(&name) {
         if len < 4 {

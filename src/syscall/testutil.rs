@@ -99,8 +99,11 @@ pub(crate) fn run_env(
     let r = decode_exit(&entry, &mut c, step);
     let ro = RenderOpts::default();
     let mut s = format!("{name}(");
+    let n_entry = c.entry_args.len();
     for (i, v) in c.entry_args.iter().chain(c.exit_args.iter()).enumerate() {
-        if i > 0 {
+        // After an entry marked complete, the exit values carry their own
+        // separator (as rstrace's line renderer prints them).
+        if i > 0 && !(c.entry_complete && i == n_entry) {
             s.push_str(", ");
         }
         render_value(&mut s, v, &ro);

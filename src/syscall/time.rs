@@ -310,7 +310,9 @@ fn time(c: &mut Ctx) -> Step {
 /// non-zero; the thread id or function for `SIGEV_THREAD_ID`/`SIGEV_THREAD`).
 pub(super) fn sigevent_at(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
-    struct_at(c, addr, Some(64), |c, b| {
+    // strace reads its own struct_sigevent: the value, signo, notify and
+    // the two-pointer union (32 bytes on 64-bit), not the libc 64.
+    struct_at(c, addr, Some(3 * w + 8), |c, b| {
         let style = c.opts.xlat_style;
         let val = uword(b, 0, w);
         let signo = sword(b, w, 4);

@@ -366,12 +366,15 @@ impl Tracer {
                     t.event_stop = true;
                 }
             }
-            event::EXIT => {
-                // The thread is about to exit (PTRACE_O_TRACEEXIT): a call
-                // it is in will never return.
-                if self.tasks.get(&tid).is_some_and(|t| t.in_syscall && !t.hidden) {
-                    h.event(Event::Exiting { tid }, stamp);
-                }
+            // The thread is about to exit (PTRACE_O_TRACEEXIT): a call it
+            // is in will never return.
+            event::EXIT
+                if self
+                    .tasks
+                    .get(&tid)
+                    .is_some_and(|t| t.in_syscall && !t.hidden) =>
+            {
+                h.event(Event::Exiting { tid }, stamp);
             }
             _ => {}
         }

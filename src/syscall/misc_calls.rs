@@ -1,0 +1,322 @@
+//! Small calls strace decodes and rstrace printed raw before: getcpu,
+//! memfd_secret, readahead, remap_file_pages, set_mempolicy_home_node, tee,
+//! futimesat, futex_waitv and modify_ldt.
+
+use super::array::array_at;
+use super::printers::{le32, le64, num_at, time_string, xflags, xint};
+use super::time::timespec_at;
+use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use rtrace_arch::xlat;
+use std::borrow::Cow;
+
+pub(super) const DECODERS: &[(&str, Decoder)] = &[
+    ("getcpu", getcpu),
+    ("memfd_secret", memfd_secret),
+    ("readahead", readahead),
+    ("remap_file_pages", remap_file_pages),
+    ("set_mempolicy_home_node", set_mempolicy_home_node),
+    ("tee", tee),
+    ("futimesat", futimesat),
+    ("futex_waitv", futex_waitv),
+    ("modify_ldt", modify_ldt),
+];
+
+/// `getcpu(cpu, node, tcache)`: everything prints at exit.
+fn getcpu(c: &mut Ctx) -> Step {
+    if c.entering() {
+        c.sep_at_exit = true;
+        return Step::Exit;
+    }
+    for i in 0..2 {
+        let addr = c.arg_ulong(i);
+        let v = if c.failed() {
+            Value::Ptr(addr)
+        } else {
+            num_at(c, addr, 4, false)
+        };
+        c.push(v);
+    }
+    c.ptr(2);
+    Step::Done(RetFmt::Int)
+}
+
+fn memfd_secret(c: &mut Ctx) -> Step {
+    let f = xflags(c, c.arg(0) as u32 as u64, &xlat::MEMFD_SECRET_FLAGS, "");
+    c.push(f);
+    Step::Done(RetFmt::Fd)
+}
+
+fn readahead(c: &mut Ctx) -> Step {
+    c.int(0);
+    c.push(Value::Int(c.arg(1) as i64));
+    c.ulong(2);
+    Step::Done(RetFmt::Int)
+}
+
+const MAP_TYPE: u64 = 0xf;
+const MAP_HUGE_SHIFT: u64 = 26;
+const MAP_HUGE_MASK: u64 = 0x3f;
+
+/// mmap-style flags: the mapping type, other flags, then the huge page
+/// size (`21<<MAP_HUGE_SHIFT`).
+fn map_flags(c: &Ctx, flags: u64) -> Value {
+    if c.opts.xlat_style == 1 {
+        return xint(flags);
+    }
+    let ty = flags & MAP_TYPE;
+    let mut s = match (ty, xlat::MMAP_TYPE.lookup(ty)) {
+        (0, _) => "MAP_FILE".to_string(),
+        (_, Some(n)) => n.to_string(),
+        (_, None) => format!("{ty:#x} /* MAP_??? */"),
+    };
+    let huge = flags & (MAP_HUGE_MASK << MAP_HUGE_SHIFT);
+    let rest = flags & !MAP_TYPE & !(MAP_HUGE_MASK << MAP_HUGE_SHIFT);
+    if rest != 0 {
+        let (names, left) = xlat::MMAP_FLAGS.split_flags(rest);
+        for n in names {
+            s.push('|');
+            s.push_str(n);
+        }
+        if left != 0 {
+            s.push_str(&format!("|{left:#x}"));
+        }
+    }
+    if huge != 0 {
+        s.push_str(&format!("|{}<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT));
+    }
+    if c.opts.xlat_style == 2 {
+        return Value::Commented(Box::new(xint(flags)), Cow::Owned(s));
+    }
+    Value::sym_owned(s)
+}
+
+/// `remap_file_pages(addr, size, prot, pgoff, flags)`.
+fn remap_file_pages(c: &mut Ctx) -> Step {
+    c.ptr(0);
+    c.ulong(1);
+    let p = xflags(c, c.arg_ulong(2), &xlat::MMAP_PROT, "PROT_???");
+    c.push(p);
+    c.ulong(3);
+    let f = map_flags(c, c.arg_ulong(4));
+    c.push(f);
+    Step::Done(RetFmt::Int)
+}
+
+fn set_mempolicy_home_node(c: &mut Ctx) -> Step {
+    c.ptr(0);
+    c.ulong(1);
+    c.ulong(2);
+    c.push(xint(c.arg_ulong(3)));
+    Step::Done(RetFmt::Int)
+}
+
+fn tee(c: &mut Ctx) -> Step {
+    c.fd(0);
+    c.fd(1);
+    c.ulong(2);
+    let f = xflags(
+        c,
+        c.arg(3) as u32 as u64,
+        &xlat::SPLICE_FLAGS,
+        "SPLICE_F_???",
+    );
+    c.push(f);
+    Step::Done(RetFmt::Int)
+}
+
+/// `{tv_sec=S, tv_usec=U}` with strace's time comment when `U` is valid.
+fn timeval_utimes(sec: i64, usec: u64) -> Value {
+    let v = Value::structure(vec![
+        Field::new("tv_sec", Value::Int(sec)),
+        Field::new("tv_usec", Value::UInt(usec)),
+    ]);
+    if usec >= 1_000_000 {
+        return v;
+    }
+    match time_string(sec, usec * 1000) {
+        Some(t) => {
+            let t = if usec > 0 {
+                t.replacen(&format!(".{:09}", usec * 1000), &format!(".{usec:06}"), 1)
+            } else {
+                t
+            };
+            Value::Commented(Box::new(v), Cow::Owned(t))
+        }
+        None => v,
+    }
+}
+
+/// `futimesat(dirfd, path, times)`.
+fn futimesat(c: &mut Ctx) -> Step {
+    c.atfd(0);
+    c.path(1);
+    let addr = c.arg_ulong(2);
+    let w = c.arch.word_size();
+    let v = super::printers::struct_at(c, addr, Some(4 * w), |_, b| {
+        let word = |i: usize| {
+            if w == 4 {
+                le32(b, 4 * i) as i32 as i64 as u64
+            } else {
+                le64(b, 8 * i)
+            }
+        };
+        let usec = |i: usize| {
+            if w == 4 {
+                le32(b, 4 * i)
+            } else {
+                le64(b, 8 * i)
+            }
+        };
+        Value::Array(
+            vec![
+                timeval_utimes(word(0) as i64, usec(1)),
+                timeval_utimes(word(2) as i64, usec(3)),
+            ],
+            false,
+        )
+    });
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+/// The kernel's `FUTEX_WAITV_MAX`.
+const FUTEX_WAITV_MAX: u32 = 128;
+
+/// `futex_waitv(waiters, nr_futexes, flags, timeout, clockid)`.
+fn futex_waitv(c: &mut Ctx) -> Step {
+    let n = c.arg(1) as u32;
+    let mut count = 0u32;
+    let v = array_at(c, c.arg_ulong(0), n as u64, 24, |c, b| {
+        count += 1;
+        if count > FUTEX_WAITV_MAX {
+            return None;
+        }
+        let mut f = vec![
+            Field::new("val", xint(le64(b, 0))),
+            Field::new("uaddr", Value::Ptr(le64(b, 8))),
+            Field::new(
+                "flags",
+                xflags(c, le32(b, 16), &xlat::FUTEX_WAITER_FLAGS, "FUTEX_???"),
+            ),
+        ];
+        if le32(b, 20) != 0 {
+            f.push(Field::new("__reserved", xint(le32(b, 20))));
+        }
+        Some(Value::structure(f))
+    });
+    let v = match v {
+        Value::Array(items, false) if count > FUTEX_WAITV_MAX => Value::Array(items, true),
+        other => other,
+    };
+    c.push(v);
+    c.push(Value::UInt(n as u64));
+    c.push(xint(c.arg(2) as u32 as u64));
+    let t = timespec_at(c, c.arg_ulong(3));
+    c.push(t);
+    let clk = c.enum_value(c.arg(4) as u32 as u64, &xlat::CLOCKS, "CLOCK_???");
+    c.push(clk);
+    Step::Done(RetFmt::Int)
+}
+
+/// C's `%#08x`: `00000000` for zero.
+fn hex08(v: u64) -> Value {
+    if v == 0 {
+        Value::sym("00000000")
+    } else {
+        Value::sym_owned(format!("{v:#08x}"))
+    }
+}
+
+/// `struct user_desc` as modify_ldt prints it (with `lm`).
+fn user_desc(b: &[u8]) -> Value {
+    let bits = le32(b, 12);
+    let bit = |shift: u32, width: u32| Value::UInt((bits >> shift) & ((1 << width) - 1));
+    Value::structure(vec![
+        Field::new("entry_number", Value::Int(le32(b, 0) as u32 as i32 as i64)),
+        Field::new("base_addr", hex08(le32(b, 4))),
+        Field::new("limit", hex08(le32(b, 8))),
+        Field::new("seg_32bit", bit(0, 1)),
+        Field::new("contents", bit(1, 2)),
+        Field::new("read_exec_only", bit(3, 1)),
+        Field::new("limit_in_pages", bit(4, 1)),
+        Field::new("seg_not_present", bit(5, 1)),
+        Field::new("useable", bit(6, 1)),
+        Field::new("lm", bit(7, 1)),
+    ])
+}
+
+/// `modify_ldt(func, ptr, bytecount)`.
+fn modify_ldt(c: &mut Ctx) -> Step {
+    c.int(0);
+    let (addr, len) = (c.arg_ulong(1), c.arg_ulong(2));
+    let v = if len != 16 || addr == 0 {
+        Value::Ptr(addr)
+    } else {
+        match c.read_bytes(addr, 16) {
+            Some(b) => user_desc(&b),
+            None => Value::Unreadable(addr),
+        }
+    };
+    c.push(v);
+    c.ulong(2);
+    Step::Done(RetFmt::Int)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::memory::FakeMemory;
+    use super::super::testutil::run;
+    use super::*;
+
+    #[test]
+    fn misc() {
+        let mut m = FakeMemory::default();
+        let e = -22;
+        assert_eq!(
+            run(
+                readahead,
+                "readahead",
+                &[0x8000_0000, 1 << 63, 0],
+                e,
+                &mut m
+            ),
+            "readahead(-2147483648, -9223372036854775808, 0) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(memfd_secret, "memfd_secret", &[0x80000], 3, &mut m),
+            "memfd_secret(O_CLOEXEC) = 3"
+        );
+        assert_eq!(
+            run(tee, "tee", &[u64::MAX, 3, 5, 15], e, &mut m),
+            "tee(-1, 3, 5, SPLICE_F_MOVE|SPLICE_F_NONBLOCK|SPLICE_F_MORE|SPLICE_F_GIFT) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(remap_file_pages, "remap_file_pages", &[0x1000, 4096, 3, 0, 0x22], e, &mut m),
+            "remap_file_pages(0x1000, 4096, PROT_READ|PROT_WRITE, 0, MAP_PRIVATE|MAP_ANONYMOUS) = -1 EINVAL (Invalid argument)"
+        );
+        let mut w = 1u64.to_le_bytes().to_vec();
+        w.extend_from_slice(&0x1000u64.to_le_bytes());
+        w.extend_from_slice(&0x82u32.to_le_bytes());
+        w.extend_from_slice(&0u32.to_le_bytes());
+        let w = m.put(&w);
+        assert_eq!(
+            run(futex_waitv, "futex_waitv", &[w, 1, 0, 0, 1], e, &mut m),
+            "futex_waitv([{val=0x1, uaddr=0x1000, flags=FUTEX_32|FUTEX_PRIVATE_FLAG}], 1, 0, NULL, CLOCK_MONOTONIC) = -1 EINVAL (Invalid argument)"
+        );
+        let cpu = m.put(&1u32.to_le_bytes());
+        assert_eq!(
+            run(getcpu, "getcpu", &[cpu, 0, 0], 0, &mut m),
+            "getcpu([1], NULL, NULL) = 0"
+        );
+        let mut tv = Vec::new();
+        for v in [1492356708u64, 567891, 1492357086, 678902] {
+            tv.extend_from_slice(&v.to_le_bytes());
+        }
+        let tv = m.put(&tv);
+        let p = m.put(b"f\0");
+        assert_eq!(
+            run(futimesat, "futimesat", &[(-100i64) as u64, p, tv], e, &mut m),
+            "futimesat(AT_FDCWD, \"f\", [{tv_sec=1492356708, tv_usec=567891} /* 2017-04-16T15:31:48.567891+0000 */, {tv_sec=1492357086, tv_usec=678902} /* 2017-04-16T15:38:06.678902+0000 */]) = -1 EINVAL (Invalid argument)"
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Classic BPF socket filters (`SO_ATTACH_FILTER`, `SO_GET_FILTER`) as
+//! strace 6.1 prints them: `{len=N, filter=[BPF_STMT(BPF_LD|BPF_B|BPF_ABS,
+//! SKF_AD_OFF+SKF_AD_PROTOCOL), BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x11, 0,
+//! 0x5), …]}`, honouring `-X raw`/`-X verbose` inside the instruction text.
+//! Without `-v` the program prints as its address.
+
+use crate::syscall::printers::le32;
+use crate::syscall::{Ctx, Field, Value};
+use rtrace_arch::{xlat, Xlat};
+
+/// `%#x`: `0` or `0x…`.
+fn hex(v: u64) -> String {
+    if v == 0 {
+        "0".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// A constant as `printxval` prints it in the current `-X` style.
+fn xv(c: &Ctx, v: u64, table: &Xlat, dflt: &str) -> String {
+    let name = table.lookup(v);
+    match (c.opts.xlat_style, name) {
+        (1, _) => hex(v),
+        (0, Some(n)) => n.to_string(),
+        (_, Some(n)) => format!("{} /* {n} */", hex(v)),
+        (_, None) => format!("{} /* {dflt} */", hex(v)),
+    }
+}
+
+/// A named 32-bit constant (`print_xlat32`).
+fn named(c: &Ctx, v: u32, name: &str) -> String {
+    match c.opts.xlat_style {
+        1 => hex(v as u64),
+        0 => name.to_string(),
+        _ => format!("{} /* {name} */", hex(v as u64)),
+    }
+}
+
+/// An unknown rest of an opcode: `0x… /* BPF_??? */`.
+fn rest(v: u64) -> String {
+    format!("{} /* BPF_??? */", hex(v))
+}
+
+/// The opcode of a classic instruction (`print_bpf_filter_code`).
+fn code_text(c: &Ctx, code: u16) -> String {
+    let code = code as u64;
+    let class = code & 0x07;
+    let mut i = code & !0x07;
+    let mut parts = vec![xv(c, class, &xlat::BPF_CLASS, "BPF_???")];
+    match class {
+        // BPF_ST, BPF_STX
+        2 | 3 => {
+            if i != 0 {
+                parts.push(rest(i));
+            }
+        }
+        // BPF_LD, BPF_LDX
+        0 | 1 => {
+            parts.push(xv(c, code & 0x18, &xlat::BPF_SIZE, "BPF_???"));
+            parts.push(xv(c, code & 0xe0, &xlat::BPF_MODE, "BPF_???"));
+        }
+        // BPF_MISC
+        7 => {
+            parts.push(xv(c, code & 0xf8, &xlat::BPF_MISCOP, "BPF_???"));
+            i &= !0xf8;
+            if i != 0 {
+                parts.push(rest(i));
+            }
+        }
+        // BPF_ALU
+        4 => {
+            parts.push(xv(c, code & 0x08, &xlat::BPF_SRC, "BPF_???"));
+            parts.push(xv(c, code & 0xf0, &xlat::BPF_OP_ALU, "BPF_???"));
+        }
+        // BPF_JMP
+        5 => {
+            parts.push(xv(c, code & 0x08, &xlat::BPF_SRC, "BPF_???"));
+            parts.push(xv(c, code & 0xf0, &xlat::BPF_OP_JMP, "BPF_???"));
+        }
+        // BPF_RET
+        _ => {
+            parts.push(xv(c, code & 0x18, &xlat::BPF_RVAL, "BPF_???"));
+            i &= !0x18;
+            if i != 0 {
+                parts.push(rest(i));
+            }
+        }
+    }
+    parts.join("|")
+}
+
+/// The `k` of a socket filter statement (`print_sock_filter_k`).
+fn sock_k(c: &Ctx, code: u16, k: u32) -> String {
+    const SKF_AD_OFF: u32 = 0xffff_f000;
+    const SKF_NET_OFF: u32 = 0xfff0_0000;
+    const SKF_LL_OFF: u32 = 0xffe0_0000;
+    // BPF_LD|BPF_ABS
+    if code & 0x07 == 0 && code & 0xe0 == 0x20 {
+        if k >= SKF_AD_OFF {
+            return format!(
+                "{}+{}",
+                named(c, SKF_AD_OFF, "SKF_AD_OFF"),
+                xv(c, (k - SKF_AD_OFF) as u64, &xlat::SKF_AD, "SKF_AD_???")
+            );
+        }
+        if k >= SKF_NET_OFF {
+            return format!(
+                "{}+{}",
+                named(c, SKF_NET_OFF, "SKF_NET_OFF"),
+                k - SKF_NET_OFF
+            );
+        }
+        if k >= SKF_LL_OFF {
+            return format!("{}+{}", named(c, SKF_LL_OFF, "SKF_LL_OFF"), k - SKF_LL_OFF);
+        }
+    }
+    hex(k as u64)
+}
+
+/// One instruction: `BPF_STMT(code, k)` or `BPF_JUMP(code, k, jt, jf)`.
+fn insn_text(c: &Ctx, b: &[u8]) -> String {
+    let code = u16::from_le_bytes([b[0], b[1]]);
+    let (jt, jf) = (b[2], b[3]);
+    let k = le32(b, 4) as u32;
+    if jt != 0 || jf != 0 {
+        format!(
+            "BPF_JUMP({}, {}, {}, {})",
+            code_text(c, code),
+            hex(k as u64),
+            hex(jt as u64),
+            hex(jf as u64)
+        )
+    } else {
+        format!("BPF_STMT({}, {})", code_text(c, code), sock_k(c, code, k))
+    }
+}
+
+/// `len` instructions at `addr` (`print_sock_fprog`): an array, the
+/// address without `-v`.
+pub(super) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
+    if !c.opts.verbose || addr == 0 {
+        return Value::Ptr(addr);
+    }
+    let n = len.min(4096);
+    let mut items = Vec::new();
+    for i in 0..n {
+        let Some(b) = c.read_bytes(addr + 8 * i, 8) else {
+            if i == 0 {
+                return Value::Unreadable(addr);
+            }
+            items.push(Value::sym_owned(format!("... /* {:#x} */", addr + 8 * i)));
+            return Value::Array(items, false);
+        };
+        items.push(Value::sym_owned(insn_text(c, &b)));
+    }
+    Value::Array(items, len > n)
+}
+
+/// `struct sock_fprog` at `addr` (`decode_sock_fprog`).
+pub(super) fn fprog(c: &mut Ctx, addr: u64) -> Value {
+    let Some(b) = c.read_bytes(addr, 16) else {
+        return Value::Unreadable(addr);
+    };
+    let len = u16::from_le_bytes([b[0], b[1]]) as u64;
+    let filter = u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8]));
+    let prog = program(c, filter, len);
+    Value::structure(vec![
+        Field::new("len", Value::UInt(len)),
+        Field::new("filter", prog),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::setsockopt;
+    use crate::syscall::ctx::DecodeOpts;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run_with;
+
+    #[test]
+    fn socket_filter() {
+        let mut m = FakeMemory::default();
+        let mut prog = Vec::new();
+        // BPF_STMT(BPF_LD|BPF_B|BPF_ABS, SKF_AD_OFF+SKF_AD_PROTOCOL)
+        prog.extend_from_slice(&[0x30, 0, 0, 0]);
+        prog.extend_from_slice(&0xffff_f000u32.to_le_bytes());
+        // BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x11, 0, 0x5)
+        prog.extend_from_slice(&[0x15, 0, 0, 5]);
+        prog.extend_from_slice(&0x11u32.to_le_bytes());
+        // BPF_STMT(BPF_RET|BPF_K, 0)
+        prog.extend_from_slice(&[0x06, 0, 0, 0, 0, 0, 0, 0]);
+        let p = m.put(&prog);
+        let mut fp = vec![3, 0, 0, 0, 0, 0, 0, 0];
+        fp.extend_from_slice(&p.to_le_bytes());
+        let f = m.put(&fp);
+        let opts = DecodeOpts {
+            verbose: true,
+            ..DecodeOpts::default()
+        };
+        assert_eq!(
+            run_with(
+                setsockopt,
+                "setsockopt",
+                &[3, 1, 26, f, 16],
+                0,
+                &mut m,
+                &opts
+            ),
+            "setsockopt(3, SOL_SOCKET, SO_ATTACH_FILTER, {len=3, filter=[\
+             BPF_STMT(BPF_LD|BPF_B|BPF_ABS, SKF_AD_OFF+SKF_AD_PROTOCOL), \
+             BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x11, 0, 0x5), \
+             BPF_STMT(BPF_RET|BPF_K, 0)]}, 16) = 0"
+        );
+    }
+}
