@@ -371,7 +371,7 @@ fn tracefs_as_before_after_normal_run_and_sigint() {
     assert_eq!(table(&String::from_utf8_lossy(&o.stderr)).0["labs"], 100);
     tracefs_clean_after(&root, pid, &before);
     // SIGINT while the command waits.
-    let mut child = Command::new(rltrace())
+    let mut child = common::default_sigint(&mut Command::new(rltrace()))
         .args(["-c", "--backend", "kernel"])
         .arg(&p)
         .args(["1000", "2", "wait"])

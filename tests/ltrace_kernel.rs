@@ -514,7 +514,7 @@ fn tracefs_is_clean_after_runs_and_sigint_and_cleanup_spares_a_live_rltrace() {
     }
     // A running rltrace (kernel backend) keeps its group through
     // `rtrace kernel cleanup`, and removes it itself on SIGINT.
-    let mut child = Command::new(rltrace())
+    let mut child = common::default_sigint(&mut Command::new(rltrace()))
         .args(["-D", "1", "-e", "labs@MAIN"])
         .arg(&p)
         .args(["1000", "2", "wait"])

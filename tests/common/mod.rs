@@ -85,6 +85,24 @@ pub fn named(path: impl AsRef<Path>) -> std::process::Command {
     c
 }
 
+/// Makes `cmd` start with SIGINT and SIGQUIT at their default action.
+///
+/// A shell without job control starts background jobs with both ignored,
+/// and the tracers pass ignored signals on to the command they launch (as
+/// strace does); a test that interrupts a tracer and expects its command to
+/// die of that signal must not inherit that from whoever ran `cargo test`.
+pub fn default_sigint(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal(2) is async-signal-safe; only dispositions change.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        })
+    }
+}
+
 /// Path of the `rstrace` binary Cargo built alongside this test.
 pub fn rstrace() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rstrace"))

@@ -129,14 +129,25 @@ pub(super) fn clone3(c: &mut Ctx) -> Step {
         c.read_bytes(addr, fetch as usize)
     };
     let flags = bytes.as_deref().map_or(0, |b| le64(b, 0));
-    let writes_back = flags & (CLONE_PIDFD | CLONE_PARENT_SETTID) != 0;
+    // A structure larger than the one known: its tail is shown (strace's
+    // print_nonzero_bytes), at entry and again at exit.
+    let larger = bytes.is_some() && size > fetch;
+    let writes_back = flags & (CLONE_PIDFD | CLONE_PARENT_SETTID) != 0 || larger;
     if c.entering() && writes_back {
         return Step::Exit;
     }
     let v = match &bytes {
         None if fetch < CLONE_ARGS_MIN => Value::Ptr(addr),
         None => Value::Unreadable(addr),
-        Some(b) => clone_args_value(c, b, fetch),
+        Some(b) => {
+            let mut v = clone_args_value(c, b, fetch);
+            if let (true, Value::Struct(f, _)) = (larger, &mut v) {
+                if let Some(t) = tail(c, addr, fetch, size) {
+                    f.push(t);
+                }
+            }
+            v
+        }
     };
     let v = if c.exiting() && writes_back && !c.failed() {
         let mut f = Vec::new();
@@ -148,7 +159,14 @@ pub(super) fn clone3(c: &mut Ctx) -> Step {
             let ptid = le64(bytes.as_deref().unwrap_or(&[]), 24);
             f.push(Field::new("parent_tid", num_at(c, ptid, 4, true)));
         }
-        Value::Changed(Box::new(v), Box::new(Value::structure(f)))
+        if larger {
+            f.extend(tail(c, addr, fetch, size));
+        }
+        if f.is_empty() {
+            v
+        } else {
+            Value::Changed(Box::new(v), Box::new(Value::structure(f)))
+        }
     } else {
         v
     };
@@ -157,8 +175,24 @@ pub(super) fn clone3(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Pid)
 }
 
+/// The bytes of a `struct clone_args` beyond the known size, up to a page:
+/// nothing when all zero, `/* bytes 88..95 */ "\x…"` otherwise, `???`
+/// when they cannot be read.
+fn tail(c: &mut Ctx, addr: u64, fetch: u64, size: u64) -> Option<Field> {
+    let t = crate::syscall::printers::nonzero_bytes(c, addr, fetch, size.min(4096))?;
+    let t = if t == Value::Unknown {
+        Value::sym("???")
+    } else {
+        t
+    };
+    Some(Field {
+        name: Cow::Borrowed(""),
+        value: t,
+    })
+}
+
 /// The fields of `struct clone_args` strace prints.
-fn clone_args_value(c: &Ctx, b: &[u8], fetch: u64) -> Value {
+fn clone_args_value(c: &mut Ctx, b: &[u8], fetch: u64) -> Value {
     let flags = le64(b, 0);
     let ptr = |off| Value::Ptr(le64(b, off));
     let mut f = vec![Field::new("flags", clone3_flags_value(c, flags))];
@@ -185,7 +219,19 @@ fn clone_args_value(c: &Ctx, b: &[u8], fetch: u64) -> Value {
     }
     let (set_tid, set_tid_size) = (le64(b, 64), le64(b, 72));
     if fetch > 64 && (set_tid != 0 || set_tid_size != 0) {
-        f.push(Field::new("set_tid", Value::Ptr(set_tid)));
+        // Up to 32 pids are shown as the array they are, as strace does.
+        let arr = (set_tid != 0 && (1..=32).contains(&set_tid_size))
+            .then(|| c.read_data(set_tid, set_tid_size as usize * 4))
+            .flatten()
+            .map(|v| {
+                Value::Array(
+                    v.chunks_exact(4)
+                        .map(|x| Value::Int(i32::from_le_bytes([x[0], x[1], x[2], x[3]]) as i64))
+                        .collect(),
+                    false,
+                )
+            });
+        f.push(Field::new("set_tid", arr.unwrap_or(Value::Ptr(set_tid))));
         f.push(Field::new("set_tid_size", Value::UInt(set_tid_size)));
     }
     let cgroup = le64(b, 80);
