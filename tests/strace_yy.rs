@@ -22,14 +22,23 @@ fn lines(tool: &std::path::Path) -> Vec<String> {
         .output()
         .expect("run tracer");
     assert!(o.status.success(), "{o:?}");
-    let digits = regex_lite::Regex::new(r"\d{4,}").unwrap();
+    // Inodes and ports have four digits or more; a netlink port id is the
+    // tracee's pid, which can have fewer (pids wrap around).
+    let digits = regex_lite::Regex::new(r"\d{4,}|(?:ROUTE:)\d+").unwrap();
     String::from_utf8_lossy(&o.stderr)
         .lines()
         .filter(|l| l.starts_with("newfstatat(") || l.starts_with("fstat("))
         .skip_while(|l| !l.contains("UNIX"))
         .map(|l| {
+            let l = l.replace(sock.to_str().unwrap(), "SOCK");
             digits
-                .replace_all(&l.replace(sock.to_str().unwrap(), "SOCK"), "N")
+                .replace_all(&l, |c: &regex_lite::Captures| {
+                    if c[0].starts_with("ROUTE:") {
+                        "ROUTE:N".to_string()
+                    } else {
+                        "N".to_string()
+                    }
+                })
                 .into_owned()
         })
         .collect()
