@@ -45,6 +45,7 @@ mod testutil;
 mod time;
 // decsys families
 mod caps;
+mod cbpf;
 mod creds;
 mod ioctl;
 mod ioctl_term;

@@ -5,104 +5,29 @@
 //! (`SECCOMP_RET_ERRNO|0x10`); without `-v` the program's address.
 
 use super::array::array_at;
+use super::cbpf::{hex, insn_text, xv};
 use super::printers::{le16, le32, le64};
 use super::{Ctx, Field, Value};
-use rtrace_arch::{xlat, Xlat};
+use rtrace_arch::xlat;
 
 /// strace's `BPF_MAXINSNS`.
 const MAXINSNS: u32 = 4096;
 /// `SECCOMP_RET_ACTION_FULL`.
 const RET_ACTION_FULL: u64 = 0xffff_0000;
 
-/// `%#x`: `0` or `0x…`.
-fn hex(v: u64) -> String {
-    if v == 0 {
-        "0".into()
-    } else {
-        format!("{v:#x}")
+/// A statement's `k`: a seccomp action for `BPF_RET`, else a number.
+fn stmt_k(c: &Ctx, code: u64, k: u64) -> String {
+    if code & 0x07 != 6 {
+        return hex(k);
     }
-}
-
-/// A constant in the current `-X` style (`printxval`).
-fn xv(c: &Ctx, v: u64, table: &Xlat, dflt: &str) -> String {
-    match (c.opts.xlat_style, table.lookup(v)) {
-        (1, _) => hex(v),
-        (0, Some(n)) => n.to_string(),
-        (_, Some(n)) => format!("{} /* {n} */", hex(v)),
-        (_, None) => format!("{} /* {dflt} */", hex(v)),
+    let action = k & RET_ACTION_FULL;
+    let data = k & !action;
+    let mut s = xv(c, action, &xlat::SECCOMP_RET_ACTION, "SECCOMP_RET_???");
+    if data != 0 {
+        s.push('|');
+        s.push_str(&hex(data));
     }
-}
-
-/// The opcode of a classic BPF instruction (`print_bpf_filter_code`).
-fn code_text(c: &Ctx, code: u64) -> String {
-    let class = code & 0x07;
-    let mut i = code & !0x07;
-    let mut parts = vec![xv(c, class, &xlat::BPF_CLASS, "BPF_???")];
-    let rest = |v: u64| format!("{} /* BPF_??? */", hex(v));
-    match class {
-        2 | 3 => {
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-        0 | 1 => {
-            parts.push(xv(c, code & 0x18, &xlat::BPF_SIZE, "BPF_???"));
-            parts.push(xv(c, code & 0xe0, &xlat::BPF_MODE, "BPF_???"));
-        }
-        7 => {
-            parts.push(xv(c, code & 0xf8, &xlat::BPF_MISCOP, "BPF_???"));
-            i &= !0xf8;
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-        4 | 5 => {
-            parts.push(xv(c, code & 0x08, &xlat::BPF_SRC, "BPF_???"));
-            let ops = if class == 4 {
-                &xlat::BPF_OP_ALU
-            } else {
-                &xlat::BPF_OP_JMP
-            };
-            parts.push(xv(c, code & 0xf0, ops, "BPF_???"));
-        }
-        _ => {
-            parts.push(xv(c, code & 0x18, &xlat::BPF_RVAL, "BPF_???"));
-            i &= !0x18;
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-    }
-    parts.join("|")
-}
-
-/// One instruction: `BPF_STMT(code, k)` or `BPF_JUMP(code, k, jt, jf)`.
-fn insn_text(c: &Ctx, b: &[u8]) -> String {
-    let code = le16(b, 0);
-    let (jt, jf) = (b[2] as u64, b[3] as u64);
-    let k = le32(b, 4);
-    if jt != 0 || jf != 0 {
-        return format!(
-            "BPF_JUMP({}, {}, {}, {})",
-            code_text(c, code),
-            hex(k),
-            hex(jt),
-            hex(jf)
-        );
-    }
-    let k_text = if code & 0x07 == 6 {
-        let action = k & RET_ACTION_FULL;
-        let data = k & !action;
-        let mut s = xv(c, action, &xlat::SECCOMP_RET_ACTION, "SECCOMP_RET_???");
-        if data != 0 {
-            s.push('|');
-            s.push_str(&hex(data));
-        }
-        s
-    } else {
-        hex(k)
-    };
-    format!("BPF_STMT({}, {})", code_text(c, code), k_text)
+    s
 }
 
 /// `len` instructions at `addr`; the address without `-v`.
@@ -113,7 +38,7 @@ fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
     let mut count = 0u32;
     let v = array_at(c, addr, len, 8, |c, b| {
         count += 1;
-        (count <= MAXINSNS).then(|| Value::sym_owned(insn_text(c, b)))
+        (count <= MAXINSNS).then(|| Value::sym_owned(insn_text(c, b, stmt_k)))
     });
     match v {
         Value::Array(items, false) if count > MAXINSNS => Value::Array(items, true),

@@ -4,29 +4,9 @@
 //! 0x5), …]}`, honouring `-X raw`/`-X verbose` inside the instruction text.
 //! Without `-v` the program prints as its address.
 
-use crate::syscall::printers::le32;
+use crate::syscall::cbpf::{hex, insn_text, xv};
 use crate::syscall::{Ctx, Field, Value};
-use rtrace_arch::{xlat, Xlat};
-
-/// `%#x`: `0` or `0x…`.
-fn hex(v: u64) -> String {
-    if v == 0 {
-        "0".into()
-    } else {
-        format!("{v:#x}")
-    }
-}
-
-/// A constant as `printxval` prints it in the current `-X` style.
-fn xv(c: &Ctx, v: u64, table: &Xlat, dflt: &str) -> String {
-    let name = table.lookup(v);
-    match (c.opts.xlat_style, name) {
-        (1, _) => hex(v),
-        (0, Some(n)) => n.to_string(),
-        (_, Some(n)) => format!("{} /* {n} */", hex(v)),
-        (_, None) => format!("{} /* {dflt} */", hex(v)),
-    }
-}
+use rtrace_arch::xlat;
 
 /// A named 32-bit constant (`print_xlat32`).
 fn named(c: &Ctx, v: u32, name: &str) -> String {
@@ -37,61 +17,9 @@ fn named(c: &Ctx, v: u32, name: &str) -> String {
     }
 }
 
-/// An unknown rest of an opcode: `0x… /* BPF_??? */`.
-fn rest(v: u64) -> String {
-    format!("{} /* BPF_??? */", hex(v))
-}
-
-/// The opcode of a classic instruction (`print_bpf_filter_code`).
-fn code_text(c: &Ctx, code: u16) -> String {
-    let code = code as u64;
-    let class = code & 0x07;
-    let mut i = code & !0x07;
-    let mut parts = vec![xv(c, class, &xlat::BPF_CLASS, "BPF_???")];
-    match class {
-        // BPF_ST, BPF_STX
-        2 | 3 => {
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-        // BPF_LD, BPF_LDX
-        0 | 1 => {
-            parts.push(xv(c, code & 0x18, &xlat::BPF_SIZE, "BPF_???"));
-            parts.push(xv(c, code & 0xe0, &xlat::BPF_MODE, "BPF_???"));
-        }
-        // BPF_MISC
-        7 => {
-            parts.push(xv(c, code & 0xf8, &xlat::BPF_MISCOP, "BPF_???"));
-            i &= !0xf8;
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-        // BPF_ALU
-        4 => {
-            parts.push(xv(c, code & 0x08, &xlat::BPF_SRC, "BPF_???"));
-            parts.push(xv(c, code & 0xf0, &xlat::BPF_OP_ALU, "BPF_???"));
-        }
-        // BPF_JMP
-        5 => {
-            parts.push(xv(c, code & 0x08, &xlat::BPF_SRC, "BPF_???"));
-            parts.push(xv(c, code & 0xf0, &xlat::BPF_OP_JMP, "BPF_???"));
-        }
-        // BPF_RET
-        _ => {
-            parts.push(xv(c, code & 0x18, &xlat::BPF_RVAL, "BPF_???"));
-            i &= !0x18;
-            if i != 0 {
-                parts.push(rest(i));
-            }
-        }
-    }
-    parts.join("|")
-}
-
 /// The `k` of a socket filter statement (`print_sock_filter_k`).
-fn sock_k(c: &Ctx, code: u16, k: u32) -> String {
+fn sock_k(c: &Ctx, code: u64, k: u64) -> String {
+    let k = k as u32;
     const SKF_AD_OFF: u32 = 0xffff_f000;
     const SKF_NET_OFF: u32 = 0xfff0_0000;
     const SKF_LL_OFF: u32 = 0xffe0_0000;
@@ -118,24 +46,6 @@ fn sock_k(c: &Ctx, code: u16, k: u32) -> String {
     hex(k as u64)
 }
 
-/// One instruction: `BPF_STMT(code, k)` or `BPF_JUMP(code, k, jt, jf)`.
-fn insn_text(c: &Ctx, b: &[u8]) -> String {
-    let code = u16::from_le_bytes([b[0], b[1]]);
-    let (jt, jf) = (b[2], b[3]);
-    let k = le32(b, 4) as u32;
-    if jt != 0 || jf != 0 {
-        format!(
-            "BPF_JUMP({}, {}, {}, {})",
-            code_text(c, code),
-            hex(k as u64),
-            hex(jt as u64),
-            hex(jf as u64)
-        )
-    } else {
-        format!("BPF_STMT({}, {})", code_text(c, code), sock_k(c, code, k))
-    }
-}
-
 /// `len` instructions at `addr` (`print_sock_fprog`): an array, the
 /// address without `-v`.
 pub(super) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
@@ -152,7 +62,7 @@ pub(super) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
             items.push(Value::sym_owned(format!("... /* {:#x} */", addr + 8 * i)));
             return Value::Array(items, false);
         };
-        items.push(Value::sym_owned(insn_text(c, &b)));
+        items.push(Value::sym_owned(insn_text(c, &b, sock_k)));
     }
     Value::Array(items, len > n)
 }
