@@ -24,37 +24,7 @@ use std::process::{Command, Stdio};
 
 /// The tracefs root with uprobe events, or None (and why) to skip.
 fn tracefs() -> Option<PathBuf> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skip: uprobes through tracefs need root");
-        return None;
-    }
-    let find = || {
-        let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
-        mounts.lines().find_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.get(2) == Some(&"tracefs")).then(|| PathBuf::from(f[1]))
-        })
-    };
-    let root = match find() {
-        Some(r) => r,
-        None => {
-            let _ = Command::new("mount")
-                .args(["-t", "tracefs", "nodev", "/sys/kernel/tracing"])
-                .status();
-            match find() {
-                Some(r) => r,
-                None => {
-                    eprintln!("skip: tracefs is not mounted and cannot be mounted");
-                    return None;
-                }
-            }
-        }
-    };
-    if !root.join("uprobe_events").exists() {
-        eprintln!("skip: this kernel has no uprobe events (CONFIG_UPROBE_EVENTS)");
-        return None;
-    }
+    let root = common::uprobe_tracefs()?;
     if !common::have("setarch") {
         eprintln!("skip: setarch (util-linux) is needed to turn off ASLR");
         return None;

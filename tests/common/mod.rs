@@ -85,6 +85,45 @@ pub fn named(path: impl AsRef<Path>) -> std::process::Command {
     c
 }
 
+/// Where tracefs is mounted, from `/proc/self/mounts`.
+pub fn tracefs_mount() -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    mounts.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.get(2) == Some(&"tracefs")).then(|| PathBuf::from(f[1]))
+    })
+}
+
+/// The tracefs root with uprobe events (mounting tracefs if needed), or
+/// None with the reason printed, to skip.
+pub fn uprobe_tracefs() -> Option<PathBuf> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skip: uprobes through tracefs need root");
+        return None;
+    }
+    let root = match tracefs_mount() {
+        Some(r) => r,
+        None => {
+            let _ = std::process::Command::new("mount")
+                .args(["-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+                .status();
+            match tracefs_mount() {
+                Some(r) => r,
+                None => {
+                    eprintln!("skip: tracefs is not mounted and cannot be mounted");
+                    return None;
+                }
+            }
+        }
+    };
+    if !root.join("uprobe_events").exists() {
+        eprintln!("skip: this kernel has no uprobe events (CONFIG_UPROBE_EVENTS)");
+        return None;
+    }
+    Some(root)
+}
+
 /// Makes `cmd` start with SIGINT and SIGQUIT at their default action.
 ///
 /// A shell without job control starts background jobs with both ignored,
