@@ -419,10 +419,7 @@ fn sigterm_to_rtrace_kills_the_command_and_finishes_the_file() {
             s.contains(") Z ") || s.contains(") X ")
         }
     };
-    let t0 = std::time::Instant::now();
-    while !dead() && t0.elapsed() < std::time::Duration::from_secs(5) {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    common::wait_gone(pid as i32, std::time::Duration::from_secs(5));
     assert!(dead(), "pid {pid} still runs");
     std::fs::remove_dir_all(&dir).unwrap();
 }

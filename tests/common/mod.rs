@@ -85,6 +85,26 @@ pub fn named(path: impl AsRef<Path>) -> std::process::Command {
     c
 }
 
+/// Waits up to `limit` for process `pid` (not necessarily a child) to end,
+/// through a pidfd, which becomes readable when it exits; true if it did.
+pub fn wait_gone(pid: i32, limit: std::time::Duration) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags; the fd is closed below.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    if fd < 0 {
+        // ESRCH: already gone (and reaped).
+        return std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    }
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; then closing the fd we own.
+    let n = unsafe { libc::poll(&mut p, 1, limit.as_millis() as i32) };
+    unsafe { libc::close(fd) };
+    n == 1
+}
+
 /// Where tracefs is mounted, from `/proc/self/mounts`.
 pub fn tracefs_mount() -> Option<PathBuf> {
     let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
