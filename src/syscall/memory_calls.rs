@@ -39,7 +39,7 @@ const MAP_HUGE_MASK: u64 = 0x3f;
 
 /// strace's `print_mmap_flags`: the mapping type (`MAP_PRIVATE`, `MAP_FILE`
 /// for 0), the other flags, then `21<<MAP_HUGE_SHIFT`.
-fn mmap_flags_value(c: &Ctx, flags: u64) -> Value {
+pub(super) fn mmap_flags_value(c: &Ctx, flags: u64) -> Value {
     if c.opts.xlat_style == 1 {
         return xint(flags);
     }

@@ -53,43 +53,6 @@ fn readahead(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
-const MAP_TYPE: u64 = 0xf;
-const MAP_HUGE_SHIFT: u64 = 26;
-const MAP_HUGE_MASK: u64 = 0x3f;
-
-/// mmap-style flags: the mapping type, other flags, then the huge page
-/// size (`21<<MAP_HUGE_SHIFT`).
-fn map_flags(c: &Ctx, flags: u64) -> Value {
-    if c.opts.xlat_style == 1 {
-        return xint(flags);
-    }
-    let ty = flags & MAP_TYPE;
-    let mut s = match (ty, xlat::MMAP_TYPE.lookup(ty)) {
-        (0, _) => "MAP_FILE".to_string(),
-        (_, Some(n)) => n.to_string(),
-        (_, None) => format!("{ty:#x} /* MAP_??? */"),
-    };
-    let huge = flags & (MAP_HUGE_MASK << MAP_HUGE_SHIFT);
-    let rest = flags & !MAP_TYPE & !(MAP_HUGE_MASK << MAP_HUGE_SHIFT);
-    if rest != 0 {
-        let (names, left) = xlat::MMAP_FLAGS.split_flags(rest);
-        for n in names {
-            s.push('|');
-            s.push_str(n);
-        }
-        if left != 0 {
-            s.push_str(&format!("|{left:#x}"));
-        }
-    }
-    if huge != 0 {
-        s.push_str(&format!("|{}<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT));
-    }
-    if c.opts.xlat_style == 2 {
-        return Value::Commented(Box::new(xint(flags)), Cow::Owned(s));
-    }
-    Value::sym_owned(s)
-}
-
 /// `remap_file_pages(addr, size, prot, pgoff, flags)`.
 fn remap_file_pages(c: &mut Ctx) -> Step {
     c.ptr(0);
@@ -97,7 +60,7 @@ fn remap_file_pages(c: &mut Ctx) -> Step {
     let p = xflags(c, c.arg_ulong(2), &xlat::MMAP_PROT, "PROT_???");
     c.push(p);
     c.ulong(3);
-    let f = map_flags(c, c.arg_ulong(4));
+    let f = super::memory_calls::mmap_flags_value(c, c.arg_ulong(4));
     c.push(f);
     Step::Done(RetFmt::Int)
 }
