@@ -1072,13 +1072,27 @@ fn stderr_tasks(name: &str, o: &Out, child_status: &str) -> (usize, Vec<Vec<Stri
             flags[f..=l].iter().all(|x| *x),
             "{name}: unprefixed line among prefixed ones:\n{text}"
         );
-        let c = prefix.captures(lines[l]).unwrap();
+        // The child's last line is its exit. The parent's lines may keep
+        // their prefix a little after it: the parent can reap the child
+        // (wait4) before rstrace sees the exit, as with strace.
+        let is_exit = |rest: &str| {
+            rest == format!("+++ exited with {child_status} +++")
+                || rest.starts_with(&format!("exit_group({child_status})"))
+        };
+        let e = (f..=l)
+            .rev()
+            .find(|&i| {
+                let c = prefix.captures(lines[i]).unwrap();
+                is_exit(&lines[i][c[0].len()..])
+            })
+            .unwrap_or_else(|| panic!("{name}: prefixes end with the child's exit:\n{text}"));
+        let c = prefix.captures(lines[e]).unwrap();
         let pid: u32 = c[1].parse().unwrap();
         assert_eq!(&c[0], format!("[pid {pid:5}] "), "{name}: prefix format");
-        let rest = &lines[l][c[0].len()..];
         assert!(
-            rest == format!("+++ exited with {child_status} +++")
-                || rest.starts_with(&format!("exit_group({child_status})")),
+            lines[e + 1..=l]
+                .iter()
+                .all(|x| prefix.captures(x).unwrap()[1] != c[1]),
             "{name}: prefixes end with the child's exit:\n{text}"
         );
         child = c[1].to_string();
