@@ -295,6 +295,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
             plt,
             libs: o.libs.clone(),
             x,
+            only: None,
         },
         hide_caller: o.e_filters.is_empty() && o.libs.is_empty(),
         follow: o.follow,

@@ -77,6 +77,8 @@ pub struct Selection {
     pub libs: Vec<String>,
     /// `-x`.
     pub x: Option<super::filter::Filter>,
+    /// Only these functions (the kernel backend probes the others).
+    pub only: Option<HashSet<String>>,
 }
 
 /// One traced address space.
@@ -279,6 +281,7 @@ impl Proc {
             let from_ldso = interp.as_deref() == Some(path.as_str());
             let selected = |name: &str| {
                 !from_ldso
+                    && sel.only.as_ref().is_none_or(|o| o.contains(name))
                     && (sel
                         .plt
                         .as_ref()

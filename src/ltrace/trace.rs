@@ -19,6 +19,7 @@
 
 use super::format::{self, FormatOpts};
 use super::inject::Injector;
+use super::kernel::Msg;
 use super::output::{Out, Summary};
 use super::proto::Protos;
 use super::sites::{Kind, ModCache, Proc, Selection, MAIN};
@@ -33,6 +34,7 @@ use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 mod calls;
@@ -121,6 +123,9 @@ pub struct Ltrace {
     warned: std::collections::HashSet<String>,
     /// `--inject` rules.
     inject: Injector,
+    /// Under the kernel backend: calls are sent to its consumer instead of
+    /// written (see [`Ltrace::forward_to`]).
+    forward: Option<Sender<Msg>>,
 }
 
 impl Ltrace {
@@ -150,7 +155,16 @@ impl Ltrace {
             sys,
             warned: Default::default(),
             inject,
+            forward: None,
         }
+    }
+
+    /// Sends every call's entry and return, formatted, to the kernel
+    /// backend's consumer (which orders them with the uprobes' calls and
+    /// writes them); the handler's own lines (signals, exits) are left to
+    /// the kernel backend, so `out` should be a sink.
+    pub fn forward_to(&mut self, tx: Sender<Msg>) {
+        self.forward = Some(tx);
     }
 
     fn warn(&mut self, msg: String) {
@@ -520,13 +534,8 @@ impl Handler for Ltrace {
     }
 
     fn signal_stop(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Resume {
-        if sig == libc::SIGTRAP {
-            let code = i32::from_ne_bytes([info[8], info[9], info[10], info[11]]);
-            if code == SI_KERNEL {
-                if let Some(r) = self.trap(tid) {
-                    return r;
-                }
-            }
+        if let Some(r) = self.own_trap(tid, sig, info) {
+            return r;
         }
         if self.threads.contains_key(&tid) {
             self.signal_line(tid, sig, info);
@@ -544,6 +553,17 @@ impl Handler for Ltrace {
 }
 
 impl Ltrace {
+    /// A signal stop that is one of rltrace's breakpoints, handled; `None`
+    /// for any other signal.
+    pub fn own_trap(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Option<Resume> {
+        let code = i32::from_ne_bytes([info[8], info[9], info[10], info[11]]);
+        if sig == libc::SIGTRAP && code == SI_KERNEL {
+            self.trap(tid)
+        } else {
+            None
+        }
+    }
+
     /// A SIGTRAP from an INT3: ours (handled) or the program's (`None`).
     fn trap(&mut self, tid: Tid) -> Option<Resume> {
         let id = self.space_of(tid)?;

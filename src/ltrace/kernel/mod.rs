@@ -27,13 +27,17 @@
 //! [`plan`] decides whether the backend reproduces what the ptrace backend
 //! prints: the options (`-p`, `-f`, `-l`, `-x`, `-L`, `-S`, `-u`, `-i`,
 //! `-w`, `--inject`, `--json` and `-s` of 4000 or more need ptrace), the
-//! program (see [`super::kcount`]), every selected function's prototype
-//! (integer, enum, bool, char, hex, void-pointer and string arguments, at
-//! most 6 in registers plus 6 stack slots, no out-parameters; an integer,
-//! pointer or string result), and, for `auto` only, a program that imports
-//! an exec function (the new program's calls would be missed). `auto`
-//! falls back to ptrace with the reason under `-D 1`; `--backend kernel`
-//! refuses with it.
+//! program (see [`super::kcount`]), and, for `auto` only, a program that
+//! imports an exec function (the new program's calls would be missed).
+//! `auto` falls back to ptrace with the reason under `-D 1`; `--backend
+//! kernel` refuses with it. A selected function whose prototype needs more
+//! than uprobes fetch (they fetch integer, enum, bool, char, hex,
+//! void-pointer and string arguments, at most 6 in registers plus 6 stack
+//! slots, and an integer, pointer or string result; not a printf-style
+//! format, floats, structs, arrays or out-parameters) gets a ptrace INT3
+//! breakpoint instead ([`both`]): its calls are formatted from the stopped
+//! thread and merged into the same stream, so only those calls cost a
+//! ptrace stop.
 //!
 //! Events lost to a full ring buffer (8 MiB per CPU; the environment
 //! variable `RLTRACE_BUFFER_KB` sets another size) are reported on stderr
@@ -46,7 +50,10 @@
 //! (deeper ones are shown as unfinished); a program that execs another
 //! one under `--backend kernel` has only its own calls traced (warned).
 
+mod both;
 mod stream;
+
+pub use stream::{Msg, Shown};
 
 use super::cli::{self, Options};
 use super::filter::Filter;
@@ -63,7 +70,7 @@ use crate::strace::Ended;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
-use stream::{FuncSpec, Life, Msg, Stream, StreamOpts};
+use stream::{FuncSpec, Life, Stream, StreamOpts};
 
 /// Functions that return twice: no return probe (as the ptrace backend
 /// does not follow their return either).
@@ -88,16 +95,28 @@ const BUFFER_KB: u32 = 8192;
 pub struct KPlan {
     exe: PathBuf,
     funcs: Vec<(u64, FuncSpec)>,
+    /// Functions the kernel cannot show (name, why): ptrace breakpoints.
+    by_ptrace: Vec<(String, String)>,
+    filter: Filter,
 }
 
 impl KPlan {
     /// One line for `-D 1`.
     pub fn describe(&self) -> String {
-        format!(
+        let mut d = format!(
             "uprobes on {} PLT stub(s) of {}",
             self.funcs.len(),
             self.exe.display()
-        )
+        );
+        if !self.by_ptrace.is_empty() {
+            let why: Vec<&str> = self.by_ptrace.iter().map(|(_, w)| w.as_str()).collect();
+            d.push_str(&format!(
+                "; ptrace breakpoints on {} ({})",
+                self.by_ptrace.len(),
+                why.join("; ")
+            ));
+        }
+        d
     }
 }
 
@@ -273,11 +292,18 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
     }
     let protos = load_protos(o, false);
     let mut funcs = Vec::new();
+    let mut by_ptrace = Vec::new();
     for f in &p.funcs {
-        let mut spec = func_spec(&f.name, protos.get(&f.name), o.count).map_err(|e| refuse(&e))?;
-        spec.shown = f.shown.clone();
-        spec.bare = f.bare.clone();
-        funcs.push((f.offset, spec));
+        match func_spec(&f.name, protos.get(&f.name), o.count) {
+            Ok(mut spec) => {
+                spec.shown = f.shown.clone();
+                spec.bare = f.bare.clone();
+                funcs.push((f.offset, spec));
+            }
+            // Caught by a ptrace breakpoint instead, formatted from the
+            // stopped thread's registers and memory.
+            Err(e) => by_ptrace.push((f.name.clone(), e)),
+        }
     }
     let top = Tracefs::open().map_err(|e| refuse(&format!("tracefs is needed: {e}")))?;
     if !top.has("uprobe_events") {
@@ -288,7 +314,12 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
     if !top.has("instances") {
         return Err(refuse("this kernel's tracefs has no instances"));
     }
-    Ok(KPlan { exe: p.exe, funcs })
+    Ok(KPlan {
+        exe: p.exe,
+        funcs,
+        by_ptrace,
+        filter,
+    })
 }
 
 /// The entry probe's fetch arguments for `s`.
@@ -453,7 +484,7 @@ pub fn run(o: &Options, kp: KPlan) -> Ended {
     }
 }
 
-fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
+fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     let to_file = o.output.is_some();
     let interruptible = if to_file {
         Interruptible::NeverFatal
@@ -479,7 +510,7 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
     let mut group = DynGroup::new(&top, &group_name(me));
     let mut specs = Vec::new();
     let mut dec = stream::Decoder::new();
-    for (i, (offset, spec)) in kp.funcs.into_iter().enumerate() {
+    for (i, (offset, spec)) in std::mem::take(&mut kp.funcs).into_iter().enumerate() {
         let place = format!("{}:{offset:#x}", kp.exe.display());
         let e = format!("e{i}");
         let def = format!("p:{}/{e} {place} {}", group.group(), entry_args(&spec));
@@ -529,8 +560,22 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
             group_events(&specs)
         );
     }
+    let lead = LeaderOpts {
+        pid_prefix: false,
+        to_file,
+        relative: o.relative,
+        time: o.time,
+        ip: false,
+        indent: o.indent,
+        align: o.align,
+        time_in_call: o.time_in_call,
+    };
     let (tx, rx) = channel();
-    let mut h = LifeHandler {
+    let mut calls = both::ptrace_side(o, &kp, lead.clone());
+    if let Some(c) = &mut calls {
+        c.forward_to(tx.clone());
+    }
+    let life = LifeHandler {
         tx,
         inst: fs.clone(),
         pid,
@@ -543,9 +588,10 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
         filtered: HashSet::new(),
         error: None,
     };
+    let mut h = both::Both { life, calls };
     let setup = (|| -> Result<(), String> {
         fs.write("set_event_pid", &pid.to_string())?;
-        h.filtered.insert(pid);
+        h.life.filtered.insert(pid);
         if !specs.is_empty() {
             fs.write(&format!("events/{}/enable", group.group()), "1")?;
         }
@@ -563,16 +609,6 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
             demangle: o.demangle,
         },
         array_len: o.max_elts.unwrap_or(super::format::DEFAULT_ARRAY_LEN),
-    };
-    let lead = LeaderOpts {
-        pid_prefix: false,
-        to_file,
-        relative: o.relative,
-        time: o.time,
-        ip: false,
-        indent: o.indent,
-        align: o.align,
-        time_in_call: o.time_in_call,
     };
     let consumer = std::thread::spawn(move || {
         let w: Box<dyn std::io::Write> = match file {
@@ -603,7 +639,7 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
     } else {
         Ended::Done(tracer.outcome())
     };
-    let _ = h.tx.send(Msg::Done);
+    let _ = h.life.tx.send(Msg::Done);
     let joined = consumer.join();
     let lost = lost_events(&fs);
     inst.quiesce();
@@ -617,7 +653,7 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
         eprintln!("rltrace: write error: {e}");
     }
     res?;
-    if let Some(e) = h.error {
+    if let Some(e) = h.life.error {
         eprintln!("rltrace: warning: {e}");
     }
     let lost = lost.max(missed);
@@ -630,11 +666,11 @@ fn run_inner(o: &Options, kp: KPlan) -> Result<Ended, String> {
     if orphans > 0 {
         eprintln!("rltrace: warning: {orphans} return(s) matched no call entry");
     }
-    if h.other_execs > 0 {
+    if h.life.other_execs > 0 {
         eprintln!(
             "rltrace: warning: the command executed another program ({} more exec); only \
              {}'s calls were traced (--backend ptrace traces them all)",
-            h.other_execs,
+            h.life.other_execs,
             kcount::file_name(&kp.exe)
         );
     }

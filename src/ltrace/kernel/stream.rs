@@ -52,8 +52,36 @@ pub enum Life {
 pub enum Msg {
     /// A lifecycle event of thread `tid` at `ts`.
     Life { tid: i32, ts: u64, what: Life },
+    /// A call the ptrace side caught at a breakpoint (a function whose
+    /// arguments the kernel cannot fetch), formatted there.
+    Call {
+        tid: i32,
+        ts: u64,
+        /// The stack slot of its return address.
+        sp: u64,
+        call: Shown,
+    },
+    /// The return of such a call: `sp` is the stack pointer after it.
+    Back {
+        tid: i32,
+        ts: u64,
+        sp: u64,
+        /// The arguments as shown at return, and the result.
+        full: String,
+        ret: String,
+    },
     /// Every tracee is gone: drain what is left and finish.
     Done,
+}
+
+/// A call formatted by the ptrace side.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// As printed (`caller->name`), and in `<... name resumed>`.
+    pub shown: String,
+    pub bare: String,
+    /// The arguments as shown at entry.
+    pub text: String,
 }
 
 /// One probed function as the consumer needs it.
@@ -228,6 +256,8 @@ struct Rec {
 enum Item {
     Rec(Rec),
     Life(i32, Life),
+    Call(i32, u64, Shown),
+    Back(i32, u64, String, String),
 }
 
 /// Arguments as the kernel fetched them; memory is only the fetched strings.
@@ -260,11 +290,26 @@ impl ArgSource for Fetched<'_> {
 
 struct Pending {
     slot: u64,
-    func: usize,
     ts: u64,
     id: u64,
     depth: usize,
-    fcall: Option<format::Call>,
+    how: How,
+}
+
+/// What a pending call's return is shown with.
+enum How {
+    /// Counted only (`-c`): function `func`.
+    Count(usize),
+    /// Function `func` probed by the kernel, its entry formatted here.
+    Kernel(usize, format::Call),
+    /// Formatted by the ptrace side.
+    Ptrace(Shown),
+}
+
+/// What a return brings.
+enum Back {
+    Kernel { rv: u64, rs: Option<Vec<u8>> },
+    Ptrace { full: String, ret: String },
 }
 
 /// Options of the consumer.
@@ -341,6 +386,14 @@ impl Stream {
             loop {
                 match rx.try_recv() {
                     Ok(Msg::Life { tid, ts, what }) => self.hold(ts, Item::Life(tid, what)),
+                    Ok(Msg::Call { tid, ts, sp, call }) => self.hold(ts, Item::Call(tid, sp, call)),
+                    Ok(Msg::Back {
+                        tid,
+                        ts,
+                        sp,
+                        full,
+                        ret,
+                    }) => self.hold(ts, Item::Back(tid, sp, full, ret)),
                     Ok(Msg::Done) => done = true,
                     Err(std::sync::mpsc::TryRecvError::Empty) => break,
                     Err(std::sync::mpsc::TryRecvError::Disconnected) => {
@@ -380,6 +433,8 @@ impl Stream {
             match item {
                 Item::Rec(r) => self.record(r),
                 Item::Life(tid, what) => self.life(tid, what),
+                Item::Call(tid, sp, call) => self.given_entry(ts, tid, sp, call),
+                Item::Back(tid, sp, full, ret) => self.ret(ts, tid, sp, Back::Ptrace { full, ret }),
             }
         }
         self.out.set_time(None);
@@ -395,7 +450,7 @@ impl Stream {
         } = r;
         match kind {
             Kind::Entry { ints, strs } => self.entry(ts, tid, func, sp, &ints, &strs),
-            Kind::Return { rv, rs } => self.ret(ts, tid, sp, rv, rs),
+            Kind::Return { rv, rs } => self.ret(ts, tid, sp, Back::Kernel { rv, rs }),
         }
     }
 
@@ -454,8 +509,8 @@ impl Stream {
         }
         let id = self.next_call;
         self.next_call += 1;
-        let fcall = if self.o.count {
-            None
+        let how = if self.o.count {
+            How::Count(func)
         } else {
             let c = format::on_entry_with(
                 &f.name,
@@ -466,8 +521,22 @@ impl Stream {
             );
             let leader = self.out.leader(tid, None, depth);
             self.out.entry(tid, id, leader, &f.shown, c.entry_text());
-            Some(c)
+            How::Kernel(func, c)
         };
+        self.push(tid, sp, ts, id, depth, how);
+    }
+
+    /// A call caught and formatted by the ptrace side.
+    fn given_entry(&mut self, ts: u64, tid: i32, sp: u64, call: Shown) {
+        let depth = self.shadows.get(&tid).map_or(0, |s| s.len());
+        let id = self.next_call;
+        self.next_call += 1;
+        let leader = self.out.leader(tid, None, depth);
+        self.out.entry(tid, id, leader, &call.shown, &call.text);
+        self.push(tid, sp, ts, id, depth, How::Ptrace(call));
+    }
+
+    fn push(&mut self, tid: i32, sp: u64, ts: u64, id: u64, depth: usize, how: How) {
         if depth >= MAX_SHADOW {
             return;
         }
@@ -476,15 +545,14 @@ impl Stream {
         shadow.retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
         shadow.push(Pending {
             slot: sp,
-            func,
             ts,
             id,
             depth,
-            fcall,
+            how,
         });
     }
 
-    fn ret(&mut self, ts: u64, tid: i32, sp: u64, rv: u64, rs: Option<Vec<u8>>) {
+    fn ret(&mut self, ts: u64, tid: i32, sp: u64, back: Back) {
         let Some(shadow) = self.shadows.get_mut(&tid) else {
             self.orphans += 1;
             return;
@@ -507,34 +575,35 @@ impl Stream {
             },
         };
         let dur = Duration::from_nanos(ts.saturating_sub(e.ts));
-        let f = &self.funcs[e.func];
-        if self.o.count {
-            self.summary.time(&f.shown, dur);
-            return;
-        }
-        let Some(fcall) = e.fcall else {
-            return;
-        };
-        let mut src = Fetched {
-            ints: &[],
-            strs: rs.as_deref().map(|s| (rv, s)).into_iter().collect(),
-        };
-        let rvals = RetVals {
-            int: rv,
-            float: 0.0,
-        };
-        let (full, rtext) = fcall.finish(rvals, &mut src, &self.o.fmt);
         let depth = e.depth;
-        self.out.ret(
-            tid,
-            e.id,
-            |o| o.leader(tid, None, depth),
-            (&f.shown, &f.bare),
-            &full,
-            fcall.entry_text(),
-            &rtext,
-            Some(dur),
-        );
+        let leader = |o: &mut Out| o.leader(tid, None, depth);
+        match (e.how, back) {
+            (How::Count(func), _) => self.summary.time(&self.funcs[func].shown, dur),
+            (How::Kernel(func, fcall), Back::Kernel { rv, rs }) => {
+                let mut src = Fetched {
+                    ints: &[],
+                    strs: rs.as_deref().map(|s| (rv, s)).into_iter().collect(),
+                };
+                let rvals = RetVals {
+                    int: rv,
+                    float: 0.0,
+                };
+                let (full, rtext) = fcall.finish(rvals, &mut src, &self.o.fmt);
+                let f = &self.funcs[func];
+                let names = (f.shown.as_str(), f.bare.as_str());
+                let entry = fcall.entry_text();
+                self.out
+                    .ret(tid, e.id, leader, names, &full, entry, &rtext, Some(dur));
+            }
+            (How::Ptrace(c), Back::Ptrace { full, ret }) => {
+                let names = (c.shown.as_str(), c.bare.as_str());
+                self.out
+                    .ret(tid, e.id, leader, names, &full, &c.text, &ret, Some(dur));
+            }
+            // A return of the other kind than the call on top: that call
+            // was left without returning; it stays unfinished.
+            _ => self.orphans += 1,
+        }
     }
 
     fn life(&mut self, tid: i32, what: Life) {

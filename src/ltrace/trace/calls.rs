@@ -7,9 +7,11 @@ use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::Resume;
+use crate::kernel::session::mono_ns;
 use crate::ltrace::args::Args;
 use crate::ltrace::format::{self, RetVals};
 use crate::ltrace::inject::{self, Action};
+use crate::ltrace::kernel::{Msg, Shown};
 use crate::syscall::memory::Memory;
 use rtrace_arch::x86_64::{PC, RET, SP, TRAP_PC_ADJUST};
 use serde_json::{json, Map, Value as J};
@@ -121,6 +123,15 @@ impl Ltrace {
             let c = self.format_entry(tid, hit.name, regs);
             if self.o.json {
                 parts = c.entry_parts(&mut Args::new(tid, regs), &self.o.fmt);
+            } else if let Some(tx) = &self.forward {
+                let call = Shown {
+                    shown: hit.shown.clone(),
+                    bare: hit.bare.clone(),
+                    text: c.entry_text().to_string(),
+                };
+                let ts = mono_ns();
+                let sp = hit.sp;
+                let _ = tx.send(Msg::Call { tid, ts, sp, call });
             } else {
                 let leader = self.leader(tid, Some(hit.ret), depth);
                 self.out
@@ -238,6 +249,26 @@ impl Ltrace {
             return;
         }
         let (full, rtext) = c.finish(rv, &mut src, &self.o.fmt);
+        if let Some(tx) = &self.forward {
+            let ts = mono_ns();
+            let call = Shown {
+                shown: hit.shown,
+                bare: hit.bare,
+                text: c.entry_text().to_string(),
+            };
+            let sp = hit.sp;
+            let _ = tx.send(Msg::Call { tid, ts, sp, call });
+            let sp = sp.wrapping_add(8);
+            let ret = format!("{rtext}{note}");
+            let _ = tx.send(Msg::Back {
+                tid,
+                ts,
+                sp,
+                full,
+                ret,
+            });
+            return;
+        }
         let call_id = self.next_call;
         self.next_call += 1;
         let leader = self.leader(tid, Some(hit.ret), depth);
@@ -390,6 +421,18 @@ impl Ltrace {
             return Resume::Suppress;
         }
         let (full, rtext) = fcall.finish(rv, &mut src, &self.o.fmt);
+        if let Some(tx) = &self.forward {
+            let (ts, sp) = (mono_ns(), regs[SP]);
+            let ret = rtext;
+            let _ = tx.send(Msg::Back {
+                tid,
+                ts,
+                sp,
+                full,
+                ret,
+            });
+            return Resume::Suppress;
+        }
         let depth = entry.depth;
         let ip = entry.ret;
         self.out.ret(
