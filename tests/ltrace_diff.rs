@@ -65,7 +65,13 @@ fn same_output_as_ltrace() {
         eprintln!("skip: ltrace is not installed");
         return;
     }
-    let prog = common::testprog_variant("lt_diff", "lazy", &["-fno-builtin"]);
+    // A copy of its own: the other test's rltrace -c puts uprobes in the
+    // file (kernel backend), which ltrace's run of it must not meet.
+    let prog = common::PrivateCopy::new(&common::testprog_variant(
+        "lt_diff",
+        "lazy",
+        &["-fno-builtin"],
+    ));
     let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
     let lt = PathBuf::from("ltrace");
     let sets: &[&[&str]] = &[
@@ -105,7 +111,13 @@ fn same_counts_as_ltrace() {
         eprintln!("skip: ltrace is not installed");
         return;
     }
-    let prog = common::testprog_variant("lt_diff", "lazy", &["-fno-builtin"]);
+    // A copy of its own: the other test's rltrace -c puts uprobes in the
+    // file (kernel backend), which ltrace's run of it must not meet.
+    let prog = common::PrivateCopy::new(&common::testprog_variant(
+        "lt_diff",
+        "lazy",
+        &["-fno-builtin"],
+    ));
     let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
     // Calls per function (times differ by nature).
     let rows = |t: &str| {

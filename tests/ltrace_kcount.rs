@@ -14,6 +14,7 @@
 mod common;
 mod ltrace_util;
 
+use common::PrivateCopy;
 use ltrace_util::{rltrace, run, temp};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -26,43 +27,10 @@ fn tracefs() -> Option<PathBuf> {
     common::uprobe_tracefs()
 }
 
-/// A private copy of a program (same file name) in a directory of its
-/// own, removed on drop. Uprobes belong to a file and are put in every
-/// process that maps it: a kernel-backend run of one test would trap in
-/// another test's ptrace run of the same file.
-struct Private {
-    dir: PathBuf,
-    path: PathBuf,
-}
-
-impl std::ops::Deref for Private {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl AsRef<std::ffi::OsStr> for Private {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.path.as_os_str()
-    }
-}
-
-impl Drop for Private {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// ltk_calls linked as `variant`: `lazy`, `now`, `ibt` (`.plt.sec`),
 /// `noplt`; a private copy.
-fn prog(variant: &str) -> Private {
-    let built = built(variant);
-    let dir = temp("bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(built.file_name().unwrap());
-    std::fs::copy(&built, &path).unwrap();
-    Private { dir, path }
+fn prog(variant: &str) -> PrivateCopy {
+    PrivateCopy::new(&built(variant))
 }
 
 fn built(variant: &str) -> PathBuf {

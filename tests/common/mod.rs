@@ -21,9 +21,12 @@
 #![allow(dead_code)]
 
 pub mod child;
+pub mod private;
 
 #[allow(unused_imports)]
 pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};
+#[allow(unused_imports)]
+pub use private::PrivateCopy;
 
 use std::collections::HashMap;
 use std::fs;
