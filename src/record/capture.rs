@@ -23,21 +23,18 @@
 //! 128 + N when it was killed by signal N (or when rtrace itself was
 //! interrupted by signal N and killed the command).
 
-use super::file::ZstdWriter;
+use super::header::{footer, header, Cmd};
 use super::probe;
-use crate::engine::Outcome;
+use super::writers::{Output, Shared, Tally, TypeFirst};
 use crate::ltrace::cli as lcli;
-use crate::output::json::push_str;
 use crate::strace::{self, cli, sink::Sink, Ended};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::rc::Rc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 /// The trace file written when `-o` is not given.
 pub const DEFAULT_OUTPUT: &str = "rtrace.rtrace";
@@ -78,18 +75,18 @@ signal N), so it can wrap a CI step unchanged.
 
 /// The record command line, split into ours and rstrace's.
 #[derive(Debug, Default, PartialEq)]
-struct Args {
-    output: Option<OsString>,
-    stack: bool,
-    zstd: bool,
+pub(super) struct Args {
+    pub(super) output: Option<OsString>,
+    pub(super) stack: bool,
+    pub(super) zstd: bool,
     /// `--libcalls`: `pass` holds rltrace options.
-    libcalls: bool,
+    pub(super) libcalls: bool,
     /// `--probe` specs, as given.
-    probes: Vec<String>,
-    help: bool,
+    pub(super) probes: Vec<String>,
+    pub(super) help: bool,
     /// rstrace options passed through, in order.
-    pass: Vec<OsString>,
-    command: Vec<OsString>,
+    pub(super) pass: Vec<OsString>,
+    pub(super) command: Vec<OsString>,
 }
 
 /// rltrace's short options that take a value, and its long ones.
@@ -258,373 +255,6 @@ fn check(o: &cli::Options) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Where the trace file's bytes go: the file itself, or zstd frames.
-enum Output {
-    Plain(Box<dyn Write>),
-    Zstd(ZstdWriter<Box<dyn Write>>),
-}
-
-impl Output {
-    fn new(w: Box<dyn Write>, zstd: bool) -> Output {
-        if zstd {
-            Output::Zstd(ZstdWriter::new(w))
-        } else {
-            Output::Plain(w)
-        }
-    }
-
-    /// Flushes, writing the last zstd frame.
-    fn finish(&mut self) -> io::Result<()> {
-        match self {
-            Output::Plain(w) => w.flush(),
-            Output::Zstd(z) => z.finish(),
-        }
-    }
-}
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Output::Plain(w) => w.write(buf),
-            Output::Zstd(z) => z.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Output::Plain(w) => w.flush(),
-            Output::Zstd(z) => z.flush(),
-        }
-    }
-}
-
-/// Counts event lines by their `"type"` on their way to the file.
-pub struct Tally {
-    out: Output,
-    /// The first bytes of the current line (enough for the type).
-    head: Vec<u8>,
-    /// Events by type.
-    pub counts: BTreeMap<String, u64>,
-    /// The first write error.
-    pub error: Option<io::Error>,
-}
-
-/// Bytes of a line kept to find its type: `{"type":"` and a name.
-const HEAD: usize = 32;
-
-impl Tally {
-    fn new(out: Output) -> Tally {
-        Tally {
-            out,
-            head: Vec::with_capacity(HEAD),
-            counts: BTreeMap::new(),
-            error: None,
-        }
-    }
-
-    fn scan(&mut self, mut buf: &[u8]) {
-        while !buf.is_empty() {
-            let nl = buf.iter().position(|&b| b == b'\n');
-            let seg = &buf[..nl.unwrap_or(buf.len())];
-            let room = HEAD.saturating_sub(self.head.len()).min(seg.len());
-            self.head.extend_from_slice(&seg[..room]);
-            match nl {
-                Some(n) => {
-                    self.line_done();
-                    buf = &buf[n + 1..];
-                }
-                None => break,
-            }
-        }
-    }
-
-    fn line_done(&mut self) {
-        let h = std::mem::take(&mut self.head);
-        let ty = h
-            .strip_prefix(b"{\"type\":\"")
-            .and_then(|r| r.iter().position(|&b| b == b'"').map(|e| &r[..e]))
-            .map_or("other".to_string(), |t| {
-                String::from_utf8_lossy(t).into_owned()
-            });
-        *self.counts.entry(ty).or_default() += 1;
-        self.head = h;
-        self.head.clear();
-    }
-}
-
-/// A `Write` handle on a shared [`Tally`] (the sink owns one, `record`
-/// keeps another for the footer).
-struct Shared(Rc<RefCell<Tally>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut t = self.0.borrow_mut();
-        t.scan(buf);
-        if let Err(e) = t.out.write_all(buf) {
-            let kind = e.kind();
-            t.error.get_or_insert(e);
-            return Err(io::Error::from(kind));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.borrow_mut().out.flush()
-    }
-}
-
-/// Moves a `"type"` key that ends a line's object to its front:
-/// rltrace's libcall objects come from serde_json with sorted keys
-/// (`{"args":…,"type":"libcall"}`); a trace file's lines all start with
-/// `{"type":"…"` (README.md, "Trace file"; [`Tally`] relies on it). Other
-/// lines pass unchanged. `,"type":"` cannot occur inside a JSON string
-/// (its quotes are escaped there), so the match is exact.
-struct TypeFirst<W: Write> {
-    inner: W,
-    line: Vec<u8>,
-}
-
-impl<W: Write> TypeFirst<W> {
-    fn new(inner: W) -> TypeFirst<W> {
-        TypeFirst {
-            inner,
-            line: Vec::new(),
-        }
-    }
-
-    fn put_line(&mut self) -> io::Result<()> {
-        let l = &self.line;
-        let fixed = reorder_type(l);
-        let r = match &fixed {
-            Some(f) => self.inner.write_all(f),
-            None => self.inner.write_all(l),
-        };
-        self.line.clear();
-        r
-    }
-}
-
-/// `{"a":1,"type":"x"}\n` -> `{"type":"x","a":1}\n`; `None` when the line
-/// starts with its type already or does not end with one.
-fn reorder_type(l: &[u8]) -> Option<Vec<u8>> {
-    const KEY: &[u8] = b",\"type\":\"";
-    if l.starts_with(b"{\"type\":") {
-        return None;
-    }
-    let body = l.strip_suffix(b"\n").unwrap_or(l);
-    let inner = body.strip_suffix(b"\"}")?;
-    let at = inner.windows(KEY.len()).rposition(|w| w == KEY)?;
-    let name = &inner[at + KEY.len()..];
-    if at == 0 || name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
-        return None;
-    }
-    let mut out = Vec::with_capacity(l.len());
-    out.push(b'{');
-    out.extend_from_slice(&body[at + 1..body.len() - 1]);
-    out.push(b',');
-    out.extend_from_slice(&body[1..at]);
-    out.push(b'}');
-    out.extend_from_slice(&l[body.len()..]);
-    Some(out)
-}
-
-impl<W: Write> Write for TypeFirst<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(n) = rest.iter().position(|&b| b == b'\n') {
-            self.line.extend_from_slice(&rest[..=n]);
-            self.put_line()?;
-            rest = &rest[n + 1..];
-        }
-        self.line.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-impl<W: Write> Drop for TypeFirst<W> {
-    fn drop(&mut self) {
-        if !self.line.is_empty() {
-            let _ = self.put_line();
-        }
-        let _ = self.inner.flush();
-    }
-}
-
-fn unix_now() -> String {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
-}
-
-/// FNV-1a (64 bit) of the sorted environment the command gets (`-E`
-/// applied): `VAR=VALUE\0` per variable. Values never reach the file.
-fn env_digest(changes: &[(OsString, Option<OsString>)]) -> (String, usize) {
-    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
-    for (k, v) in changes {
-        match v {
-            Some(v) => env.insert(k.clone(), v.clone()),
-            None => env.remove(k),
-        };
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (k, v) in &env {
-        for b in k
-            .as_bytes()
-            .iter()
-            .chain(b"=")
-            .chain(v.as_bytes())
-            .chain(b"\0")
-        {
-            h ^= *b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    (format!("fnv1a64:{h:016x}"), env.len())
-}
-
-/// (nodename, release) from uname(2).
-fn uname() -> (String, String) {
-    // SAFETY: uname fills the struct we own; the fields are NUL-terminated.
-    unsafe {
-        let mut u: libc::utsname = std::mem::zeroed();
-        if libc::uname(&mut u) != 0 {
-            return (String::new(), String::new());
-        }
-        let s = |f: &[libc::c_char]| {
-            std::ffi::CStr::from_ptr(f.as_ptr())
-                .to_string_lossy()
-                .into_owned()
-        };
-        (s(&u.nodename), s(&u.release))
-    }
-}
-
-fn push_os_list(out: &mut String, items: &[OsString]) {
-    out.push('[');
-    for (i, a) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(out, &a.to_string_lossy());
-    }
-    out.push(']');
-}
-
-/// What the header says about the command: argv, `-E` changes.
-struct Cmd<'a> {
-    command: &'a [OsString],
-    env: &'a [(OsString, Option<OsString>)],
-}
-
-fn header(a: &Args, o: Cmd) -> String {
-    let (host, kernel) = uname();
-    let (digest, nvars) = env_digest(o.env);
-    let cwd = std::env::current_dir()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut h = format!(
-        "{{\"type\":\"header\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
-        super::file::VERSION,
-        env!("CARGO_PKG_VERSION")
-    );
-    push_os_list(&mut h, o.command);
-    h.push_str(",\"cwd\":");
-    push_str(&mut h, &cwd);
-    h.push_str(",\"env_digest\":");
-    push_str(&mut h, &digest);
-    let _ = write!(h, ",\"env_vars\":{nvars},\"hostname\":");
-    push_str(&mut h, &host);
-    h.push_str(",\"kernel\":");
-    push_str(&mut h, &kernel);
-    let _ = write!(
-        h,
-        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
-        std::env::consts::ARCH,
-        unix_now(),
-        a.libcalls,
-        a.stack,
-    );
-    push_os_list(
-        &mut h,
-        &a.probes.iter().map(OsString::from).collect::<Vec<_>>(),
-    );
-    let _ = write!(
-        h,
-        "}},\"compression\":{},\"options\":",
-        if a.zstd { "\"zstd\"" } else { "null" }
-    );
-    push_os_list(&mut h, &a.pass);
-    h.push_str("}\n");
-    h
-}
-
-fn signame(sig: i32) -> String {
-    crate::syscall::ctx::signal_name(sig as u64)
-        .map(|c| c.into_owned())
-        .unwrap_or_else(|| sig.to_string())
-}
-
-/// The footer and the exit status to pass on.
-fn footer(end: Ended, started: Instant, counts: &BTreeMap<String, u64>) -> (String, i32) {
-    let mut f = String::from("{\"type\":\"footer\"");
-    let null = "null".to_string();
-    let quoted = |s: String| {
-        let mut q = String::new();
-        push_str(&mut q, &s);
-        q
-    };
-    let (code, signal, core, interrupted, status) = match end {
-        Ended::Done(Outcome::Exited(c)) => (c.to_string(), null.clone(), false, null.clone(), c),
-        Ended::Done(Outcome::Killed(s, core)) => (
-            null.clone(),
-            quoted(signame(s)),
-            core,
-            null.clone(),
-            128 + s,
-        ),
-        Ended::Done(Outcome::None) => (null.clone(), null.clone(), false, null.clone(), 0),
-        Ended::Interrupted(s) => (
-            null.clone(),
-            null.clone(),
-            false,
-            quoted(signame(s)),
-            128 + s,
-        ),
-        Ended::Failed(c) => (null.clone(), null.clone(), false, null.clone(), c),
-    };
-    let _ = write!(
-        f,
-        ",\"exit_code\":{code},\"signal\":{signal},\"core_dumped\":{core},\"interrupted\":{interrupted}"
-    );
-    if let Ended::Failed(_) = end {
-        f.push_str(",\"error\":\"the command could not be traced (see rtrace's messages)\"");
-    }
-    let el = started.elapsed();
-    let _ = write!(
-        f,
-        ",\"elapsed\":{}.{:09},\"end\":{},\"events\":{{",
-        el.as_secs(),
-        el.subsec_nanos(),
-        unix_now()
-    );
-    let mut total = 0;
-    for (i, (k, n)) in counts.iter().enumerate() {
-        if i > 0 {
-            f.push(',');
-        }
-        push_str(&mut f, k);
-        let _ = write!(f, ":{n}");
-        total += n;
-    }
-    let _ = writeln!(f, "}},\"events_total\":{total}}}");
-    (f, status)
 }
 
 /// Runs `rtrace record` with `args`; returns the exit code (the command's).
@@ -933,56 +563,5 @@ mod tests {
             .contains("-t"));
         assert!(check_libcalls(&lo(&["-L", "--", "true"]), &[]).is_err());
         assert!(check_libcalls(&lo(&["-p", "1"]), &[]).is_err());
-    }
-
-    #[test]
-    fn type_key_moves_to_the_front() {
-        let fix = |l: &str| reorder_type(l.as_bytes()).map(|v| String::from_utf8(v).unwrap());
-        assert_eq!(
-            fix("{\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1,\"type\":\"libcall\"}\n")
-                .as_deref(),
-            Some("{\"type\":\"libcall\",\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1}\n")
-        );
-        assert_eq!(fix("{\"type\":\"syscall\",\"pid\":1}\n"), None);
-        assert_eq!(fix("{\"a\":1}\n"), None);
-        assert_eq!(fix("{\"a\":\"x\"}\n"), None);
-        // Through the writer, in pieces, with a Tally behind it.
-        let t = Rc::new(RefCell::new(Tally::new(Output::Plain(
-            Box::new(io::sink()),
-        ))));
-        {
-            let mut w = TypeFirst::new(Shared(t.clone()));
-            let text = b"{\"args\":[],\"type\":\"libcall\"}\n{\"type\":\"exit\",\"pid\":1}\n";
-            for c in text.chunks(7) {
-                w.write_all(c).unwrap();
-            }
-        }
-        let t = t.borrow();
-        assert_eq!(t.counts["libcall"], 1);
-        assert_eq!(t.counts["exit"], 1);
-        assert!(!t.counts.contains_key("other"));
-    }
-
-    #[test]
-    fn tally_counts_types_across_chunks() {
-        let mut t = Tally::new(Output::Plain(Box::new(io::sink())));
-        let text = b"{\"type\":\"syscall\",\"pid\":1}\n{\"type\":\"syscall\",\"pid\":2}\n{\"type\":\"exit\",\"pid\":1}\n{\"type\":\"signal\"}\n";
-        for chunk in text.chunks(5) {
-            t.scan(chunk);
-        }
-        assert_eq!(t.counts["syscall"], 2);
-        assert_eq!(t.counts["exit"], 1);
-        assert_eq!(t.counts["signal"], 1);
-    }
-
-    #[test]
-    fn env_digest_hides_values_but_tracks_them() {
-        let (a, n) = env_digest(&[]);
-        let (b, m) = env_digest(&[("RTRACE_TEST_X".into(), Some("1".into()))]);
-        let (c, _) = env_digest(&[("RTRACE_TEST_X".into(), Some("2".into()))]);
-        assert!(a.starts_with("fnv1a64:") && a.len() == 24);
-        assert_ne!(a, b);
-        assert_ne!(b, c);
-        assert_eq!(m, n + 1);
     }
 }

@@ -11,6 +11,8 @@ pub mod capture;
 pub mod diff;
 pub mod export;
 pub mod file;
+mod header;
 pub mod probe;
 pub mod report;
 pub mod tree;
+mod writers;

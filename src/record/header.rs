@@ -1,0 +1,205 @@
+//! The trace file's first and last lines: the `header` (command, cwd,
+//! environment digest, host, kernel, start time) and the `footer` (exit
+//! status, elapsed time, event counts), schema in [`super::file`] and
+//! README.md ("Trace file").
+
+use super::capture::Args;
+use crate::engine::Outcome;
+use crate::output::json::push_str;
+use crate::strace::Ended;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::os::unix::ffi::OsStrExt;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+fn unix_now() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
+}
+
+/// FNV-1a (64 bit) of the sorted environment the command gets (`-E`
+/// applied): `VAR=VALUE\0` per variable. Values never reach the file.
+fn env_digest(changes: &[(OsString, Option<OsString>)]) -> (String, usize) {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for (k, v) in changes {
+        match v {
+            Some(v) => env.insert(k.clone(), v.clone()),
+            None => env.remove(k),
+        };
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, v) in &env {
+        for b in k
+            .as_bytes()
+            .iter()
+            .chain(b"=")
+            .chain(v.as_bytes())
+            .chain(b"\0")
+        {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    (format!("fnv1a64:{h:016x}"), env.len())
+}
+
+/// (nodename, release) from uname(2).
+fn uname() -> (String, String) {
+    // SAFETY: uname fills the struct we own; the fields are NUL-terminated.
+    unsafe {
+        let mut u: libc::utsname = std::mem::zeroed();
+        if libc::uname(&mut u) != 0 {
+            return (String::new(), String::new());
+        }
+        let s = |f: &[libc::c_char]| {
+            std::ffi::CStr::from_ptr(f.as_ptr())
+                .to_string_lossy()
+                .into_owned()
+        };
+        (s(&u.nodename), s(&u.release))
+    }
+}
+
+fn push_os_list(out: &mut String, items: &[OsString]) {
+    out.push('[');
+    for (i, a) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(out, &a.to_string_lossy());
+    }
+    out.push(']');
+}
+
+/// What the header says about the command: argv, `-E` changes.
+pub(super) struct Cmd<'a> {
+    pub(super) command: &'a [OsString],
+    pub(super) env: &'a [(OsString, Option<OsString>)],
+}
+
+pub(super) fn header(a: &Args, o: Cmd) -> String {
+    let (host, kernel) = uname();
+    let (digest, nvars) = env_digest(o.env);
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut h = format!(
+        "{{\"type\":\"header\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
+        super::file::VERSION,
+        env!("CARGO_PKG_VERSION")
+    );
+    push_os_list(&mut h, o.command);
+    h.push_str(",\"cwd\":");
+    push_str(&mut h, &cwd);
+    h.push_str(",\"env_digest\":");
+    push_str(&mut h, &digest);
+    let _ = write!(h, ",\"env_vars\":{nvars},\"hostname\":");
+    push_str(&mut h, &host);
+    h.push_str(",\"kernel\":");
+    push_str(&mut h, &kernel);
+    let _ = write!(
+        h,
+        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
+        std::env::consts::ARCH,
+        unix_now(),
+        a.libcalls,
+        a.stack,
+    );
+    push_os_list(
+        &mut h,
+        &a.probes.iter().map(OsString::from).collect::<Vec<_>>(),
+    );
+    let _ = write!(
+        h,
+        "}},\"compression\":{},\"options\":",
+        if a.zstd { "\"zstd\"" } else { "null" }
+    );
+    push_os_list(&mut h, &a.pass);
+    h.push_str("}\n");
+    h
+}
+
+fn signame(sig: i32) -> String {
+    crate::syscall::ctx::signal_name(sig as u64)
+        .map(|c| c.into_owned())
+        .unwrap_or_else(|| sig.to_string())
+}
+
+/// The footer and the exit status to pass on.
+pub(super) fn footer(
+    end: Ended,
+    started: Instant,
+    counts: &BTreeMap<String, u64>,
+) -> (String, i32) {
+    let mut f = String::from("{\"type\":\"footer\"");
+    let null = "null".to_string();
+    let quoted = |s: String| {
+        let mut q = String::new();
+        push_str(&mut q, &s);
+        q
+    };
+    let (code, signal, core, interrupted, status) = match end {
+        Ended::Done(Outcome::Exited(c)) => (c.to_string(), null.clone(), false, null.clone(), c),
+        Ended::Done(Outcome::Killed(s, core)) => (
+            null.clone(),
+            quoted(signame(s)),
+            core,
+            null.clone(),
+            128 + s,
+        ),
+        Ended::Done(Outcome::None) => (null.clone(), null.clone(), false, null.clone(), 0),
+        Ended::Interrupted(s) => (
+            null.clone(),
+            null.clone(),
+            false,
+            quoted(signame(s)),
+            128 + s,
+        ),
+        Ended::Failed(c) => (null.clone(), null.clone(), false, null.clone(), c),
+    };
+    let _ = write!(
+        f,
+        ",\"exit_code\":{code},\"signal\":{signal},\"core_dumped\":{core},\"interrupted\":{interrupted}"
+    );
+    if let Ended::Failed(_) = end {
+        f.push_str(",\"error\":\"the command could not be traced (see rtrace's messages)\"");
+    }
+    let el = started.elapsed();
+    let _ = write!(
+        f,
+        ",\"elapsed\":{}.{:09},\"end\":{},\"events\":{{",
+        el.as_secs(),
+        el.subsec_nanos(),
+        unix_now()
+    );
+    let mut total = 0;
+    for (i, (k, n)) in counts.iter().enumerate() {
+        if i > 0 {
+            f.push(',');
+        }
+        push_str(&mut f, k);
+        let _ = write!(f, ":{n}");
+        total += n;
+    }
+    let _ = writeln!(f, "}},\"events_total\":{total}}}");
+    (f, status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_digest_hides_values_but_tracks_them() {
+        let (a, n) = env_digest(&[]);
+        let (b, m) = env_digest(&[("RTRACE_TEST_X".into(), Some("1".into()))]);
+        let (c, _) = env_digest(&[("RTRACE_TEST_X".into(), Some("2".into()))]);
+        assert!(a.starts_with("fnv1a64:") && a.len() == 24);
+        assert_ne!(a, b);
+        assert_ne!(b, c);
+        assert_eq!(m, n + 1);
+    }
+}
