@@ -31,13 +31,13 @@
 //! the pages.
 //!
 //! Arguments, locals and variables in conditions come from DWARF
-//! (`crate::symbols::vars`): at a hit, [`hit::HitFrame`] computes the
+//! (`crate::symbols::vars`): at a hit, [`values::HitFrame`] computes the
 //! innermost frame (registers, CFA) on first use; the arguments of the
 //! function at the pc are read by name and type and printed as gdb's frame
 //! line, `func(a=1, s="text", p=0x5555…) at file.c:LINE` (format in
 //! [`report`]); `--locals` adds the locals visible there; `if` conditions
 //! read variable paths (`n > 5 && p->x == 3`) through
-//! [`hit::DwarfValues`], i.e. `Vars::lookup_scalar`.
+//! [`values::DwarfValues`], i.e. `Vars::lookup_scalar`.
 //!
 //! Where a function breakpoint goes: at its first instruction, -O0 code
 //! has not yet stored its arguments in the stack slots DWARF names (a
@@ -73,6 +73,7 @@ pub mod resolve;
 pub mod session;
 pub mod space;
 pub mod spec;
+pub mod values;
 
 use crate::engine::signals::Interruptible;
 use crate::engine::{spawn, Config, Outcome, Tracer};

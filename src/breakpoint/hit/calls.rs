@@ -1,0 +1,261 @@
+//! A hit of a breakpoint (entry) or of the return trampoline (`ret:`
+//! probes): conditions, counts, the report line, backtraces, and the
+//! displaced instruction emulated or run out of line.
+
+use super::*;
+
+impl Breaker {
+    /// A trap at site `addr`.
+    pub(super) fn entry_hit(&mut self, tid: Tid, id: u64, addr: u64, mut regs: Vec<u64>) -> Resume {
+        let now = Instant::now();
+        let tracee = Tracee::new(tid);
+        let space = self.spaces.get_mut(&id).expect("space of a thread");
+        let site = space.sites.get(&addr).expect("site");
+        let (internal, plan, len) = (site.internal, site.insn.plan.clone(), site.insn.len);
+        let probes = site.probes.clone();
+        let label = site.label.clone();
+        let pid = space.pid;
+        let thread = self.threads.get_mut(&tid).expect("thread");
+        let mut depth = thread.shadow.len();
+        let innermost = thread.shadow.last().map(|s| (s.site, s.slot));
+        let mut hijack = false;
+        let mut fired = Vec::new();
+        let mut problems = Vec::new();
+        let map = self
+            .maps
+            .entry(id)
+            .or_insert_with(|| self.resolver.map(pid));
+        let mut hf = HitFrame::new(&self.vars, map, &mut self.unwinder, tid, addr, &regs);
+        if let (Some(&entry), Some((site, slot))) = (self.moved.get(&(id, addr)), innermost) {
+            // Past the prologue, this very call's return probe (set at the
+            // entry) is already pending: it is not an outer call.
+            if site == entry && hf.cfa() == Some(slot.wrapping_add(8)) {
+                depth -= 1;
+            }
+        }
+        for &pi in &probes {
+            let p = &mut self.probes[pi];
+            match p.spec.kind {
+                Kind::Return => hijack = true,
+                Kind::Entry => {
+                    let ok = match &p.spec.cond {
+                        None => Ok(true),
+                        Some(c) => c
+                            .eval(&mut DwarfValues {
+                                regs: RegValues {
+                                    regs: &regs,
+                                    args: None,
+                                    at_return: false,
+                                },
+                                frame: &mut hf,
+                            })
+                            .map(|v| v != 0),
+                    };
+                    match ok {
+                        Ok(true) => {
+                            p.hits += 1;
+                            fired.push(pi);
+                        }
+                        Ok(false) => {}
+                        Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
+                    }
+                }
+            }
+        }
+        let values = (!self.opts_count && !fired.is_empty())
+            .then(|| hf.values(self.opts_locals))
+            .flatten();
+        for m in problems {
+            self.warn(m);
+        }
+        if !self.opts_count {
+            let (frame, locals) = match &values {
+                Some((f, l)) => (Some(f), self.opts_locals.then_some(&l[..])),
+                None => (None, None),
+            };
+            for pi in fired {
+                let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
+                let rec = Record::Hit {
+                    spec: &self.probes[pi].spec.text,
+                    pid,
+                    tid,
+                    time: now - self.start,
+                    addr,
+                    label: &label,
+                    depth,
+                    regs: self.opts_regs.then_some(&regs[..]),
+                    bt: bt.as_deref(),
+                    frame,
+                    locals,
+                };
+                self.sink.record(&rec);
+            }
+        }
+        let space = self.spaces.get_mut(&id).expect("space of a thread");
+        let thread = self.threads.get_mut(&tid).expect("thread");
+        if hijack && thread.shadow.len() < MAX_SHADOW {
+            // The return address is at the stack pointer at the function's
+            // first instruction.
+            let sp = regs[SP];
+            if let Some(tramp) = space.trampoline(addr, tid) {
+                let mut b = [0u8; 8];
+                if space.mem.read(sp, &mut b) && space.mem.write(sp, &tramp.to_le_bytes()) {
+                    let ret = u64::from_le_bytes(b);
+                    // Frames at or below this slot on this stack are gone
+                    // (longjmp'd over), as uretprobes judges; an entry far
+                    // away is on another stack (sigaltstack) and stays.
+                    thread
+                        .shadow
+                        .retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
+                    let mut args = [0u64; 6];
+                    for (a, r) in args.iter_mut().zip(ARG_REGS) {
+                        *a = regs[r];
+                    }
+                    thread.shadow.push(Shadow {
+                        ret,
+                        slot: sp,
+                        at: now,
+                        site: addr,
+                        args,
+                    });
+                }
+            }
+        }
+        // Step over the displaced instruction without removing the trap.
+        let mut done = false;
+        if let Plan::Emulate(e) = &plan {
+            done = insn_x86::emulate(e, addr, len, &mut regs, &mut space.mem).is_ok();
+        }
+        if !done {
+            match space.slot(addr, tid) {
+                Ok(slot) => regs[PC] = slot.addr,
+                Err(e) => {
+                    // No way to step over it here: take this site out and
+                    // re-run the original instruction.
+                    space.retire(addr);
+                    regs[PC] = addr;
+                    self.warn(format!("breakpoint at {label} removed: {e}"));
+                }
+            }
+        }
+        if internal {
+            // The dynamic linker's hook: the library list changed.
+            self.place_all(id);
+        }
+        if tracee.set_regs(&regs).is_err() {
+            return Resume::Suppress;
+        }
+        Resume::Suppress
+    }
+
+    /// A trap at the return trampoline.
+    pub(super) fn return_hit(&mut self, tid: Tid, id: u64, mut regs: Vec<u64>) -> Resume {
+        let now = Instant::now();
+        let Some(thread) = self.threads.get_mut(&tid) else {
+            return Resume::Deliver;
+        };
+        // `ret` popped the trampoline's address: it was at sp - 8.
+        let want = regs[SP].wrapping_sub(8);
+        let entry = match thread.shadow.iter().rposition(|s| s.slot == want) {
+            Some(i) => {
+                // Entries above it were skipped by longjmp or an exception.
+                let e = thread.shadow[i].clone();
+                thread.shadow.truncate(i);
+                e
+            }
+            None => match thread.shadow.pop() {
+                Some(e) => e,
+                None => {
+                    self.warn(format!(
+                        "thread {tid} returned to the trampoline with no return address saved"
+                    ));
+                    return Resume::Deliver;
+                }
+            },
+        };
+        let depth = thread.shadow.len();
+        let Some(space) = self.spaces.get(&id) else {
+            return Resume::Deliver;
+        };
+        let pid = space.pid;
+        let (probes, label) = match space.sites.get(&entry.site) {
+            Some(s) => (s.probes.clone(), s.label.clone()),
+            None => (Vec::new(), format!("{:#x}", entry.site)),
+        };
+        regs[PC] = entry.ret;
+        let _ = Tracee::new(tid).set_regs(&regs);
+        for pi in probes {
+            if self.probes[pi].spec.kind != Kind::Return {
+                continue;
+            }
+            let ok = match &self.probes[pi].spec.cond {
+                None => Ok(true),
+                Some(c) => c
+                    .eval(&mut RegValues {
+                        regs: &regs,
+                        args: Some(entry.args),
+                        at_return: true,
+                    })
+                    .map(|v| v != 0),
+            };
+            match ok {
+                Ok(true) => self.probes[pi].hits += 1,
+                Ok(false) => continue,
+                Err(e) => {
+                    let m = format!("{}: {e}", self.probes[pi].spec.text);
+                    self.warn(m);
+                    continue;
+                }
+            }
+            if self.opts_count {
+                continue;
+            }
+            let rec = Record::Return {
+                spec: &self.probes[pi].spec.text,
+                pid,
+                tid,
+                time: now - self.start,
+                label: &label,
+                retval: regs[RET],
+                duration: now - entry.at,
+                depth,
+                args: entry.args,
+                regs: self.opts_regs.then_some(&regs[..]),
+            };
+            self.sink.record(&rec);
+        }
+        Resume::Suppress
+    }
+
+    /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where
+    /// there is none) from the breakpoint address; return addresses rtrace
+    /// replaced with its trampoline read as the originals.
+    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64]) -> Vec<String> {
+        let Some(space) = self.spaces.get(&id) else {
+            return Vec::new();
+        };
+        let pid = space.pid;
+        let map = self
+            .maps
+            .entry(id)
+            .or_insert_with(|| self.resolver.map(pid));
+        let mut at = regs.to_vec();
+        at[PC] = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
+        let init = crate::unwind::from_prstatus_x86_64(&at);
+        let hijacked: Vec<(u64, u64)> = self
+            .threads
+            .get(&tid)
+            .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
+            .unwrap_or_default();
+        let mut mem = Unhijacked {
+            inner: ProcMem::new(tid),
+            hijacked,
+        };
+        let sym = self.resolver.symbolizer();
+        let frames = self.unwinder.unwind_frames(sym, map, &init, &mut mem, 64);
+        crate::unwind::symbolize_frames(sym, map, &frames)
+            .iter()
+            .map(|f| f.to_string())
+            .collect()
+    }
+}

@@ -1,0 +1,160 @@
+//! What a breakpoint hit can show and test: registers and `$argN`
+//! ([`RegValues`]), the frame's DWARF arguments and locals ([`HitFrame`]),
+//! and both together for conditions ([`DwarfValues`]).
+
+use super::cond::{EvalError, ValueProvider};
+use super::report::{FrameVals, Named};
+use crate::engine::memory::ProcMem;
+use crate::engine::ptrace::Tid;
+use crate::symbols::vars::{FrameRegs, Vars};
+use crate::symbols::ModuleMap;
+use crate::unwind::Unwinder;
+use rtrace_arch::x86_64::{reg_index, ARG_REGS, PC, RET};
+
+/// Register values for conditions.
+pub struct RegValues<'a> {
+    /// The register words.
+    pub regs: &'a [u64],
+    /// Arguments at entry (return probes); else the argument registers.
+    pub args: Option<[u64; 6]>,
+    /// At a return: the return value is meaningful.
+    pub at_return: bool,
+}
+
+impl ValueProvider for RegValues<'_> {
+    fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
+        if let Some(n) = name
+            .strip_prefix("arg")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            if (1..=6).contains(&n) {
+                return Ok(match self.args {
+                    Some(a) => a[n - 1],
+                    None => self.regs[ARG_REGS[n - 1]],
+                } as i64);
+            }
+        }
+        if name == "retval" {
+            return if self.at_return {
+                Ok(self.regs[RET] as i64)
+            } else {
+                Err(EvalError::Unavailable(name.into()))
+            };
+        }
+        reg_index(name)
+            .and_then(|i| self.regs.get(i))
+            .map(|v| *v as i64)
+            .ok_or_else(|| EvalError::UnknownRegister(name.into()))
+    }
+}
+
+/// The DWARF view of one stopped thread at a hit: the innermost frame
+/// (registers and CFA) is computed on first use, so hits that need no
+/// variable cost no CFI lookup.
+pub struct HitFrame<'a> {
+    vars: &'a Vars,
+    map: &'a ModuleMap,
+    unwinder: &'a mut Unwinder,
+    /// Tracee memory.
+    pub mem: ProcMem,
+    /// Registers as stopped (pc past the INT3).
+    regs: &'a [u64],
+    /// The breakpoint address.
+    addr: u64,
+    frame: Option<FrameRegs>,
+}
+
+impl<'a> HitFrame<'a> {
+    /// The frame of thread `tid` stopped at breakpoint `addr` with `regs`.
+    pub fn new(
+        vars: &'a Vars,
+        map: &'a ModuleMap,
+        unwinder: &'a mut Unwinder,
+        tid: Tid,
+        addr: u64,
+        regs: &'a [u64],
+    ) -> HitFrame<'a> {
+        HitFrame {
+            vars,
+            map,
+            unwinder,
+            mem: ProcMem::new(tid),
+            regs,
+            addr,
+            frame: None,
+        }
+    }
+
+    fn frame(&mut self) -> FrameRegs {
+        if self.frame.is_none() {
+            let mut at = self.regs.to_vec();
+            at[PC] = self.addr;
+            let init = crate::unwind::from_prstatus_x86_64(&at);
+            self.frame = Some(
+                self.vars
+                    .innermost(self.unwinder, self.map, init, &mut self.mem),
+            );
+        }
+        self.frame.clone().expect("set above")
+    }
+
+    /// The frame's canonical frame address, from the CFI.
+    pub fn cfa(&mut self) -> Option<u64> {
+        self.frame().cfa
+    }
+
+    /// The integer value of a variable path, for conditions.
+    pub fn scalar(&mut self, path: &str) -> Result<i64, EvalError> {
+        let frame = self.frame();
+        self.vars
+            .lookup_scalar(self.map, &frame, &mut self.mem, path)
+            .map_err(|e| EvalError::Variable {
+                name: path.to_string(),
+                why: e.to_string(),
+            })
+    }
+
+    /// The function at the pc (the innermost, inlined one if any), its
+    /// parameters and, with `locals`, its visible locals; `None` without
+    /// DWARF for the pc.
+    pub fn values(&mut self, locals: bool) -> Option<(FrameVals, Vec<Named>)> {
+        let frame = self.frame();
+        let scope = self.vars.scope(self.map, frame.lookup_pc())?;
+        let f = scope.frames.into_iter().next()?;
+        let mut read = |v: &crate::symbols::vars::VarDesc| Named {
+            name: v.name.clone(),
+            ty: v.ty.name(),
+            value: self
+                .vars
+                .read(v, &frame, &mut self.mem)
+                .unwrap_or_else(|e| e.to_value()),
+        };
+        let args = f.params.iter().map(&mut read).collect();
+        let locs = if locals {
+            f.locals.iter().map(&mut read).collect()
+        } else {
+            Vec::new()
+        };
+        let function = f.function.unwrap_or_else(|| "??".to_string());
+        Some((FrameVals { function, args }, locs))
+    }
+}
+
+/// Condition values at an entry hit: registers and `$argN` from
+/// [`RegValues`], program variables from DWARF through [`HitFrame`].
+pub struct DwarfValues<'r, 'f> {
+    /// Registers.
+    pub regs: RegValues<'r>,
+    /// The frame variables are read in.
+    pub frame: &'r mut HitFrame<'f>,
+}
+
+impl ValueProvider for DwarfValues<'_, '_> {
+    fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
+        self.regs.dollar(name)
+    }
+
+    fn variable(&mut self, name: &str) -> Result<i64, EvalError> {
+        self.frame.scalar(name)
+    }
+}
