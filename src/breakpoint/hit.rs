@@ -12,12 +12,10 @@ use super::report::{Record, Sink};
 use super::resolve::Resolver;
 use super::space::Space;
 use super::spec::{Kind, Location, Spec};
-use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::{self, Tid};
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::symbols::vars::Vars;
-use crate::syscall::memory::Memory;
 use rtrace_arch::insn_x86::{self, Plan};
 use rtrace_arch::x86_64::{can_inject, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
@@ -67,29 +65,6 @@ struct Shadow {
 struct Thread {
     space: u64,
     shadow: Vec<Shadow>,
-}
-
-/// Tracee memory in which the stack slots rtrace hijacked for return
-/// probes read as the original return addresses (for the unwinder).
-struct Unhijacked {
-    inner: ProcMem,
-    hijacked: Vec<(u64, u64)>,
-}
-
-impl Memory for Unhijacked {
-    fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
-        let n = self.inner.read(addr, buf);
-        for &(slot, ret) in &self.hijacked {
-            let bytes = ret.to_le_bytes();
-            for (i, b) in bytes.iter().enumerate() {
-                let a = slot + i as u64;
-                if a >= addr && a < addr + n as u64 {
-                    buf[(a - addr) as usize] = *b;
-                }
-            }
-        }
-        n
-    }
 }
 
 /// The `rtrace break` handler.

@@ -25,11 +25,9 @@ use super::proto::Protos;
 use super::sites::{Kind, ModCache, Proc, Selection, MAIN};
 use super::syscalls::Syscalls;
 use crate::breakpoint::resolve::Resolver;
-use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
-use crate::syscall::memory::Memory;
 use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
@@ -589,27 +587,6 @@ impl Ltrace {
 fn module_name(p: &Proc, addr: u64) -> Option<String> {
     let m = p.map.find(addr)?;
     Some(m.path.rsplit('/').next().unwrap_or(&m.path).to_string())
-}
-
-/// Tracee memory in which hijacked return addresses read as the originals.
-struct Unhijacked {
-    inner: ProcMem,
-    hijacked: Vec<(u64, u64)>,
-}
-
-impl Memory for Unhijacked {
-    fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
-        let n = self.inner.read(addr, buf);
-        for &(slot, ret) in &self.hijacked {
-            for (i, b) in ret.to_le_bytes().iter().enumerate() {
-                let a = slot + i as u64;
-                if a >= addr && a < addr + n as u64 {
-                    buf[(a - addr) as usize] = *b;
-                }
-            }
-        }
-        n
-    }
 }
 
 /// strsignal(3)'s text for signals 1-31 (ltrace prints it).

@@ -19,6 +19,7 @@ pub mod cfi;
 pub mod memcache;
 pub mod regs;
 pub mod sigframe;
+pub mod trap;
 mod walk;
 
 pub use regs::{

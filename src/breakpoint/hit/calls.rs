@@ -3,6 +3,7 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
+use crate::unwind::trap::frames_at_trap;
 
 impl Breaker {
     /// A trap at site `addr`.
@@ -239,20 +240,13 @@ impl Breaker {
             .maps
             .entry(id)
             .or_insert_with(|| self.resolver.map(pid));
-        let mut at = regs.to_vec();
-        at[PC] = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
-        let init = crate::unwind::from_prstatus_x86_64(&at);
         let hijacked: Vec<(u64, u64)> = self
             .threads
             .get(&tid)
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
-        let mut mem = Unhijacked {
-            inner: ProcMem::new(tid),
-            hijacked,
-        };
         let sym = self.resolver.symbolizer();
-        let frames = self.unwinder.unwind_frames(sym, map, &init, &mut mem, 64);
+        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, 64);
         crate::unwind::symbolize_frames(sym, map, &frames)
             .iter()
             .map(|f| f.to_string())

@@ -2,7 +2,7 @@
 //! `--json`), the return address swapped for the trampoline, the shadow
 //! stack; `--inject` calls answered at entry without running them.
 
-use super::{Ltrace, Pending, Unhijacked, MAX_SHADOW, SAME_STACK};
+use super::{Ltrace, Pending, MAX_SHADOW, SAME_STACK};
 use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
@@ -13,7 +13,8 @@ use crate::ltrace::format::{self, RetVals};
 use crate::ltrace::inject::{self, Action};
 use crate::ltrace::kernel::{Msg, Shown};
 use crate::syscall::memory::Memory;
-use rtrace_arch::x86_64::{PC, RET, SP, TRAP_PC_ADJUST};
+use crate::unwind::trap::frames_at_trap;
+use rtrace_arch::x86_64::{PC, RET, SP};
 use serde_json::{json, Map, Value as J};
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -329,22 +330,14 @@ impl Ltrace {
         let Some(p) = self.procs.get(&id) else {
             return Vec::new();
         };
-        let mut at = regs.to_vec();
-        at[PC] = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
-        let init = crate::unwind::from_prstatus_x86_64(&at);
         let hijacked: Vec<(u64, u64)> = self
             .threads
             .get(&tid)
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
-        let mut mem = Unhijacked {
-            inner: ProcMem::new(tid),
-            hijacked,
-        };
         let sym = self.resolver.symbolizer();
-        let frames =
-            self.unwinder
-                .unwind_frames(sym, &p.map, &init, &mut mem, self.o.where_depth + 1);
+        let depth = self.o.where_depth + 1;
+        let frames = frames_at_trap(&mut self.unwinder, sym, &p.map, tid, regs, hijacked, depth);
         // The first frame is the breakpoint itself (the stub or function).
         crate::unwind::symbolize_frames(sym, &p.map, &frames[1.min(frames.len())..])
             .iter()
