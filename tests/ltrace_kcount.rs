@@ -17,7 +17,6 @@ mod ltrace_util;
 use common::PrivateCopy;
 use ltrace_util::{rltrace, run, temp};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -316,21 +315,9 @@ fn tracefs_as_before_after_normal_run_and_sigint() {
     assert_eq!(table(&String::from_utf8_lossy(&o.stderr)).0["labs"], 100);
     tracefs_clean_after(&root, pid, &before);
     // SIGINT while the command waits.
-    let mut child = common::default_sigint(&mut Command::new(rltrace()))
-        .args(["-c", "--backend", "kernel"])
-        .arg(&p)
-        .args(["1000", "2", "wait"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (child, _out) =
+        ltrace_util::start_until_ready(&["-c", "--backend", "kernel"], &p, &["1000", "2", "wait"]);
     let pid = child.id();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while line.trim() != "ready" {
-        line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "no ready line");
-    }
     let (_, ours) = events(&root, pid);
     assert!(!ours.is_empty(), "no rtrace_{pid} events while running");
     // SAFETY: signalling our own child.

@@ -19,7 +19,6 @@ mod ltrace_util;
 use common::PrivateCopy;
 use ltrace_util::{rltrace, temp, Run};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -60,25 +59,9 @@ fn run(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
 }
 
 fn run_on(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
-    let file = temp("out.txt");
-    let out = Command::new("setarch")
-        .arg("-R")
-        .arg(rltrace())
-        .args(opts)
-        .arg("-o")
-        .arg(&file)
-        .arg(prog)
-        .args(args)
-        .output()
-        .expect("run rltrace");
-    let trace = std::fs::read_to_string(&file).unwrap_or_default();
-    let _ = std::fs::remove_file(&file);
-    Run {
-        trace,
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code(),
-    }
+    let mut setarch = Command::new("setarch");
+    setarch.arg("-R").arg(rltrace());
+    ltrace_util::run_cmd(setarch, opts, prog, args)
 }
 
 fn with(backend: &str, opts: &[&str]) -> Vec<String> {
@@ -526,21 +509,9 @@ fn tracefs_is_clean_after_runs_and_sigint_and_cleanup_spares_a_live_rltrace() {
     }
     // A running rltrace (kernel backend) keeps its group through
     // `rtrace kernel cleanup`, and removes it itself on SIGINT.
-    let mut child = common::default_sigint(&mut Command::new(rltrace()))
-        .args(["-D", "1", "-e", "labs@MAIN"])
-        .arg(&p)
-        .args(["1000", "2", "wait"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (child, _out) =
+        ltrace_util::start_until_ready(&["-D", "1", "-e", "labs@MAIN"], &p, &["1000", "2", "wait"]);
     let pid = child.id();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while line.trim() != "ready" {
-        line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "no ready line");
-    }
     let (ev, inst) = owned(&root, pid);
     assert!(
         !ev.is_empty() && inst,

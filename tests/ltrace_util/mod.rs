@@ -2,23 +2,15 @@
 //! files and one run with `-o FILE`.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
-/// The `rltrace` binary Cargo built for this test.
-pub fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
-}
+pub use crate::common::rltrace;
 
 /// A temporary path unique to this process and call.
 pub fn temp(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "rltrace-test-{}-{tag}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
+    crate::common::temp_path(&format!("rltrace-{tag}"))
 }
 
 /// What one run produced.
@@ -35,8 +27,14 @@ pub struct Run {
 
 /// Runs `rltrace OPTS -o FILE PROG ARGS`.
 pub fn run(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
+    run_cmd(Command::new(rltrace()), opts, prog, args)
+}
+
+/// Runs `CMD OPTS -o FILE PROG ARGS`, `cmd` being rltrace or a wrapper
+/// already given rltrace as its argument (`setarch -R rltrace`).
+pub fn run_cmd(mut cmd: Command, opts: &[&str], prog: &Path, args: &[&str]) -> Run {
     let file = temp("out.txt");
-    let out = Command::new(rltrace())
+    let out = cmd
         .args(opts)
         .arg("-o")
         .arg(&file)
@@ -52,4 +50,29 @@ pub fn run(opts: &[&str], prog: &Path, args: &[&str]) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code(),
     }
+}
+
+/// Starts `rltrace OPTS PROG ARGS` (SIGINT at its default, so the test
+/// can interrupt it) and returns once the program printed its `ready`
+/// line: the program and the tracer's state are in place.
+pub fn start_until_ready(
+    opts: &[&str],
+    prog: &Path,
+    args: &[&str],
+) -> (Child, BufReader<ChildStdout>) {
+    let mut child = crate::common::default_sigint(&mut Command::new(rltrace()))
+        .args(opts)
+        .arg(prog)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rltrace");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while line.trim() != "ready" {
+        line.clear();
+        assert!(out.read_line(&mut line).expect("read") > 0, "no ready line");
+    }
+    (child, out)
 }
