@@ -263,9 +263,10 @@ fn bad_command_lines_fail_cleanly() {
         &["-p", "0"],
         // Not implemented: refused, never accepted and ignored.
         &["-d", "true"],
-        &["-D", "true"],
-        &["-O", "5", "true"],
         &["-c", "-U", "calls", "true"],
+        // Implemented, with strace's checks.
+        &["-DDDD", "true"],
+        &["-O", "-5", "true"],
         &["-e", "inject=open:error=NOSUCHERRNO", "true"],
     ] {
         let (code, out, err) = run(args);

@@ -5,11 +5,15 @@
 //! [`tracer::Handler`]s and never call ptrace themselves.
 
 pub mod affinity;
+pub mod delay;
 pub mod memory;
+pub mod memory_write;
+pub mod page_cache;
 pub mod ptrace;
 pub mod seccomp;
 pub mod signals;
 pub mod spawn;
+pub mod startup;
 pub mod status;
 pub mod tracee;
 pub mod tracer;

@@ -68,6 +68,10 @@ fn section(arch: Arch, nrs: &[u32]) -> Vec<Insn> {
         p.push(insn(BPF_JGT_K, 1, 0, hi)); // above: next range
         p.push(insn(BPF_RET_K, 0, 0, RET_TRACE));
     }
+    // Numbers past the table are calls rtrace cannot name: strace traces
+    // those whatever the filter, so they must stop.
+    p.push(insn(BPF_JGE_K, 0, 1, arch.table_len() as u32));
+    p.push(insn(BPF_RET_K, 0, 0, RET_TRACE));
     p.push(insn(BPF_RET_K, 0, 0, RET_ALLOW));
     p
 }
@@ -163,7 +167,7 @@ mod tests {
         let set32 = vec![5, 295];
         let p = build(&[(Arch::X86_64, set64.clone()), (Arch::I386, set32.clone())]);
         for nr in 0..500 {
-            let want = if set64.contains(&nr) {
+            let want = if set64.contains(&nr) || nr as usize >= Arch::X86_64.table_len() {
                 RET_TRACE
             } else {
                 RET_ALLOW
@@ -173,7 +177,7 @@ mod tests {
                 want,
                 "x86_64 {nr}"
             );
-            let want = if set32.contains(&nr) {
+            let want = if set32.contains(&nr) || nr as usize >= Arch::I386.table_len() {
                 RET_TRACE
             } else {
                 RET_ALLOW
@@ -192,7 +196,7 @@ mod tests {
         let all: Vec<u32> = (0..450).step_by(2).collect();
         let p = build(&[(Arch::X86_64, all.clone()), (Arch::I386, all.clone())]);
         for nr in 0..460 {
-            let want = if all.contains(&nr) {
+            let want = if all.contains(&nr) || nr as usize >= Arch::I386.table_len() {
                 RET_TRACE
             } else {
                 RET_ALLOW

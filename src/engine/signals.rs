@@ -17,7 +17,8 @@ static WAKER: AtomicI32 = AtomicI32::new(0);
 /// How `-I` treats fatal signals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interruptible {
-    /// `-I1`: nothing blocked.
+    /// `-I1`: nothing blocked or handled: a fatal signal kills rtrace at
+    /// once, as it kills strace.
     Anywhere,
     /// `-I2`: the default; handled between events.
     WaitOnly,
@@ -69,13 +70,21 @@ fn ignored_now(sig: i32) -> bool {
 pub fn install(mode: Interruptible) {
     let mut ignored = 0u64;
     for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
-        // Rust's runtime ignores SIGPIPE before main, so whether it was
-        // ignored by whoever started rtrace cannot be told: taken as default.
-        if sig != libc::SIGPIPE && ignored_now(sig) {
+        // Rust's runtime ignores SIGPIPE before main: how it was at start
+        // is what startup.rs captured before that.
+        let was_ignored = if sig == libc::SIGPIPE {
+            super::startup::sigpipe_ignored_at_start().unwrap_or(false)
+        } else {
+            ignored_now(sig)
+        };
+        if was_ignored {
             ignored |= 1 << sig;
         }
     }
     IGNORED_AT_START.fetch_or(ignored, Ordering::SeqCst);
+    if mode == Interruptible::Anywhere {
+        return;
+    }
     for sig in FATAL {
         // SAFETY: a zeroed sigaction is valid; we fill handler and flags and
         // install it for a signal number that exists.

@@ -25,6 +25,17 @@ pub struct Command {
     pub user: Option<(u32, u32, Vec<u32>)>,
 }
 
+/// How a failed exec in the child is reported: the message prefix (before
+/// `: exec: REASON`) and the exit code. Unset: the program's file name and
+/// 127.
+static EXEC_FAILURE: std::sync::OnceLock<(Vec<u8>, i32)> = std::sync::OnceLock::new();
+
+/// Sets how a failed exec is reported (rstrace: argv[0] and 1, as strace
+/// dies with `perror_msg_and_die`). Only the first call counts.
+pub fn set_exec_failure(prefix: &str, code: i32) {
+    let _ = EXEC_FAILURE.set((prefix.as_bytes().to_vec(), code));
+}
+
 /// Finds `prog` as execvp would; strace's error wording on failure.
 pub fn resolve(prog: &OsStr) -> io::Result<PathBuf> {
     let p = Path::new(prog);
@@ -52,6 +63,28 @@ fn cstr(s: &OsStr) -> CString {
 /// Forks, seizes and releases the child; returns its pid. The child's first
 /// stop (`PTRACE_EVENT_STOP` from the interrupt) is left for the wait loop.
 pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io::Result<Tid> {
+    spawn_mode(cmd, options, filter, 0)
+}
+
+/// strace's `-D` (`level` 1), `-DD` (2), `-DDD` (3): the calling process
+/// becomes the command, and a grandchild of it (orphaned at once; in a new
+/// process group with 2, in a new session with 3) seizes it, releases it
+/// and returns its pid: only the tracer returns from this call.
+pub fn spawn_daemonized(
+    cmd: &Command,
+    options: libc::c_int,
+    filter: Option<&[Insn]>,
+    level: u8,
+) -> io::Result<Tid> {
+    spawn_mode(cmd, options, filter, level.max(1))
+}
+
+fn spawn_mode(
+    cmd: &Command,
+    options: libc::c_int,
+    filter: Option<&[Insn]>,
+    daemon: u8,
+) -> io::Result<Tid> {
     let path = resolve(&cmd.program)?;
     let c_path = CString::new(path.into_os_string().into_vec())
         .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
@@ -89,11 +122,16 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
     envp.push(std::ptr::null());
 
     // "TOOL: exec: " (strace's wording), made before the fork.
-    let tool = std::env::args_os()
-        .next()
-        .and_then(|a| Some(Path::new(&a).file_name()?.to_os_string()))
-        .unwrap_or_else(|| "rtrace".into());
-    let mut exec_prefix = tool.into_vec();
+    let (mut exec_prefix, fail_code) = match EXEC_FAILURE.get() {
+        Some((p, code)) => (p.clone(), *code),
+        None => {
+            let tool = std::env::args_os()
+                .next()
+                .and_then(|a| Some(Path::new(&a).file_name()?.to_os_string()))
+                .unwrap_or_else(|| "rtrace".into());
+            (tool.into_vec(), 127)
+        }
+    };
     exec_prefix.extend_from_slice(b": exec: ");
 
     let mut fds = [0i32; 2];
@@ -102,15 +140,10 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
         return Err(io::Error::last_os_error());
     }
     let (rd, wr) = (fds[0], fds[1]);
-    // SAFETY: rtrace is single-threaded here; the child only calls
-    // async-signal-safe functions on memory prepared before the fork.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        // Child.
-        // SAFETY: all pointers were prepared before fork and stay valid.
+    // The command: waits for the tracer to hold it, then execs.
+    let exec_child = || -> ! {
+        // SAFETY: all pointers were prepared before fork and stay valid;
+        // only async-signal-safe functions are called.
         unsafe {
             libc::close(wr);
             super::signals::reset_in_child();
@@ -136,8 +169,54 @@ pub fn spawn(cmd: &Command, options: libc::c_int, filter: Option<&[Insn]>) -> io
             let why = std::ffi::CStr::from_ptr(libc::strerror(*libc::__errno_location()));
             libc::write(2, exec_prefix.as_ptr().cast(), exec_prefix.len());
             libc::write(2, why.as_ptr().cast(), why.to_bytes().len());
-            child_fail(b"\n");
+            libc::write(2, b"\n".as_ptr().cast(), 1);
+            libc::_exit(fail_code);
         }
+    };
+    if daemon > 0 {
+        // SAFETY: getpid/prctl/fork/waitpid/setpgid/setsid/close with
+        // valid arguments; rtrace is single-threaded here.
+        unsafe {
+            let parent = libc::getpid();
+            // Under Yama, only an ancestor may trace by default.
+            libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY, 0, 0, 0);
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if pid == 0 {
+                // The middle child leaves at once: the tracer is orphaned.
+                if libc::fork() != 0 {
+                    libc::_exit(0);
+                }
+                libc::close(rd);
+                match daemon {
+                    2 => {
+                        libc::setpgid(0, 0);
+                    }
+                    3 => {
+                        libc::setsid();
+                    }
+                    _ => {}
+                }
+                let res = ptrace::seize(parent, options).and_then(|_| ptrace::interrupt(parent));
+                // Release the command whatever happened.
+                libc::close(wr);
+                return res.map(|_| parent);
+            }
+            let mut st = 0;
+            while libc::waitpid(pid, &mut st, 0) < 0 && *libc::__errno_location() == libc::EINTR {}
+        }
+        exec_child();
+    }
+    // SAFETY: rtrace is single-threaded here; the child only calls
+    // async-signal-safe functions on memory prepared before the fork.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        exec_child();
     }
     // SAFETY: closing our copy of the read end.
     unsafe { libc::close(rd) };

@@ -359,6 +359,12 @@ pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
             out.push_str(c);
             out.push(')');
         }
+        Ret::Commented(r, c) => {
+            render_ret(out, r, o);
+            out.push_str(" /* ");
+            out.push_str(c);
+            out.push_str(" */");
+        }
         Ret::Unknown => out.push_str("= ?"),
     }
 }

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod dumpio;
 pub mod filter;
 pub mod inject;
+pub mod pidns;
 pub mod replay;
 pub mod sink;
 pub mod stack;
@@ -60,6 +61,10 @@ fn lookup_user(name: &str) -> Option<(u32, u32, Vec<u32>)> {
 /// Runs rstrace with `args` (without argv[0]); returns the process exit code.
 /// A traced command killed by a signal makes rstrace kill itself the same way.
 pub fn main(args: &[OsString]) -> i32 {
+    // strace's descriptor and exec-failure conventions (see startup.rs).
+    crate::engine::startup::standard_fds();
+    spawn::set_exec_failure(crate::strace::prog(), 1);
+    REDIRECT_STD_FDS.store(true, std::sync::atomic::Ordering::Relaxed);
     let o = match cli::parse(args) {
         Ok(o) => o,
         Err(e) => return usage_exit(&e),
@@ -100,6 +105,10 @@ pub fn main(args: &[OsString]) -> i32 {
         Ended::Done(Outcome::None) => 0,
     }
 }
+
+/// rstrace proper (not `rtrace record`) gives up its stdin and stdout once
+/// the command runs, as strace does.
+static REDIRECT_STD_FDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// How a traced run ended (see [`run`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,6 +197,14 @@ impl Handler for Layered<'_> {
     fn resume_signal(&mut self, tid: Tid) -> i32 {
         self.strace.resume_signal(tid)
     }
+
+    fn hold(&mut self, tid: Tid) -> Option<std::time::Duration> {
+        self.strace.hold(tid)
+    }
+
+    fn idle(&mut self) {
+        self.strace.idle();
+    }
 }
 
 /// [`run`] with `layer` sharing the session (see [`Layer`]).
@@ -200,6 +217,8 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     // -k must see every mapping change, so it needs every syscall to stop.
     let seccomp = match o.seccomp {
         _ if o.stack_traces => false,
+        // -D: the tracer seizes the command like an attached process.
+        _ if o.daemonize > 0 => false,
         Some(false) => false,
         Some(true) => launching && o.follow && !trace_all,
         None => launching && o.follow && !trace_all,
@@ -217,6 +236,10 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
             .iter()
             .map(|&a| {
                 let mut nrs = o.trace.numbers(a);
+                // Unnamed numbers are always traced (and so must stop).
+                nrs.extend(
+                    (0..a.table_len() as u32).filter(|&n| a.syscall_name(n as u64).is_none()),
+                );
                 // --replay-faults counts its syscalls traced or not.
                 if let Some(p) = &o.replay {
                     nrs.extend(p.numbers(a));
@@ -249,7 +272,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         syscall_info: !o.regs_only,
         rusage: (o.summary_only || o.summary) && !o.wall_clock,
         interruptible,
-        pin_cpu: o.cpu_pin,
+        pin_cpu: o.cpu_pin && o.daemonize == 0,
         syscalls: true,
     };
     let user = match &o.user {
@@ -263,6 +286,8 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         None => None,
     };
     let pids = o.pids.clone();
+    let daemonize = o.daemonize;
+    let outfname = o.output.clone();
     let command = o.command.clone();
     let env = o.env.clone();
     let mut h = Layered {
@@ -299,7 +324,12 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
             env,
             user,
         };
-        if let Err(e) = tracer.launch(&cmd) {
+        let launched = if daemonize > 0 {
+            tracer.launch_daemonized(&cmd, daemonize)
+        } else {
+            tracer.launch(&cmd)
+        };
+        if let Err(e) = launched {
             let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!(
                 "{}: Can't stat '{}': {msg}",
@@ -309,7 +339,11 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
             return Ended::Failed(1);
         }
         h.strace.set_nprocs(tracer.live());
+        if REDIRECT_STD_FDS.load(std::sync::atomic::Ordering::Relaxed) {
+            crate::engine::startup::redirect_standard_fds();
+        }
     }
+    h.strace.startup_done(tracer.live());
     if let Err(e) = tracer.run(&mut h) {
         eprintln!("{}: wait: {e}", crate::strace::prog());
     }
@@ -319,24 +353,26 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     if let Some(sig) = tracer.interrupted {
         tracer.kill_launched_and_detach(sig, &mut h);
         h.strace.finish();
-        report_output_error(&h.strace);
+        report_output_error(&h.strace, outfname.as_deref());
         return Ended::Interrupted(sig);
     }
     h.strace.finish();
-    report_output_error(&h.strace);
+    report_output_error(&h.strace, outfname.as_deref());
     Ended::Done(tracer.outcome())
 }
 
 /// Says once why the trace is incomplete (a full disk, a closed reader), as
-/// strace does; not with eprintln!, which would panic on a closed stderr.
-fn report_output_error(h: &trace::Strace) {
-    if let Some(e) = h.output_error() {
-        let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
-        let _ = std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("{}: write error: {msg}\n", crate::strace::prog()),
-        );
-    }
+/// strace does (`strace: FILE: REASON`; nothing when the trace went to
+/// stderr); not with eprintln!, which would panic on a closed stderr.
+fn report_output_error(h: &trace::Strace, outfname: Option<&str>) {
+    let (Some(e), Some(name)) = (h.output_error(), outfname) else {
+        return;
+    };
+    let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!("{}: {name}: {msg}\n", crate::strace::prog()),
+    );
 }
 
 /// Exits the way the traced command did: by the same signal, without a core.

@@ -11,7 +11,7 @@ use super::filter::{self, quiet, status, PathRule};
 use super::inject::{Fired, Injections};
 use super::sink::Sink;
 use super::summary::Summary;
-use crate::engine::memory::ProcMem;
+use crate::engine::page_cache::PageCache;
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Stamp};
 use crate::output::json;
@@ -65,6 +65,9 @@ struct Thread {
     pending: Option<Pending>,
     /// The number of the thread's latest syscall (`-n` on signal and exit lines).
     last_nr: Option<u64>,
+    /// The latest traced syscall that returned (strace's `s_prev_ent`, for
+    /// `restart_syscall(<... resuming interrupted NAME ...>)`).
+    prev_syscall: Option<&'static str>,
     /// Its personality (the width of `-i` addresses).
     arch: Option<Arch>,
     /// The personality last announced (`[ Process PID=N runs in 32 bit
@@ -84,6 +87,9 @@ pub struct Strace {
     fds: Box<dyn FdResolver>,
     /// Live traced tasks (for the `[pid N]` prefix rule).
     nprocs: usize,
+    /// More than one task was traced once startup was done (strace's
+    /// `print_pid_pfx`: the `PID ` prefix in a `-o` file).
+    pid_prefix: bool,
     /// `-Y`: command names of traced tasks for the line prefix, read from
     /// `/proc/TID/comm` once and forgotten at exec and `prctl(PR_SET_NAME)`
     /// (a name written to `/proc/self/comm` shows from the next exec).
@@ -115,6 +121,8 @@ pub struct Strace {
     inject: Injections,
     /// Signals to deliver as threads resume (`-e inject=…:signal=`).
     resume_sigs: HashMap<i32, i32>,
+    /// Threads to keep stopped for a while (`delay_enter=`/`delay_exit=`).
+    holds: HashMap<i32, Duration>,
 }
 
 /// An instruction pointer for `-i`: known, or not (`[????????????????]`).
@@ -136,6 +144,7 @@ impl Strace {
             xlat_style: o.xlat_style,
             deref: true,
             pid_comm: o.decode_pids_comm,
+            pidns: o.decode_pids_ns,
         };
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
@@ -143,14 +152,21 @@ impl Strace {
         let stack = o.stack_traces.then(super::stack::StackTracer::default);
         let inject = Injections::new(std::mem::take(&mut o.inject))
             .with_replay(o.replay.take().map(super::replay::Replay::new));
-        let fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
-            Box::new(crate::syscall::fd_details::DetailFdResolver)
+        let mut fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
+            Box::new(match o.decode_fd_set {
+                0 => crate::syscall::fd_details::DetailFdResolver::default(),
+                set => crate::syscall::fd_details::DetailFdResolver::with_set(set),
+            })
         } else {
             Box::new(ProcFdResolver)
         };
+        if o.decode_pids_ns {
+            fds = Box::new(super::pidns::PidnsResolver::new(fds));
+        }
         Strace {
             inject,
             resume_sigs: HashMap::new(),
+            holds: HashMap::new(),
             stack,
             o,
             sink,
@@ -160,6 +176,7 @@ impl Strace {
             render,
             fds,
             nprocs: 0,
+            pid_prefix: false,
             comms: HashMap::new(),
             last_stamp: None,
             count_only,
@@ -234,6 +251,12 @@ impl Strace {
         self.nprocs = n;
     }
 
+    /// Startup (attaching and launching) is done with `n` tasks traced:
+    /// with more than one, every line of a `-o` file gets the `PID ` prefix.
+    pub fn startup_done(&mut self, n: usize) {
+        self.pid_prefix = n > 1;
+    }
+
     fn counting(&self) -> bool {
         self.o.summary_only || self.o.summary
     }
@@ -267,7 +290,7 @@ impl Strace {
             } else {
                 None
             };
-            if self.sink.to_file && (self.o.follow || self.o.pids.len() > 1) {
+            if self.sink.to_file && (self.o.follow || self.o.pids.len() > 1 || self.pid_prefix) {
                 match comm {
                     // strace pads the bare number only.
                     Some(c) => {
@@ -408,7 +431,9 @@ impl Strace {
         let table = SyscallTable::get(arch);
         let entry = table.entry(nr);
         crate::syscall::fd_cache::on_entry(entry.name, &args);
-        let traced = self.o.trace.contains(arch, nr);
+        // A call no table names is always traced (strace: QUAL_TRACE for
+        // an invalid scno, whatever `-e trace=` says).
+        let traced = self.o.trace.contains(arch, nr) || entry.name.is_none();
         self.personality(tid, arch);
         {
             let th = self.threads.entry(tid).or_default();
@@ -448,12 +473,18 @@ impl Strace {
                 traced,
             };
             p.injected = self.inject.on_entry(&call, &mut mem);
+            if let Some(f) = p.injected.as_mut() {
+                if poke_side(f, true, tid, arch, nr, entry.name, &args) {
+                    // The decoder must see the poked bytes.
+                    mem.cache().invalidate();
+                }
+            }
             if let Some(f) = &p.injected {
                 self.tamper_entry(tid, f);
             }
         }
         if traced && !self.paths.is_empty() {
-            p.shown = self.touches_paths(tid, arch, entry, &args);
+            p.shown = self.touches_paths(tid, arch, entry, &args, mem.cache());
         }
         if p.shown && self.printing() {
             let opts = self.opts_for(arch, nr);
@@ -461,10 +492,21 @@ impl Strace {
             ctx.sp = sp;
             p.step = syscall::decode_entry(entry, &mut ctx);
             p.entry_args = std::mem::take(&mut ctx.entry_args);
-            if self.o.decode_pids_comm {
+            // Under --pidns-translation the decoders name pids themselves.
+            if self.o.decode_pids_comm && !self.o.decode_pids_ns {
                 for a in &mut p.entry_args {
                     a.fill_pid_comms(&mut |pid| ctx.fds.pid_comm(pid));
                 }
+            }
+            if entry.name == Some("restart_syscall") && p.entry_args.is_empty() {
+                let prev = self.threads.get(&tid).and_then(|t| t.prev_syscall);
+                p.entry_args.push(Value::Sym(
+                    format!(
+                        "<... resuming interrupted {} ...>",
+                        prev.unwrap_or("system call")
+                    )
+                    .into(),
+                ));
             }
             p.entry_args_empty = p.entry_args.is_empty();
             p.sep_at_exit = ctx.sep_at_exit;
@@ -495,9 +537,15 @@ impl Strace {
     }
 
     /// Does this call access a `-P` path (strace's `pathtrace_match_set`)?
-    fn touches_paths(&self, tid: i32, arch: Arch, entry: &Entry, args: &[u64; 6]) -> bool {
+    fn touches_paths(
+        &self,
+        tid: i32,
+        arch: Arch,
+        entry: &Entry,
+        args: &[u64; 6],
+        mem: &mut PageCache,
+    ) -> bool {
         let Some(name) = entry.name else { return false };
-        let mut mem = ProcMem::new(tid);
         let word = |a: u64| {
             if arch.word_size() == 4 {
                 a as u32 as u64
@@ -510,7 +558,7 @@ impl Strace {
                 fds.iter().any(|&i| self.fd_matches(tid, args[i] as i32))
                     || paths
                         .iter()
-                        .any(|&i| self.upath_matches(&mut mem, word(args[i])))
+                        .any(|&i| self.upath_matches(mem, word(args[i])))
             }
             PathRule::OldMmap => {
                 let mut buf = [0u8; 24];
@@ -533,7 +581,7 @@ impl Strace {
                 } else {
                     [args[0], word(args[1]), word(args[2]), word(args[3])]
                 };
-                self.select_matches(tid, &mut mem, arch, &words)
+                self.select_matches(tid, mem, arch, &words)
             }
             PathRule::Poll => {
                 let nfds = (args[1] as u32).min(1024 * 1024) as u64;
@@ -545,8 +593,7 @@ impl Strace {
             }
             PathRule::Fsconfig => match args[1] as u32 {
                 3 | 4 => {
-                    self.fd_matches(tid, args[4] as i32)
-                        || self.upath_matches(&mut mem, word(args[3]))
+                    self.fd_matches(tid, args[4] as i32) || self.upath_matches(mem, word(args[3]))
                 }
                 5 => self.fd_matches(tid, args[4] as i32),
                 _ => false,
@@ -555,7 +602,7 @@ impl Strace {
     }
 
     /// Any descriptor in the `select` sets at `w[1..=3]` (`nfds` at `w[0]`).
-    fn select_matches(&self, tid: i32, mem: &mut ProcMem, arch: Arch, w: &[u64; 4]) -> bool {
+    fn select_matches(&self, tid: i32, mem: &mut PageCache, arch: Arch, w: &[u64; 4]) -> bool {
         let nfds = w[0] as i32;
         if nfds <= 0 {
             return false;
@@ -583,7 +630,7 @@ impl Strace {
     }
 
     /// Is the NUL-terminated string at `addr` (at most `PATH_MAX` bytes) a traced path?
-    fn upath_matches(&self, mem: &mut ProcMem, addr: u64) -> bool {
+    fn upath_matches(&self, mem: &mut PageCache, addr: u64) -> bool {
         read_path(mem, addr).is_some_and(|p| self.paths.contains(&p))
     }
 
@@ -623,7 +670,8 @@ impl Strace {
             self.resume_sigs.insert(tid, sig);
         }
         if let Some(d) = f.action.delay_enter {
-            std::thread::sleep(d);
+            // Held by the engine; other tracees run on meanwhile.
+            self.holds.insert(tid, d);
         }
     }
 
@@ -638,9 +686,6 @@ impl Strace {
                 }
             }
         }
-        if let Some(d) = f.action.delay_exit {
-            std::thread::sleep(d);
-        }
     }
 
     fn on_exit(&mut self, tid: i32, mut ret: i64, stamp: &Stamp) {
@@ -648,10 +693,21 @@ impl Strace {
         let Some(mut p) = self.threads.get_mut(&tid).and_then(|t| t.pending.take()) else {
             return;
         };
+        if let Some(f) = p.injected.as_mut() {
+            poke_side(f, false, tid, p.arch, p.nr, p.entry.name, &p.args);
+        }
         if let Some(f) = &p.injected {
             Self::tamper_exit(tid, f, &mut ret);
+            if let Some(d) = f.action.delay_exit {
+                self.holds.insert(tid, d);
+            }
         }
         crate::syscall::fd_cache::on_exit(p.entry.name, &p.args, ret);
+        if p.shown {
+            if let Some(t) = self.threads.get_mut(&tid) {
+                t.prev_syscall = p.entry.name;
+            }
+        }
         let failed = is_error(ret);
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
@@ -668,6 +724,8 @@ impl Strace {
                     _ => now.duration_since(p.start),
                 }
             };
+            // -O: the tracing overhead per call comes off (not below 0).
+            let t = t.saturating_sub(self.o.overhead.unwrap_or_default());
             let name = p.entry.name.unwrap_or("syscall");
             self.summary.record(name, p.nr, t, failed);
         }
@@ -682,7 +740,7 @@ impl Strace {
             return;
         }
         let opts = self.opts_for(p.arch, p.nr);
-        let mut mem = ProcMem::new(tid);
+        let mut mem = PageCache::new(tid);
         let mut ctx = Ctx::new(&mut mem, self.fds.as_mut(), &opts, tid, p.arch, p.args);
         ctx.ret = Some(ret);
         ctx.saved = p.saved;
@@ -690,7 +748,7 @@ impl Strace {
         let mut r = syscall::decode_exit(p.entry, &mut ctx, p.step.clone());
         let mut exit_args = std::mem::take(&mut ctx.exit_args);
         if self.o.decode_pids_comm {
-            for a in &mut exit_args {
+            for a in exit_args.iter_mut().filter(|_| !self.o.decode_pids_ns) {
                 a.fill_pid_comms(&mut |pid| ctx.fds.pid_comm(pid));
             }
             // PR_SET_NAME renames the thread: read its name again.
@@ -901,12 +959,25 @@ impl Strace {
         push_signame(&mut line, sig);
         line.push(' ');
         let mut v = crate::syscall::siginfo_value(Arch::native(), self.o.xlat_style, info);
-        if self.o.decode_pids_comm {
+        crate::syscall::ctx::translate_pids(self.fds.as_mut(), &self.decode, tid, &mut v);
+        if self.o.decode_pids_comm && !self.o.decode_pids_ns {
             v.fill_pid_comms(&mut |pid| self.fds.pid_comm(pid));
         }
         text::render_value(&mut line, &v, &self.render);
         line.push_str(" ---\n");
         self.write_line(tid, &line);
+        self.signal_stack(tid);
+    }
+
+    /// `-k`: the stack after a signal line, as strace prints it.
+    fn signal_stack(&mut self, tid: i32) {
+        if let Some(st) = self.stack.as_mut() {
+            let mut text = String::new();
+            st.render(tid, &mut text);
+            let s = self.sink.stream(tid);
+            s.write_str(&text);
+            s.line_done();
+        }
     }
 
     fn on_group_stop(&mut self, tid: i32, sig: i32) {
@@ -920,10 +991,12 @@ impl Strace {
         push_signame(&mut line, sig);
         line.push_str(" ---\n");
         self.write_line(tid, &line);
+        self.signal_stack(tid);
     }
 
     fn on_gone(&mut self, tid: i32, what: Gone) {
         crate::syscall::fd_cache::forget_task(tid);
+        self.fds.task_gone(tid);
         self.finish_unreturned(tid);
         self.inject.forget(tid);
         self.resume_sigs.remove(&tid);
@@ -1132,10 +1205,33 @@ impl Handler for Strace {
                 }
             }
             Event::Detached { tid } => {
-                // End an open line of this thread the way strace does.
+                // End an open line of this thread the way strace does; a
+                // line kept for `-e status=` shows with `status=detached`.
+                let pending = self.threads.get_mut(&tid).and_then(|t| t.pending.take());
+                let sep = pending.as_ref().is_some_and(|p| {
+                    p.step == Step::Exit
+                        && !p.entry_args_empty
+                        && !p.sep_at_exit
+                        && !p.entry_complete
+                });
+                let end = if sep {
+                    ",  <detached ...>\n"
+                } else {
+                    " <detached ...>\n"
+                };
+                let kept = pending
+                    .filter(|p| p.deferred && self.o.status.contains(status::DETACHED))
+                    .and_then(|p| p.text);
+                if let Some(text) = kept {
+                    self.interrupt_open_line(tid);
+                    let s = self.sink.stream(tid);
+                    s.write_str(&text);
+                    s.write_str(end);
+                    s.line_done();
+                }
                 let s = self.sink.stream(tid);
                 if s.open_line == Some(tid) {
-                    s.write_str(" <detached ...>\n");
+                    s.write_str(end);
                     s.open_line = None;
                 }
                 self.threads.remove(&tid);
@@ -1151,6 +1247,21 @@ impl Handler for Strace {
 
     fn detach_requests(&mut self) -> Vec<i32> {
         std::mem::take(&mut self.detach_queue)
+    }
+
+    fn idle(&mut self) {
+        // -I1: a fatal signal kills rstrace at once, as it kills strace;
+        // what was printed must be in the output by then.
+        if self.o.interruptible == Some(1) {
+            self.sink.flush();
+        }
+    }
+
+    fn hold(&mut self, tid: i32) -> Option<Duration> {
+        if self.holds.is_empty() {
+            return None;
+        }
+        self.holds.remove(&tid)
     }
 
     fn resume_signal(&mut self, tid: i32) -> i32 {
@@ -1214,8 +1325,33 @@ fn fd_path(tid: i32, fd: i32) -> Option<Vec<u8>> {
     Some(b)
 }
 
+/// The `poke_enter=` (`enter`) or `poke_exit=` side of a fired injection;
+/// true when it had pokes to do.
+fn poke_side(
+    f: &mut Fired,
+    enter: bool,
+    tid: i32,
+    arch: Arch,
+    nr: u64,
+    name: Option<&str>,
+    args: &[u64; 6],
+) -> bool {
+    if !f.action.pokes.iter().any(|k| k.enter == enter) {
+        return false;
+    }
+    let target = super::inject::poke::Target {
+        tid,
+        name: name.unwrap_or("?"),
+        nargs: arch.info(nr).map_or(6, |i| i.nargs as usize),
+        args,
+        word: arch.word_size(),
+    };
+    f.poked |= super::inject::poke::apply(&f.action.pokes, enter, &target);
+    true
+}
+
 /// A NUL-terminated path of at most `PATH_MAX` bytes from tracee memory.
-fn read_path(mem: &mut ProcMem, addr: u64) -> Option<Vec<u8>> {
+fn read_path(mem: &mut PageCache, addr: u64) -> Option<Vec<u8>> {
     const PATH_MAX: usize = 4096;
     if addr == 0 {
         return None;

@@ -179,33 +179,35 @@ fn kernel_version(c: &Ctx, v: u64) -> Value {
 fn known(cmd: u64) -> Option<(usize, RetFmt)> {
     use RetFmt::{Fd, Int};
     Some(match cmd {
-        0 => (72, Fd),                 // MAP_CREATE
-        1 | 2 | 21 => (32, Int),       // MAP_LOOKUP/UPDATE, LOOKUP_AND_DELETE
-        3 => (16, Int),                // MAP_DELETE_ELEM
-        4 => (24, Int),                // MAP_GET_NEXT_KEY
-        5 => (140, Fd),                // PROG_LOAD
-        6 | 7 => (16, Fd),             // OBJ_PIN, OBJ_GET
-        8 => (20, Int),                // PROG_ATTACH
-        9 => (12, Int),                // PROG_DETACH
-        10 => (76, Int),               // PROG_TEST_RUN
-        11 | 12 | 23 | 31 => (8, Int), // *_GET_NEXT_ID
-        13 => (8, Fd),                 // PROG_GET_FD_BY_ID
-        14 => (12, Fd),                // MAP_GET_FD_BY_ID
-        15 => (16, Int),               // OBJ_GET_INFO_BY_FD
-        17 => (16, Int),               // RAW_TRACEPOINT_OPEN
-        18 => (28, Fd),                // BTF_LOAD
-        19 | 30 => (4, Fd),            // BTF/LINK_GET_FD_BY_ID
-        22 => (4, Int),                // MAP_FREEZE
-        24..=27 => (56, Int),          // MAP_*_BATCH
-        28 => (16, Fd),                // LINK_CREATE
-        29 => (16, Int),               // LINK_UPDATE
+        0 => (72, Fd),                  // MAP_CREATE
+        1 | 2 | 21 => (32, Int),        // MAP_LOOKUP/UPDATE, LOOKUP_AND_DELETE
+        3 => (16, Int),                 // MAP_DELETE_ELEM
+        4 => (24, Int),                 // MAP_GET_NEXT_KEY
+        5 => (128, Fd),                 // PROG_LOAD
+        6 | 7 => (16, Fd),              // OBJ_PIN, OBJ_GET
+        8 => (20, Int),                 // PROG_ATTACH
+        9 => (12, Int),                 // PROG_DETACH
+        10 => (76, Int),                // PROG_TEST_RUN
+        11 | 12 | 23 | 31 => (12, Int), // *_GET_NEXT_ID
+        13 => (12, Fd),                 // PROG_GET_FD_BY_ID
+        14 => (12, Fd),                 // MAP_GET_FD_BY_ID
+        15 => (16, Int),                // OBJ_GET_INFO_BY_FD
+        16 => (28, Int),                // PROG_QUERY
+        20 => (48, Int),                // TASK_FD_QUERY
+        17 => (12, Int),                // RAW_TRACEPOINT_OPEN
+        18 => (28, Fd),                 // BTF_LOAD
+        19 | 30 => (4, Fd),             // BTF/LINK_GET_FD_BY_ID
+        22 => (4, Int),                 // MAP_FREEZE
+        24..=27 => (56, Int),           // MAP_*_BATCH
+        28 => (48, Fd),                 // LINK_CREATE
+        29 => (16, Int),                // LINK_UPDATE
         _ => return None,
     })
 }
 
 /// Commands whose attribute strace finishes at syscall exit.
 fn at_exit(cmd: u64) -> bool {
-    matches!(cmd, 11 | 12 | 15 | 23 | 24..=27 | 31)
+    matches!(cmd, 11 | 12 | 15 | 16 | 20 | 23 | 24..=27 | 31)
 }
 
 /// `bpf(cmd, attr, size)`.
@@ -226,6 +228,8 @@ fn bpf(c: &mut Ctx) -> Step {
             // Keep the field the kernel rewrites: its value at entry.
             let off = match cmd {
                 15 => 4,
+                16 => 24,
+                20 => 12,
                 24..=27 => 32,
                 _ => 4,
             };
@@ -349,7 +353,7 @@ fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
                 s.addr("ctx_in", 48).addr("ctx_out", 56);
             }
             if a.has(64) {
-                s.flags("flags", 64, &xlat::BPF_TEST_RUN_FLAGS, "BPF_F_TEST_???");
+                s.flags("flags", 64, &xlat::BPF_TEST_RUN_FLAGS, "BPF_F_???");
                 s.u("cpu", 68);
             }
             if a.has(72) {
@@ -360,9 +364,23 @@ fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
         }
         11 | 12 | 23 | 31 => {
             let next = changed(c.saved, a.u32(4));
-            S::new(c, a).u("start_id", 0).put("next_id", next).done()
+            let mut s = S::new(c, a);
+            s.u("start_id", 0).put("next_id", next);
+            if a.has(8) {
+                s.flags("open_flags", 8, &xlat::BPF_FILE_MODE_FLAGS, "BPF_F_???");
+            }
+            s.done()
         }
-        13 => S::new(c, a).u("prog_id", 0).u("next_id", 4).done(),
+        13 => {
+            let mut s = S::new(c, a);
+            s.u("prog_id", 0).u("next_id", 4);
+            if a.has(8) {
+                s.flags("open_flags", 8, &xlat::BPF_FILE_MODE_FLAGS, "BPF_F_???");
+            }
+            s.done()
+        }
+        16 => prog_query(c, a),
+        20 => task_fd_query(c, a),
         14 => {
             let mut s = S::new(c, a);
             s.u("map_id", 0).u("next_id", 4);
@@ -400,12 +418,11 @@ fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
         }
         24..=27 => batch(c, cmd, a),
         28 => {
-            let mut s = S::new(c, a);
-            s.fd("prog_fd", 0).fd("target_fd", 4);
-            s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
-            s.flags("flags", 12, &xlat::BPF_ATTACH_FLAGS, "BPF_F_???");
-            let inner = s.done();
-            vec![Field::new("link_create", Value::structure(inner))]
+            let (inner, end) = link_create(c, a);
+            return (
+                vec![Field::new("link_create", Value::structure(inner))],
+                end.unwrap_or(size),
+            );
         }
         29 => {
             let mut s = S::new(c, a);
@@ -549,13 +566,136 @@ fn prog_load(c: &mut Ctx, a: &Attr) -> Vec<Field> {
     if !a.has(120) {
         return s.done();
     }
-    if !a.has(128) {
-        s.addr("fd_array", 120);
-        return s.done();
-    }
-    s.u("core_relo_cnt", 116).addr("fd_array", 120);
-    s.addr("core_relos", 128).u("core_relo_rec_size", 136);
+    s.addr("fd_array", 120);
     s.done()
+}
+
+/// `BPF_F_KPROBE_MULTI_*` (`bpf_link_create_kprobe_multi_flags`).
+static BPF_KPROBE_MULTI_FLAGS: Xlat = Xlat {
+    name: "bpf_link_create_kprobe_multi_flags",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[(1, "BPF_F_KPROBE_MULTI_RETURN")],
+};
+
+/// BPF_LINK_CREATE: the common fields, then the union member strace 6.1
+/// guesses from the attach type; also where its "extra data" starts when
+/// the member decides it (`None`: the whole structure).
+fn link_create(c: &mut Ctx, a: &Attr) -> (Vec<Field>, Option<usize>) {
+    let mut s = S::new(c, a);
+    s.fd("prog_fd", 0).fd("target_fd", 4);
+    s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
+    s.x("flags", 12);
+    if !a.has(16) {
+        return (s.done(), None);
+    }
+    let end = match a.u32(8) {
+        0 => {
+            if a.u32(16) != 0 {
+                s.u("target_btf_id", 16);
+            }
+            20
+        }
+        28 => {
+            // BPF_TRACE_ITER: an array of `union bpf_iter_link_info`.
+            let (addr, n) = (a.u64(16), a.u32(24));
+            let v = super::array::array_at(s.c, addr, n, 4, |c, b| {
+                let fd = c.fd_value(le32(b, 0) as u32 as i32 as i64);
+                let map = Value::structure(vec![Field::new("map_fd", fd)]);
+                Some(Value::structure(vec![Field::new("map", map)]))
+            });
+            s.put("iter_info", v).u("iter_info_len", 24);
+            28
+        }
+        41 => {
+            // BPF_PERF_EVENT
+            let v = Value::structure(vec![Field::new("bpf_cookie", xint(a.u64(16)))]);
+            s.put("perf_event", v);
+            24
+        }
+        42 => {
+            // BPF_TRACE_KPROBE_MULTI
+            let n = a.u32(20);
+            let w = s.c.arch.word_size();
+            let syms = super::array::array_at(s.c, a.u64(24), n, w, |c, b| {
+                let p = if w == 4 { le32(b, 0) } else { le64(b, 0) };
+                Some(c.cstr_value(p))
+            });
+            let words = |c: &mut Ctx, addr| {
+                super::array::array_at(c, addr, n, 8, |_, b| Some(xint(le64(b, 0))))
+            };
+            let addrs = words(s.c, a.u64(32));
+            let cookies = words(s.c, a.u64(40));
+            let f = xflags(s.c, a.u32(16), &BPF_KPROBE_MULTI_FLAGS, "BPF_F_???");
+            let v = Value::structure(vec![
+                Field::new("flags", f),
+                Field::new("cnt", Value::UInt(n)),
+                Field::new("syms", syms),
+                Field::new("addrs", addrs),
+                Field::new("cookies", cookies),
+            ]);
+            s.put("kprobe_multi", v);
+            48
+        }
+        _ => 16,
+    };
+    (s.done(), Some(end))
+}
+
+/// `BPF_F_QUERY_*` (`bpf_query_flags`).
+static BPF_QUERY_FLAGS: Xlat = Xlat {
+    name: "bpf_query_flags",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[(1, "BPF_F_QUERY_EFFECTIVE")],
+};
+
+/// `BPF_FD_TYPE_*` (`bpf_task_fd_type`).
+static BPF_TASK_FD_TYPE: Xlat = Xlat {
+    name: "bpf_task_fd_type",
+    kind: rtrace_arch::xlat::XlatKind::Enum,
+    entries: &[
+        (0, "BPF_FD_TYPE_RAW_TRACEPOINT"),
+        (1, "BPF_FD_TYPE_TRACEPOINT"),
+        (2, "BPF_FD_TYPE_KPROBE"),
+        (3, "BPF_FD_TYPE_KRETPROBE"),
+        (4, "BPF_FD_TYPE_UPROBE"),
+        (5, "BPF_FD_TYPE_URETPROBE"),
+    ],
+};
+
+/// BPF_PROG_QUERY at exit: `{query={…, prog_ids=[…], prog_cnt=N}}`, the
+/// count as `ENTRY => EXIT` when the kernel changed it.
+fn prog_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+    let cnt = a.u32(24);
+    let ids = if c.failed() && cnt > 0 {
+        Value::Ptr(a.u64(16))
+    } else {
+        super::array::array_at(c, a.u64(16), cnt, 4, |_, b| Some(Value::UInt(le32(b, 0))))
+    };
+    let mut s = S::new(c, a);
+    s.fd("target_fd", 0);
+    s.xval("attach_type", 4, &xlat::BPF_ATTACH_TYPES, "BPF_???");
+    s.flags("query_flags", 8, &BPF_QUERY_FLAGS, "BPF_F_QUERY_???");
+    s.flags("attach_flags", 12, &xlat::BPF_ATTACH_FLAGS, "BPF_F_???");
+    let cnt_v = changed(s.c.saved, cnt);
+    s.put("prog_ids", ids).put("prog_cnt", cnt_v);
+    vec![Field::new("query", Value::structure(s.done()))]
+}
+
+/// BPF_TASK_FD_QUERY at exit: `{task_fd_query={pid=…, …, buf="…", …}}`.
+fn task_fd_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+    let len = a.u32(12);
+    let shown = len.min(c.saved & 0xffff_ffff);
+    let buf = str0(c, a.u64(16), shown);
+    let pid = c.pid_value(a.u32(0) as u32 as i32 as i64);
+    let mut s = S::new(c, a);
+    s.put("pid", pid).fd("fd", 4).u("flags", 8);
+    let len_v = changed(s.c.saved, len);
+    s.put("buf_len", len_v).put("buf", buf);
+    s.u("prog_id", 24);
+    s.xval("fd_type", 28, &BPF_TASK_FD_TYPE, "BPF_FD_TYPE_???");
+    let (off, addr) = (xint(a.u64(32)), xint(a.u64(40)));
+    s.put("probe_offset", off).put("probe_addr", addr);
+    vec![Field::new("task_fd_query", Value::structure(s.done()))]
 }
 
 /// BPF_MAP_{LOOKUP,LOOKUP_AND_DELETE,UPDATE,DELETE}_BATCH at entry (the
@@ -632,6 +772,34 @@ mod tests {
         assert_eq!(
             run(bpf, "bpf", &[11, id, 8], 0, &mut m),
             "bpf(BPF_PROG_GET_NEXT_ID, {start_id=0, next_id=5}, 8) = 0"
+        );
+    }
+
+    #[test]
+    fn query_commands() {
+        let mut m = FakeMemory::default();
+        let q = m.put(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            run(bpf, "bpf", &[16, q, 4], -9, &mut m),
+            "bpf(BPF_PROG_QUERY, {query={target_fd=-1, attach_type=BPF_CGROUP_INET_INGRESS, query_flags=0, attach_flags=0, prog_ids=NULL, prog_cnt=0}}, 4) = -1 EBADF (Bad file descriptor)"
+        );
+        let mut t = 5u32.to_le_bytes().to_vec();
+        t.extend_from_slice(&[0; 24]);
+        t.extend_from_slice(&5u32.to_le_bytes());
+        t.extend_from_slice(&0x10u64.to_le_bytes());
+        t.extend_from_slice(&0u64.to_le_bytes());
+        let t = m.put(&t);
+        assert_eq!(
+            run(bpf, "bpf", &[20, t, 48], -22, &mut m),
+            "bpf(BPF_TASK_FD_QUERY, {task_fd_query={pid=5, fd=0, flags=0, buf_len=0, buf=NULL, prog_id=0, fd_type=BPF_FD_TYPE_URETPROBE, probe_offset=0x10, probe_addr=0}}, 48) = -1 EINVAL (Invalid argument)"
+        );
+        let mut id = 1u32.to_le_bytes().to_vec();
+        id.extend_from_slice(&2u32.to_le_bytes());
+        id.extend_from_slice(&0u32.to_le_bytes());
+        let id = m.put(&id);
+        assert_eq!(
+            run(bpf, "bpf", &[11, id, 12], -2, &mut m),
+            "bpf(BPF_PROG_GET_NEXT_ID, {start_id=1, next_id=2, open_flags=0}, 12) = -1 ENOENT (No such file or directory)"
         );
     }
 }

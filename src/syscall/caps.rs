@@ -26,7 +26,7 @@ fn header_value(c: &mut Ctx, h: Option<(u64, i64)>) -> Value {
                 "version",
                 c.enum_value(v, &xlat::CAP_VERSION, "_LINUX_CAPABILITY_VERSION_???"),
             ),
-            Field::new("pid", Value::Int(pid)),
+            Field::new("pid", c.pid_value(pid)),
         ]),
     }
 }

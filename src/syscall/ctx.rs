@@ -26,6 +26,9 @@ pub struct DecodeOpts {
     pub xlat_style: u8,
     /// `-Y`: print pids with their command names.
     pub pid_comm: bool,
+    /// `--pidns-translation`: follow a pid of a tracee in another PID
+    /// namespace with `/* N in strace's PID NS */`.
+    pub pidns: bool,
     /// `-e verbose=`: false for a syscall left out, whose structures and
     /// arrays print as their addresses (strings and data buffers still
     /// print), as strace's `umoven_or_printaddr` does.
@@ -42,6 +45,7 @@ impl Default for DecodeOpts {
             xlat_style: 0,
             deref: true,
             pid_comm: false,
+            pidns: false,
         }
     }
 }
@@ -66,12 +70,28 @@ pub enum RetFmt {
     Oct,
     /// A new file descriptor (`-y` adds its path).
     Fd,
-    /// A process or thread id (`-Y` adds its command name).
+    /// A process id (`-Y` adds its command name).
     Pid,
+    /// A thread, process group or session id (strace's `RVAL_TID`, …).
+    Id(PidKind),
     /// `?`: the call does not return (exit).
     Unknown,
     /// A fully decoded return value.
     Value(Ret),
+}
+
+/// Which id of a process a number is (strace's `enum pid_type`): it says
+/// which `NS*` line of `/proc/PID/status` translates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PidKind {
+    /// A thread id (`NSpid`).
+    Tid,
+    /// A process (thread group) id (`NStgid`).
+    Tgid,
+    /// A process group id (`NSpgid`).
+    Pgid,
+    /// A session id (`NSsid`).
+    Sid,
 }
 
 /// Resolves a tracee file descriptor to what it refers to (for `-y`).
@@ -91,6 +111,100 @@ pub trait FdResolver {
             c.pop();
         }
         Some(c)
+    }
+
+    /// `--pidns-translation`: id `pid` of `kind`, as tracee `tracee` sees
+    /// it, in rstrace's own PID namespace; `None` when it cannot be told.
+    fn translate_pid(&mut self, _tracee: i32, _pid: i64, _kind: PidKind) -> Option<i64> {
+        None
+    }
+
+    /// Task `tid` (rstrace's number) exited: forget what was learnt of it.
+    fn task_gone(&mut self, _tid: i32) {}
+}
+
+/// The value of id `pid` of `kind`, as tracee `tracee` sees it: with its
+/// command name under `-Y` (threads and processes only, as strace) and,
+/// under `--pidns-translation`, `/* N in strace's PID NS */` when rstrace
+/// sees it as another number.
+pub fn pid_value_of(
+    fds: &mut dyn FdResolver,
+    opts: &DecodeOpts,
+    tracee: i32,
+    pid: i64,
+    kind: PidKind,
+) -> Value {
+    let outer = if opts.pidns {
+        fds.translate_pid(tracee, pid, kind)
+    } else {
+        None
+    };
+    // A group or session id is a plain number: no command name, now or
+    // later (`Value::fill_pid_comms`).
+    let v = if matches!(kind, PidKind::Tid | PidKind::Tgid) {
+        let comm = if opts.pid_comm {
+            fds.pid_comm(outer.unwrap_or(pid))
+        } else {
+            None
+        };
+        Value::Pid { pid, comm }
+    } else {
+        Value::Int(pid)
+    };
+    match outer {
+        Some(o) if o != pid => {
+            Value::Commented(Box::new(v), Cow::Owned(format!("{o} in strace's PID NS")))
+        }
+        _ => v,
+    }
+}
+
+/// `--pidns-translation` for the pids of a value built without a context
+/// (siginfo's `si_pid`, process ids): each bare pid gets its comment, and
+/// under `-Y` the command name at rstrace's number for it (none when it
+/// cannot be translated, as strace).
+pub fn translate_pids(fds: &mut dyn FdResolver, opts: &DecodeOpts, tracee: i32, v: &mut Value) {
+    if !opts.pidns {
+        return;
+    }
+    match v {
+        Value::Pid { pid, comm } => {
+            let outer = fds.translate_pid(tracee, *pid, PidKind::Tgid);
+            if let (true, None, Some(o)) = (opts.pid_comm, &comm, outer) {
+                *comm = fds.pid_comm(o);
+            }
+            if let Some(o) = outer {
+                if o != *pid {
+                    let bare = Value::Pid {
+                        pid: *pid,
+                        comm: comm.take(),
+                    };
+                    *v = Value::Commented(
+                        Box::new(bare),
+                        Cow::Owned(format!("{o} in strace's PID NS")),
+                    );
+                }
+            }
+        }
+        Value::Struct(fields, _) => {
+            for f in fields {
+                translate_pids(fds, opts, tracee, &mut f.value);
+            }
+        }
+        Value::Array(vs, _) | Value::Call(_, vs) | Value::Joined(vs, _) => {
+            for x in vs {
+                translate_pids(fds, opts, tracee, x);
+            }
+        }
+        Value::Changed(a, b) => {
+            translate_pids(fds, opts, tracee, a);
+            translate_pids(fds, opts, tracee, b);
+        }
+        // A pid with a comment has been through `pid_value_of` already.
+        Value::Commented(inner, _) if !matches!(**inner, Value::Pid { .. }) => {
+            translate_pids(fds, opts, tracee, inner)
+        }
+        _ => {}
     }
 }
 
@@ -313,20 +427,66 @@ impl<'a> Ctx<'a> {
         Value::Fd { fd, path }
     }
 
-    /// The value of process or thread id `pid`, with its command name
-    /// under `-Y`.
+    /// The value of process id `pid`, with its command name under `-Y`
+    /// and its number in rstrace's PID namespace under
+    /// `--pidns-translation`.
     pub fn pid_value(&mut self, pid: i64) -> Value {
-        let comm = if self.opts.pid_comm {
-            self.fds.pid_comm(pid)
-        } else {
-            None
-        };
-        Value::Pid { pid, comm }
+        self.id_value(pid, PidKind::Tgid)
     }
 
-    /// A process or thread id argument (a C `int`).
+    /// [`Ctx::pid_value`] for an id of any kind (thread, process group…).
+    pub fn id_value(&mut self, pid: i64, kind: PidKind) -> Value {
+        pid_value_of(self.fds, self.opts, self.pid, pid, kind)
+    }
+
+    /// `--pidns-translation` for the pids of `v`, built without the
+    /// context (a siginfo's `si_pid`).
+    pub fn translate_pids(&mut self, v: &mut Value) {
+        translate_pids(self.fds, self.opts, self.pid, v);
+    }
+
+    /// Prints field `name` of structure `v` (a number read by a decoder
+    /// that had no mutable context) as an id of `kind`: strace's
+    /// `PRINT_FIELD_TGID` and friends.
+    pub fn field_id(&mut self, v: &mut Value, name: &str, kind: PidKind) {
+        if let Value::Struct(fields, _) = v {
+            for f in fields.iter_mut().filter(|f| f.name == name) {
+                let pid = match f.value {
+                    Value::Int(pid) | Value::Pid { pid, .. } => pid,
+                    // strace prints ids as C ints.
+                    Value::UInt(u) => u as u32 as i32 as i64,
+                    _ => continue,
+                };
+                f.value = self.id_value(pid, kind);
+            }
+        }
+    }
+
+    /// A process id argument (a C `int`).
     pub fn pid(&mut self, i: usize) {
         let v = self.pid_value(self.arg_int(i) as i64);
+        self.push(v);
+    }
+
+    /// An id argument of `kind` (a C `int`): a thread id for `tkill`.
+    pub fn id(&mut self, i: usize, kind: PidKind) {
+        let v = self.id_value(self.arg_int(i) as i64, kind);
+        self.push(v);
+    }
+
+    /// A `pid` argument that names a process when positive and a process
+    /// group when below -1 (`kill`, `F_SETOWN`: strace's
+    /// `printpid_tgid_pgid`).
+    pub fn pid_or_pgid(&mut self, i: usize) {
+        let pid = self.arg_int(i) as i64;
+        let v = if pid < -1 && self.opts.pidns {
+            match pid_value_of(self.fds, self.opts, self.pid, -pid, PidKind::Pgid) {
+                Value::Commented(_, c) => Value::Commented(Box::new(Value::Int(pid)), c),
+                _ => Value::Int(pid),
+            }
+        } else {
+            self.pid_value(pid)
+        };
         self.push(v);
     }
 
@@ -521,6 +681,14 @@ impl<'a> Ctx<'a> {
                 return Some((out, true));
             }
             if n < chunk {
+                let got = out.len() + n;
+                if got > 0 {
+                    // strace's umovestr reports a string cut by unmapped memory.
+                    eprintln!(
+                        "{}: umovestr: short read ({got} < {len}) @{addr:#x}: Bad address",
+                        crate::strace::prog()
+                    );
+                }
                 return None;
             }
             out.extend_from_slice(&buf);

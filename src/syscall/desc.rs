@@ -34,6 +34,7 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("sendfile", sendfile),
     ("copy_file_range", copy_file_range),
     ("splice", splice),
+    ("vmsplice", vmsplice),
     ("memfd_create", memfd_create),
 ];
 
@@ -187,6 +188,13 @@ fn writev(c: &mut Ctx) -> Step {
     let v = iov_value(c, addr, n, None, false);
     c.push(v);
     c.push(Value::UInt(n));
+    Step::Done(RetFmt::Int)
+}
+
+/// `vmsplice(fd, iov, nr_segs, flags)`: the iovec as writev prints it.
+fn vmsplice(c: &mut Ctx) -> Step {
+    writev(c);
+    flags_arg(c, 3, &xlat::SPLICE_FLAGS, "SPLICE_F_???");
     Step::Done(RetFmt::Int)
 }
 
@@ -690,6 +698,16 @@ mod tests {
         assert_eq!(
             run(memfd_create, "memfd_create", &[n, 0x100], -22, &mut m),
             "memfd_create(\"rtrace\", 0x100 /* MFD_??? */) = -1 EINVAL (Invalid argument)"
+        );
+    }
+
+    #[test]
+    fn vmsplice_iov() {
+        let mut m = FakeMemory::default();
+        let (v, _) = iov(&mut m, &[b"012", b"34567"]);
+        assert_eq!(
+            run(vmsplice, "vmsplice", &[1, v, 2, 2], 8, &mut m),
+            "vmsplice(1, [{iov_base=\"012\", iov_len=3}, {iov_base=\"34567\", iov_len=5}], 2, SPLICE_F_NONBLOCK) = 8"
         );
     }
 }

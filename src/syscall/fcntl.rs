@@ -2,7 +2,7 @@
 //! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`) and flock. ioctl is in
 //! `ioctl.rs`.
 
-use super::ctx::{render_flags, signal_name};
+use super::ctx::{render_flags, signal_name, PidKind};
 use super::file::{open_flags_value, open_modes};
 use super::printers::{
     enum_arg, flags_arg, layout64, le16, le32, le64, lld_arg, struct_at, xflags, xint,
@@ -31,7 +31,7 @@ fn hex_ret(v: i64, comment: Option<String>) -> RetFmt {
 /// `struct flock` (64-bit layout) at `addr`; `getlk` adds `l_pid`.
 fn flock_struct(c: &mut Ctx, addr: u64, getlk: bool) -> Value {
     let size = layout64(c, 32);
-    struct_at(c, addr, size, |c, b| {
+    let mut v = struct_at(c, addr, size, |c, b| {
         let mut f = vec![
             Field::new(
                 "l_type",
@@ -48,18 +48,31 @@ fn flock_struct(c: &mut Ctx, addr: u64, getlk: bool) -> Value {
             f.push(Field::new("l_pid", Value::Int(le32(b, 24) as i32 as i64)));
         }
         Value::structure(f)
-    })
+    });
+    c.field_id(&mut v, "l_pid", PidKind::Tgid);
+    v
 }
 
 /// `struct f_owner_ex` at `addr`.
 fn owner_struct(c: &mut Ctx, addr: u64) -> Value {
-    struct_at(c, addr, Some(8), |c, b| {
+    let mut kind = None;
+    let mut v = struct_at(c, addr, Some(8), |c, b| {
         let t = c.enum_value(le32(b, 0), &xlat::F_OWNER_TYPES, "F_OWNER_???");
+        kind = match xlat::F_OWNER_TYPES.lookup(le32(b, 0)) {
+            Some("F_OWNER_TID") => Some(PidKind::Tid),
+            Some("F_OWNER_PID") => Some(PidKind::Tgid),
+            Some("F_OWNER_PGRP") => Some(PidKind::Pgid),
+            _ => None,
+        };
         Value::structure(vec![
             Field::new("type", t),
             Field::new("pid", Value::Int(le32(b, 4) as i32 as i64)),
         ])
-    })
+    });
+    if let Some(k) = kind {
+        c.field_id(&mut v, "pid", k);
+    }
+    v
 }
 
 /// `fcntl(fd, cmd, arg)`. Commands are matched by their name in the
@@ -75,7 +88,7 @@ fn fcntl(c: &mut Ctx) -> Step {
         .unwrap_or("");
     match cmd {
         "F_SETFD" => flags_arg(c, 2, &xlat::FD_FLAGS, "FD_???"),
-        "F_SETOWN" => c.int(2),
+        "F_SETOWN" => c.pid_or_pgid(2),
         "F_SETPIPE_SZ" => lld_arg(c, 2),
         "F_DUPFD" | "F_DUPFD_CLOEXEC" => {
             lld_arg(c, 2);
@@ -97,7 +110,9 @@ fn fcntl(c: &mut Ctx) -> Step {
         "F_SETLEASE" => c.push(c.enum_value(arg, &xlat::LOCKF_CMDS, "F_???")),
         "F_ADD_SEALS" => c.push(xflags(c, arg, &xlat::SEAL_FLAGS, "F_SEAL_???")),
         "F_SETSIG" => c.push(c.signal_value(arg)),
-        "F_GETOWN" | "F_GETPIPE_SZ" => {}
+        // A negative owner is a process group: strace prints it bare.
+        "F_GETOWN" => return Step::Done(RetFmt::Pid),
+        "F_GETPIPE_SZ" => {}
         "F_GETFD" | "F_GETFL" | "F_GETLK" | "F_OFD_GETLK" | "F_GETOWN_EX" | "F_GETLEASE"
         | "F_GET_SEALS" | "F_GETSIG" => return fcntl_get(c, cmd, arg),
         _ => c.push(xint(arg)),

@@ -20,25 +20,88 @@ use std::ffi::CString;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::unix::ffi::OsStringExt;
 
-/// `-yy` resolver: `-y`'s path, with socket and device details.
-#[derive(Default)]
-pub struct DetailFdResolver;
+/// The `--decode-fds` classes, as bits of [`DetailFdResolver`]'s set.
+pub mod decode_set {
+    /// Paths (`-y`).
+    pub const PATH: u32 = 1;
+    /// Socket details.
+    pub const SOCKET: u32 = 2;
+    /// Device numbers.
+    pub const DEV: u32 = 4;
+    /// The process a pidfd refers to (`<pid:1234>`).
+    pub const PIDFD: u32 = 8;
+    /// Everything (`-yy`).
+    pub const ALL: u32 = PATH | SOCKET | DEV | PIDFD;
+}
+
+/// `-yy` / `--decode-fds=SET` resolver: `-y`'s path, with socket, device
+/// and pidfd details, each only when its class is in the set (strace's
+/// `printfd_pid`: a socket, device or pidfd out of the set prints its path
+/// only when paths are in the set, else the bare number).
+///
+/// Like strace, a socket's details are remembered by inode once found, so a
+/// connection keeps its description after its peer went away.
+pub struct DetailFdResolver {
+    set: u32,
+    sockets: std::collections::HashMap<u32, String>,
+}
+
+impl Default for DetailFdResolver {
+    fn default() -> Self {
+        DetailFdResolver::with_set(decode_set::ALL)
+    }
+}
+
+impl DetailFdResolver {
+    /// A resolver printing the classes of `set` (bits of [`decode_set`]).
+    pub fn with_set(set: u32) -> DetailFdResolver {
+        DetailFdResolver {
+            set,
+            sockets: std::collections::HashMap::new(),
+        }
+    }
+
+    /// `PROTO:[DETAILS]` of a socket, from the cache or sock_diag.
+    fn socket(&mut self, proto: Option<&str>, ino: u32) -> String {
+        let Some(proto) = proto else {
+            return format!("socket:[{ino}]");
+        };
+        if let Some(s) = self.sockets.get(&ino) {
+            return s.clone();
+        }
+        match socket_body(proto, ino) {
+            Some(body) => {
+                let s = format!("{proto}:[{body}]");
+                self.sockets.insert(ino, s.clone());
+                s
+            }
+            None => format!("{proto}:[{ino}]"),
+        }
+    }
+
+    fn has(&self, bit: u32) -> bool {
+        self.set & bit != 0
+    }
+}
 
 impl FdResolver for DetailFdResolver {
     fn fd_path(&mut self, pid: i32, fd: i64) -> Option<Vec<u8>> {
         let link = match fd {
-            -100 => format!("/proc/{pid}/cwd"),
+            // AT_FDCWD shows the directory only when paths are asked for.
+            -100 if self.has(decode_set::PATH) => format!("/proc/{pid}/cwd"),
             f if f < 0 => return None,
             f => format!("/proc/{pid}/fd/{f}"),
         };
         let target = std::fs::read_link(&link).ok()?.into_os_string().into_vec();
-        if let Some(ino) = socket_inode(&target) {
-            let proto = sock_proto_name(&link);
-            let mut v = vec![0];
-            v.extend_from_slice(describe_socket(proto.as_deref(), ino).as_bytes());
-            return Some(v);
+        if self.has(decode_set::SOCKET) {
+            if let Some(ino) = socket_inode(&target) {
+                let proto = sock_proto_name(&link);
+                let mut v = vec![0];
+                v.extend_from_slice(self.socket(proto.as_deref(), ino).as_bytes());
+                return Some(v);
+            }
         }
-        if target.starts_with(b"/") {
+        if self.has(decode_set::DEV) && target.starts_with(b"/") {
             if let Some(dev) = device(&link) {
                 let mut v = target;
                 v.push(0);
@@ -46,8 +109,29 @@ impl FdResolver for DetailFdResolver {
                 return Some(v);
             }
         }
-        Some(target)
+        if self.has(decode_set::PIDFD) && target == b"anon_inode:[pidfd]" {
+            if let Some(p) = pidfd_pid(pid, fd) {
+                let mut v = vec![0];
+                v.extend_from_slice(format!("pid:{p}").as_bytes());
+                return Some(v);
+            }
+            return Some(target);
+        }
+        self.has(decode_set::PATH).then_some(target)
     }
+}
+
+/// The process a pidfd refers to: the `Pid:` line of its fdinfo (`None`
+/// when it has exited, `-1`, or the line is missing).
+fn pidfd_pid(pid: i32, fd: i64) -> Option<i64> {
+    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).ok()?;
+    let n: i64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pid:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    (n > 0).then_some(n)
 }
 
 /// The inode of a `socket:[INODE]` link.
@@ -102,7 +186,15 @@ pub fn describe_socket(proto: Option<&str>, ino: u32) -> String {
     let Some(proto) = proto else {
         return format!("socket:[{ino}]");
     };
-    let found = match proto {
+    match socket_body(proto, ino) {
+        Some(body) => format!("{proto}:[{body}]"),
+        None => format!("{proto}:[{ino}]"),
+    }
+}
+
+/// What sock_diag knows of socket `ino` of protocol `proto`, or `None`.
+fn socket_body(proto: &str, ino: u32) -> Option<String> {
+    match proto {
         "UNIX" | "UNIX-STREAM" => unix(ino),
         "TCP" => inet(libc::AF_INET as u8, libc::IPPROTO_TCP as u8, ino),
         "UDP" => inet(libc::AF_INET as u8, libc::IPPROTO_UDP as u8, ino),
@@ -112,10 +204,6 @@ pub fn describe_socket(proto: Option<&str>, ino: u32) -> String {
         "UDPLITEv6" => inet(libc::AF_INET6 as u8, libc::IPPROTO_UDPLITE as u8, ino),
         "NETLINK" => netlink(ino),
         _ => None,
-    };
-    match found {
-        Some(body) => format!("{proto}:[{body}]"),
-        None => format!("{proto}:[{ino}]"),
     }
 }
 
@@ -224,15 +312,31 @@ fn unix(ino: u32) -> Option<String> {
         }
         let mut s = ino.to_string();
         let a = attrs(m, 16);
-        if let Some((_, p)) = a.iter().find(|(t, _)| *t == 2) {
-            s += &format!("->{}", u32_at(p, 0)?);
+        // strace: a socket with neither a peer nor a name is "not found".
+        let peer = a
+            .iter()
+            .find(|(t, _)| *t == 2)
+            .and_then(|(_, p)| u32_at(p, 0))
+            .unwrap_or(0);
+        let named = a.iter().find(|(t, p)| *t == 0 && !p.is_empty());
+        if peer == 0 && named.is_none() {
+            return Some(None);
         }
-        if let Some((_, name)) = a.iter().find(|(t, _)| *t == 0) {
+        if peer != 0 {
+            s += &format!("->{peer}");
+        }
+        if let Some((_, name)) = named {
+            // An abstract name: `@` before the quoted rest.
             let name = match name.first() {
-                Some(0) => [b"@", &name[1..]].concat(),
-                _ => name.split(|&c| c == 0).next().unwrap_or(&[]).to_vec(),
+                Some(0) => {
+                    s += ",@\"";
+                    name[1..].split(|&c| c == 0).next().unwrap_or(&[]).to_vec()
+                }
+                _ => {
+                    s += ",\"";
+                    name.split(|&c| c == 0).next().unwrap_or(&[]).to_vec()
+                }
             };
-            s += ",\"";
             for &c in &name {
                 match c {
                     b'"' | b'\\' => {
@@ -245,15 +349,18 @@ fn unix(ino: u32) -> Option<String> {
             }
             s.push('"');
         }
-        Some(s)
+        Some(Some(s))
     })
+    .flatten()
 }
 
 /// inet_diag dump of one family/protocol, matched by inode:
 /// `SRC:PORT[->DST:PORT]`.
 fn inet(family: u8, proto: u8, ino: u32) -> Option<String> {
     let mut req = vec![family, proto, 0, 0];
-    req.extend_from_slice(&u32::MAX.to_ne_bytes()); // all states
+    // Every state but TCP_BOUND_INACTIVE (13): newer kernels list bound,
+    // not yet listening sockets, which strace 6.1's kernels did not.
+    req.extend_from_slice(&(!(1u32 << 13)).to_ne_bytes());
     req.extend_from_slice(&[0u8; 48]); // any socket id
     query(&req, true, |m| {
         if u32_at(m, 68)? != ino {
@@ -335,7 +442,7 @@ mod tests {
 
     fn details(fd: i32) -> String {
         let pid = std::process::id() as i32;
-        let v = DetailFdResolver.fd_path(pid, fd as i64).unwrap();
+        let v = DetailFdResolver::default().fd_path(pid, fd as i64).unwrap();
         let mut out = String::new();
         let fd = crate::syscall::Value::Fd {
             fd: fd as i64,

@@ -203,21 +203,30 @@ pub(super) type Family = fn(&mut Ctx, u32, u64) -> Io;
 /// The family decoder of a request type byte (strace's `ioctl_decode`).
 fn family(ty: u32) -> Option<Family> {
     Some(match ty {
-        0x03 => misc::hdio,
+        0x03 => hdio::hdio,
         0x12 => misc::block,
         0x21 => seccomp::seccomp,
+        0x22 => scsi::scsi,
         0x24 => misc::perf,
         0x3d => ptp::ptp,
         0x3e => misc::counter,
+        0x45 => evdev::evdev,
+        0x4b => kd::kd,
+        0x4c => loop_dev::loop_dev,
+        0x4d => mtd::mtd,
+        0x4f | 0x6f => ubi::ubi,
         0x49 => misc::inotify,
         0x52 => misc::random,
         0x54 => misc::term,
+        0x56 => v4l2::v4l2,
         0x57 => misc::watchdog,
         0x58 => misc::fs_x,
         0x66 => misc::fs_f,
         0x69 => misc::lirc,
         0x70 => misc::rtc,
+        0x89 => sock::sock,
         0xab => misc::nbd,
+        0xb4 => gpio::gpio,
         0xb7 => misc::nsfs,
         _ => return None,
     })
@@ -413,12 +422,34 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
+#[path = "ioctl_evdev.rs"]
+mod evdev;
+#[path = "ioctl_gpio.rs"]
+mod gpio;
+#[path = "ioctl_hdio.rs"]
+mod hdio;
+#[path = "ioctl_kd.rs"]
+mod kd;
+#[path = "ioctl_kd_font.rs"]
+mod kd_font;
+#[path = "ioctl_loop.rs"]
+mod loop_dev;
 #[path = "ioctl_misc.rs"]
 pub(super) mod misc;
+#[path = "ioctl_mtd.rs"]
+mod mtd;
 #[path = "ioctl_ptp.rs"]
 mod ptp;
+#[path = "ioctl_scsi.rs"]
+mod scsi;
 #[path = "ioctl_seccomp.rs"]
 mod seccomp;
+#[path = "ioctl_sock.rs"]
+mod sock;
+#[path = "ioctl_ubi.rs"]
+mod ubi;
+#[path = "ioctl_v4l2.rs"]
+mod v4l2;
 
 #[cfg(test)]
 mod tests {

@@ -158,9 +158,12 @@ pub(super) fn nsfs(c: &mut Ctx, code: u32, arg: u64) -> Io {
 pub(super) fn perf(c: &mut Ctx, code: u32, arg: u64) -> Io {
     match code {
         // ENABLE, DISABLE, RESET
-        0x2400 | 0x2401 | 0x2403 => {
-            Io::Arg(xflags(c, arg, &xlat::PERF_IOCTL_FLAGS, "PERF_IOC_FLAG_???"))
-        }
+        0x2400 | 0x2401 | 0x2403 => Io::Arg(xflags(
+            c,
+            arg & 0xffff_ffff,
+            &xlat::PERF_IOCTL_FLAGS,
+            "PERF_IOC_FLAG_???",
+        )),
         // REFRESH
         0x2402 => Io::Arg(Value::Int(arg as i32 as i64)),
         // PERIOD
@@ -182,14 +185,15 @@ pub(super) fn perf(c: &mut Ctx, code: u32, arg: u64) -> Io {
                     Err(v) => Io::Arg(v),
                 };
             }
-            let Some(b) = c.read_bytes(arg, 8) else {
+            let Some(b) = c.read_bytes(arg, 4) else {
                 return Io::Arg(Value::Ptr(arg));
             };
             let ids_len = Field::new("ids_len", u(le32(&b, 0)));
-            if c.failed() {
+            let cnt = c.read_bytes(arg + 4, 4);
+            let (false, Some(b)) = (c.failed(), cnt) else {
                 return Io::Arg(Value::Struct(vec![ids_len], true));
-            }
-            let n = le32(&b, 4);
+            };
+            let n = le32(&b, 0);
             let ids = crate::syscall::array::array_at(c, arg + 8, n, 4, |_, b| {
                 Some(Value::UInt(le32(b, 0)))
             });
@@ -685,11 +689,6 @@ pub(super) fn nbd(c: &mut Ctx, code: u32, arg: u64) -> Io {
     }
 }
 
-/// `hdio` requests: not decoded yet (hex).
-pub(super) fn hdio(_c: &mut Ctx, _code: u32, _arg: u64) -> Io {
-    Io::Pass
-}
-
 /// `COUNTER_*_IOCTL` requests (type `>`).
 pub(super) fn counter(c: &mut Ctx, code: u32, arg: u64) -> Io {
     match code {
@@ -816,11 +815,11 @@ mod tests {
         );
         assert_eq!(
             run(ioctl, "ioctl", &[3, 0x8018_4520, 0], -9, &mut m),
-            "ioctl(3, EVIOCGBIT(0, 24), 0) = -1 EBADF (Bad file descriptor)"
+            "ioctl(3, EVIOCGBIT(0, 24), NULL) = -1 EBADF (Bad file descriptor)"
         );
         assert_eq!(
             run(ioctl, "ioctl", &[3, 0x8148_4d11, 0], -9, &mut m),
-            "ioctl(3, MIXER_READ(17) or ECCGETLAYOUT, 0) = -1 EBADF (Bad file descriptor)"
+            "ioctl(3, MIXER_READ(17) or ECCGETLAYOUT, NULL) = -1 EBADF (Bad file descriptor)"
         );
     }
 }

@@ -27,10 +27,10 @@ fn prio_value(c: &Ctx, v: u64) -> Value {
 fn which_who(c: &mut Ctx) {
     let which = c.arg(0) as u32 as u64;
     c.xenum(0, &xlat::IOPRIO_WHO, "IOPRIO_WHO_???");
-    if which == IOPRIO_WHO_PROCESS {
-        c.pid(1);
-    } else {
-        c.int(1);
+    match xlat::IOPRIO_WHO.lookup(which) {
+        _ if which == IOPRIO_WHO_PROCESS => c.pid(1),
+        Some("IOPRIO_WHO_PGRP") => c.id(1, super::ctx::PidKind::Pgid),
+        _ => c.int(1),
     }
 }
 

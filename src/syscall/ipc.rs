@@ -408,7 +408,7 @@ fn shmdt(c: &mut Ctx) -> Step {
 /// `struct shmid64_ds`: in full, or the settable `shm_perm` for `IPC_SET`.
 fn shmid_ds(c: &mut Ctx, addr: u64, full: bool) -> Value {
     let size = layout64(c, 112);
-    struct_at(c, addr, size, |_, b| {
+    let mut v = struct_at(c, addr, size, |_, b| {
         let mut f = vec![Field::new("shm_perm", perm_value(b, full))];
         if full {
             f.push(Field::new("shm_segsz", u64f(b, 48)));
@@ -420,7 +420,11 @@ fn shmid_ds(c: &mut Ctx, addr: u64, full: bool) -> Value {
             f.push(Field::new("shm_ctime", d64(b, 72)));
         }
         Value::structure(f)
-    })
+    });
+    for name in ["shm_cpid", "shm_lpid"] {
+        c.field_id(&mut v, name, super::ctx::PidKind::Tgid);
+    }
+    v
 }
 
 /// `struct shminfo64` (`IPC_INFO`).

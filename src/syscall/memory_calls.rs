@@ -276,10 +276,23 @@ fn flags_tail(c: &mut Ctx) {
     }
 }
 
-/// `pkey_alloc(flags, access_rights)`.
+/// pkey_alloc's access rights as strace 6.1 names them (with powerpc's
+/// `PKEY_DISABLE_EXECUTE`, which it prints on every architecture).
+static PKEY_ACCESS: rtrace_arch::Xlat = rtrace_arch::Xlat {
+    name: "pkey_access",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[
+        (1, "PKEY_DISABLE_ACCESS"),
+        (2, "PKEY_DISABLE_WRITE"),
+        (4, "PKEY_DISABLE_EXECUTE"),
+    ],
+};
+
+/// `pkey_alloc(flags, access_rights)`: both are full `unsigned long`s.
 fn pkey_alloc(c: &mut Ctx) -> Step {
     c.push(xint(c.arg_ulong(0)));
-    flags_arg(c, 1, &xlat::PKEY_ACCESS, "PKEY_???");
+    let v = xflags(c, c.arg_ulong(1), &PKEY_ACCESS, "PKEY_???");
+    c.push(v);
     Step::Done(RetFmt::Int)
 }
 
@@ -422,6 +435,25 @@ mod tests {
         assert_eq!(
             run(membarrier, "membarrier", &[0x10, 0], 0, &mut m),
             "membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) = 0"
+        );
+    }
+
+    #[test]
+    fn pkey_alloc_wide_flags() {
+        let mut m = FakeMemory::default();
+        assert_eq!(
+            run(
+                pkey_alloc,
+                "pkey_alloc",
+                &[0, 0xbadc0ded_00000002],
+                -22,
+                &mut m
+            ),
+            "pkey_alloc(0, PKEY_DISABLE_WRITE|0xbadc0ded00000000) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(pkey_alloc, "pkey_alloc", &[0, 7], -22, &mut m),
+            "pkey_alloc(0, PKEY_DISABLE_ACCESS|PKEY_DISABLE_WRITE|PKEY_DISABLE_EXECUTE) = -1 EINVAL (Invalid argument)"
         );
     }
 }

@@ -1,6 +1,6 @@
 //! Small calls strace decodes and rstrace printed raw before: getcpu,
 //! memfd_secret, readahead, remap_file_pages, set_mempolicy_home_node, tee,
-//! futimesat, futex_waitv and modify_ldt.
+//! futimesat, utime, utimes, ustat, userfaultfd, futex_waitv and modify_ldt.
 
 use super::array::array_at;
 use super::printers::{le32, le64, num_at, time_string, xflags, xint};
@@ -17,6 +17,10 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("set_mempolicy_home_node", set_mempolicy_home_node),
     ("tee", tee),
     ("futimesat", futimesat),
+    ("utimes", utimes),
+    ("utime", utime),
+    ("ustat", ustat),
+    ("userfaultfd", userfaultfd),
     ("futex_waitv", futex_waitv),
     ("modify_ldt", modify_ldt),
 ];
@@ -113,9 +117,86 @@ fn timeval_utimes(sec: i64, usec: u64) -> Value {
 fn futimesat(c: &mut Ctx) -> Step {
     c.atfd(0);
     c.path(1);
-    let addr = c.arg_ulong(2);
+    let v = timeval_pair(c, c.arg_ulong(2));
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+/// `utimes(path, times)`.
+fn utimes(c: &mut Ctx) -> Step {
+    c.path(0);
+    let v = timeval_pair(c, c.arg_ulong(1));
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+/// `utime(path, times)`: `{actime=S /* date */, modtime=S /* date */}`.
+fn utime(c: &mut Ctx) -> Step {
+    c.path(0);
     let w = c.arch.word_size();
-    let v = super::printers::struct_at(c, addr, Some(4 * w), |_, b| {
+    let v = super::printers::struct_at(c, c.arg_ulong(1), Some(2 * w), |_, b| {
+        let t = |i: usize| {
+            let sec = if w == 4 {
+                le32(b, 4 * i) as u32 as i32 as i64
+            } else {
+                le64(b, 8 * i) as i64
+            };
+            match time_string(sec, 0) {
+                Some(s) => Value::Commented(Box::new(Value::Int(sec)), Cow::Owned(s)),
+                None => Value::Int(sec),
+            }
+        };
+        Value::structure(vec![
+            Field::new("actime", t(0)),
+            Field::new("modtime", t(1)),
+        ])
+    });
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+/// `ustat(dev, ubuf)`: the device, then `{f_tfree=N, f_tinode=N}` at exit.
+fn ustat(c: &mut Ctx) -> Step {
+    if c.entering() {
+        let d = super::printers::dev_value(c, c.arg(0) as u32 as u64);
+        c.push(d);
+        return Step::Exit;
+    }
+    let w = c.arch.word_size();
+    let size = if w == 4 { 20 } else { 32 };
+    let v = super::printers::struct_at(c, c.arg_ulong(1), Some(size), |_, b| {
+        let inode = if w == 4 { le32(b, 4) } else { le64(b, 8) };
+        Value::structure(vec![
+            Field::new("f_tfree", Value::UInt(le32(b, 0))),
+            Field::new("f_tinode", Value::UInt(inode)),
+        ])
+    });
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
+
+/// userfaultfd's flags (`uffd_flags`): its own bit and two open flags.
+static UFFD_FLAGS: rtrace_arch::Xlat = rtrace_arch::Xlat {
+    name: "uffd_flags",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[
+        (1, "UFFD_USER_MODE_ONLY"),
+        (0o4000, "O_NONBLOCK"),
+        (0o2000000, "O_CLOEXEC"),
+    ],
+};
+
+/// `userfaultfd(flags)`.
+fn userfaultfd(c: &mut Ctx) -> Step {
+    let f = xflags(c, c.arg(0) as u32 as u64, &UFFD_FLAGS, "UFFD_???");
+    c.push(f);
+    Step::Done(RetFmt::Fd)
+}
+
+/// `[{tv_sec=S, tv_usec=U}, {…}]`: the two timevals of utimes/futimesat.
+fn timeval_pair(c: &mut Ctx, addr: u64) -> Value {
+    let w = c.arch.word_size();
+    super::printers::struct_at(c, addr, Some(4 * w), |_, b| {
         let word = |i: usize| {
             if w == 4 {
                 le32(b, 4 * i) as i32 as i64 as u64
@@ -137,9 +218,7 @@ fn futimesat(c: &mut Ctx) -> Step {
             ],
             false,
         )
-    });
-    c.push(v);
-    Step::Done(RetFmt::Int)
+    })
 }
 
 /// The kernel's `FUTEX_WAITV_MAX`.
@@ -181,33 +260,6 @@ fn futex_waitv(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
-/// C's `%#08x`: `00000000` for zero.
-fn hex08(v: u64) -> Value {
-    if v == 0 {
-        Value::sym("00000000")
-    } else {
-        Value::sym_owned(format!("{v:#08x}"))
-    }
-}
-
-/// `struct user_desc` as modify_ldt prints it (with `lm`).
-fn user_desc(b: &[u8]) -> Value {
-    let bits = le32(b, 12);
-    let bit = |shift: u32, width: u32| Value::UInt((bits >> shift) & ((1 << width) - 1));
-    Value::structure(vec![
-        Field::new("entry_number", Value::Int(le32(b, 0) as u32 as i32 as i64)),
-        Field::new("base_addr", hex08(le32(b, 4))),
-        Field::new("limit", hex08(le32(b, 8))),
-        Field::new("seg_32bit", bit(0, 1)),
-        Field::new("contents", bit(1, 2)),
-        Field::new("read_exec_only", bit(3, 1)),
-        Field::new("limit_in_pages", bit(4, 1)),
-        Field::new("seg_not_present", bit(5, 1)),
-        Field::new("useable", bit(6, 1)),
-        Field::new("lm", bit(7, 1)),
-    ])
-}
-
 /// `modify_ldt(func, ptr, bytecount)`.
 fn modify_ldt(c: &mut Ctx) -> Step {
     c.int(0);
@@ -216,7 +268,7 @@ fn modify_ldt(c: &mut Ctx) -> Step {
         Value::Ptr(addr)
     } else {
         match c.read_bytes(addr, 16) {
-            Some(b) => user_desc(&b),
+            Some(b) => super::ldt::user_desc(&b, c.arch.word_size() == 8),
             None => Value::Unreadable(addr),
         }
     };
@@ -280,6 +332,67 @@ mod tests {
         assert_eq!(
             run(futimesat, "futimesat", &[(-100i64) as u64, p, tv], e, &mut m),
             "futimesat(AT_FDCWD, \"f\", [{tv_sec=1492356708, tv_usec=567891} /* 2017-04-16T15:31:48.567891+0000 */, {tv_sec=1492357086, tv_usec=678902} /* 2017-04-16T15:38:06.678902+0000 */]) = -1 EINVAL (Invalid argument)"
+        );
+    }
+
+    #[test]
+    fn utime_ustat_userfaultfd() {
+        let mut m = FakeMemory::default();
+        let p = m.put(b"f\0");
+        let mut ub = 1492350678u64.to_le_bytes().to_vec();
+        ub.extend_from_slice(&0u64.to_le_bytes());
+        let ub = m.put(&ub);
+        assert_eq!(
+            run(utime, "utime", &[p, ub], -2, &mut m),
+            "utime(\"f\", {actime=1492350678 /* 2017-04-16T13:51:18+0000 */, modtime=0}) = -1 ENOENT (No such file or directory)"
+        );
+        assert_eq!(
+            run(utime, "utime", &[p, 0], 0, &mut m),
+            "utime(\"f\", NULL) = 0"
+        );
+        let mut tv = Vec::new();
+        for v in [1492358607u64, 1000000, 1, 2] {
+            tv.extend_from_slice(&v.to_le_bytes());
+        }
+        let tv = m.put(&tv);
+        assert_eq!(
+            run(utimes, "utimes", &[p, tv], -22, &mut m),
+            "utimes(\"f\", [{tv_sec=1492358607, tv_usec=1000000}, {tv_sec=1, tv_usec=2} /* 1970-01-01T00:00:01.000002+0000 */]) = -1 EINVAL (Invalid argument)"
+        );
+        let mut us = 7u32.to_le_bytes().to_vec();
+        us.extend_from_slice(&[0; 4]);
+        us.extend_from_slice(&9u64.to_le_bytes());
+        us.extend_from_slice(&[0; 16]);
+        let us = m.put(&us);
+        assert_eq!(
+            run(ustat, "ustat", &[0xfacefeed_ffffffff, us], 0, &mut m),
+            "ustat(makedev(0xfff, 0xfffff), {f_tfree=7, f_tinode=9}) = 0"
+        );
+        assert_eq!(
+            run(ustat, "ustat", &[0x801, 0], -22, &mut m),
+            "ustat(makedev(0x8, 0x1), NULL) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(userfaultfd, "userfaultfd", &[0x80801], 3, &mut m),
+            "userfaultfd(UFFD_USER_MODE_ONLY|O_NONBLOCK|O_CLOEXEC) = 3"
+        );
+        assert_eq!(
+            run(userfaultfd, "userfaultfd", &[0xffff_ffff], -22, &mut m),
+            "userfaultfd(UFFD_USER_MODE_ONLY|O_NONBLOCK|O_CLOEXEC|0xfff7f7fe) = -1 EINVAL (Invalid argument)"
+        );
+    }
+
+    #[test]
+    fn modify_ldt_user_desc() {
+        let mut m = FakeMemory::default();
+        let mut d = Vec::new();
+        for w in [u32::MAX, 0, 0, 0b0110_0001] {
+            d.extend_from_slice(&w.to_le_bytes());
+        }
+        let d = m.put(&d);
+        assert_eq!(
+            run(modify_ldt, "modify_ldt", &[1, d, 16], -38, &mut m),
+            "modify_ldt(1, {entry_number=-1, base_addr=00000000, limit=00000000, seg_32bit=1, contents=0, read_exec_only=0, limit_in_pages=0, seg_not_present=1, useable=1, lm=0}, 16) = -1 ENOSYS (Function not implemented)"
         );
     }
 }

@@ -27,8 +27,18 @@ mod net;
 mod netlink;
 mod netlink_attr;
 mod netlink_diag;
+mod netlink_generic;
+mod netlink_kobject_uevent;
+mod netlink_netfilter;
+mod netlink_netlink_diag;
+mod netlink_packet_diag;
 mod netlink_route;
+mod netlink_route_attrs;
 mod netlink_route_link;
+mod netlink_route_link_nested;
+mod netlink_route_msgs;
+mod netlink_route_tc;
+mod netlink_smc_diag;
 mod netlink_unix_diag;
 mod poll;
 mod prctl;
@@ -38,6 +48,7 @@ mod process;
 mod resource;
 pub mod signal;
 mod sockaddr;
+mod sockaddr_other;
 mod sockopt;
 mod stat;
 #[cfg(test)]
@@ -257,13 +268,19 @@ pub fn make_ret(ctx: &mut Ctx, fmt: RetFmt) -> Ret {
             };
             Ret::Fd(r, path)
         }
-        RetFmt::Pid => {
-            let comm = if ctx.opts.pid_comm {
-                ctx.fds.pid_comm(r)
-            } else {
-                None
+        RetFmt::Pid | RetFmt::Id(_) => {
+            let kind = match fmt {
+                RetFmt::Id(k) => k,
+                _ => ctx::PidKind::Tgid,
             };
-            Ret::Pid(r, comm)
+            let bare = |v: Value| match v {
+                Value::Pid { pid, comm } => Ret::Pid(pid, comm),
+                _ => Ret::Int(r),
+            };
+            match ctx.id_value(r, kind) {
+                Value::Commented(v, c) => Ret::Commented(Box::new(bare(*v)), c),
+                v => bare(v),
+            }
         }
         RetFmt::Unknown => Ret::Unknown,
         RetFmt::Value(v) => v,

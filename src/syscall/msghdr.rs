@@ -83,7 +83,9 @@ fn msghdr_value(c: &mut Ctx, m: &Msghdr, user_namelen: Option<i32>, data: Option
         match c.read_bytes(m.name, (eff as usize).min(128)) {
             Some(b) => {
                 nl_name = u16::from_le_bytes([b[0], b[1]]) == libc::AF_NETLINK as u16;
-                sockaddr_value(c, &b)
+                let mut v = sockaddr_value(c, &b);
+                c.field_id(&mut v, "nl_pid", super::ctx::PidKind::Tgid);
+                v
             }
             None => Value::Unreadable(m.name),
         }
@@ -225,7 +227,7 @@ fn cmsg_type_data(c: &mut Ctx, level: i32, ty: i32, d: &[u8], f: &mut Vec<Field>
                     ))
                 }
                 libc::SCM_CREDENTIALS if d.len() >= 12 => Some(Value::structure(vec![
-                    Field::new("pid", Value::Int(le32(d, 0) as u32 as i32 as i64)),
+                    Field::new("pid", c.pid_value(le32(d, 0) as u32 as i32 as i64)),
                     Field::new("uid", id_value(le32(d, 4) as u32)),
                     Field::new("gid", id_value(le32(d, 8) as u32)),
                 ])),

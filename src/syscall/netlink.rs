@@ -19,8 +19,11 @@
 //! `netlink_route.rs` and `netlink_diag.rs`; any other payload prints as
 //! strace prints unknown ones, a hex-escaped string.
 
-use super::{fd_cache, netlink_diag, netlink_route};
-use super::{Ctx, Field, Value};
+use super::{
+    fd_cache, netlink_diag, netlink_generic, netlink_kobject_uevent, netlink_netfilter,
+    netlink_route,
+};
+use super::{netlink_attr, Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -33,6 +36,13 @@ const NLMSG_DONE: u16 = 3;
 const NLMSG_MIN_TYPE: u16 = 16;
 const NETLINK_ROUTE: u32 = 0;
 const NETLINK_SOCK_DIAG: u32 = 4;
+const NETLINK_XFRM: u32 = 6;
+const NETLINK_SELINUX: u32 = 7;
+const NETLINK_AUDIT: u32 = 9;
+const NETLINK_NETFILTER: u32 = 12;
+const NETLINK_KOBJECT_UEVENT: u32 = 15;
+const NETLINK_GENERIC: u32 = 16;
+const NETLINK_CRYPTO: u32 = 21;
 const NLM_F_CAPPED: u16 = 0x100;
 
 /// A decoded `struct nlmsghdr`.
@@ -53,7 +63,28 @@ pub(super) type PayloadDecoder = fn(&mut Ctx, &Nlmsghdr, u64, u64) -> Option<Vec
 const DECODERS: &[(u32, PayloadDecoder)] = &[
     (NETLINK_ROUTE, netlink_route::decode),
     (NETLINK_SOCK_DIAG, netlink_diag::decode),
+    (NETLINK_SELINUX, selinux_decode),
+    (NETLINK_NETFILTER, netlink_netfilter::decode),
 ];
+
+/// strace's `decode_netlink_selinux`: `{val=…}` of SELNL_MSG_SETENFORCE,
+/// `{seqno=…}` of SELNL_MSG_POLICYLOAD (a hex string when short).
+fn selinux_decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<Vec<Value>> {
+    let name = match h.ty {
+        0x10 => "val",
+        0x11 => "seqno",
+        _ => return None,
+    };
+    if len < 4 {
+        return Some(vec![hexstr_value(c, addr, len)]);
+    }
+    let v = match c.read_bytes(addr, 4) {
+        Some(b) if h.ty == 0x10 => Value::Int(le_u32(&b, 0) as i32 as i64),
+        Some(b) => Value::UInt(le_u32(&b, 0) as u64),
+        None => return Some(vec![Value::Unreadable(addr)]),
+    };
+    Some(vec![Value::structure(vec![Field::new(name, v)])])
+}
 
 /// The protocol printed when a netlink socket's protocol is unknown (an
 /// unbound socket, absent from `/proc/net/netlink`): strace's family -1.
@@ -126,6 +157,7 @@ pub(super) fn sockbuf_value(c: &mut Ctx, fd: i64, addr: u64, len: u64) -> Value 
         return c.buf_value(addr, len);
     }
     match fd_protocol(c, fd) {
+        Some(NETLINK_KOBJECT_UEVENT) => netlink_kobject_uevent::value(c, addr, len),
         Some(p) => netlink_value(c, p, addr, len),
         None => c.buf_value(addr, len),
     }
@@ -240,6 +272,22 @@ fn flags_value(c: &Ctx, proto: u32, ty: u16, flags: u16) -> Value {
                 _ => None,
             },
             NETLINK_SOCK_DIAG => Some(&xlat::NETLINK_GET_FLAGS),
+            NETLINK_NETFILTER => netlink_netfilter::flags_table(ty),
+            NETLINK_XFRM => match ty {
+                // XFRM_MSG_NEWSA, NEWPOLICY, NEWAE, NEWSADINFO, NEWSPDINFO.
+                0x10 | 0x13 | 0x1e | 0x22 | 0x24 => Some(&xlat::NETLINK_NEW_FLAGS),
+                // XFRM_MSG_DELSA, DELPOLICY.
+                0x11 | 0x14 => Some(&xlat::NETLINK_DELETE_FLAGS),
+                // XFRM_MSG_GETSA, GETPOLICY, GETAE, GETSADINFO, GETSPDINFO.
+                0x12 | 0x15 | 0x1f | 0x23 | 0x25 => Some(&xlat::NETLINK_GET_FLAGS),
+                _ => None,
+            },
+            NETLINK_CRYPTO => match ty {
+                0x10 => Some(&xlat::NETLINK_NEW_FLAGS),
+                0x11 | 0x14 => Some(&xlat::NETLINK_DELETE_FLAGS),
+                0x13 => Some(&xlat::NETLINK_GET_FLAGS),
+                _ => None,
+            },
             _ => None,
         }
     };
@@ -279,6 +327,12 @@ fn type_value(c: &Ctx, proto: u32, ty: u16) -> Value {
         match proto {
             NETLINK_ROUTE => (&xlat::NL_ROUTE_TYPES, "RTM_???"),
             NETLINK_SOCK_DIAG => (&xlat::NL_SOCK_DIAG_TYPES, "SOCK_DIAG_???"),
+            NETLINK_XFRM => (&xlat::NL_XFRM_TYPES, "XFRM_MSG_???"),
+            NETLINK_SELINUX => (&xlat::NL_SELINUX_TYPES, "SELNL_MSG_???"),
+            NETLINK_AUDIT => (&xlat::NL_AUDIT_TYPES, "AUDIT_???"),
+            NETLINK_CRYPTO => (&xlat::NL_CRYPTO_TYPES, "CRYPTO_MSG_???"),
+            NETLINK_NETFILTER => return netlink_netfilter::type_value(c, ty),
+            NETLINK_GENERIC => return netlink_generic::type_value(c, ty),
             _ => (&xlat::NETLINK_TYPES, "NLMSG_???"),
         }
     };
@@ -299,7 +353,8 @@ fn header_value(c: &Ctx, proto: u32, h: &Nlmsghdr) -> Value {
 /// strace's `decode_nlmsghdr_with_payload`: the header alone, or
 /// `[header, payload…]`.
 fn nlmsg_value(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) -> Value {
-    let hv = header_value(c, proto, h);
+    let mut hv = header_value(c, proto, h);
+    c.field_id(&mut hv, "nlmsg_pid", super::ctx::PidKind::Tgid);
     let n = (h.len as u64).min(len);
     if n <= NLMSG_HDRLEN {
         return hv;
@@ -342,12 +397,14 @@ fn payload_values(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) ->
     vec![hexstr_value(c, addr, len)]
 }
 
-/// strace's `decode_nlmsgerr`: `{error=-EINVAL, msg=…}`.
+/// strace's `decode_nlmsgerr`: `{error=-EINVAL, msg=…}`, then the
+/// `NLMSGERR_ATTR_*` attributes after the echoed message, if any.
 fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) -> Value {
-    if len < 4 {
+    let size = 4 + NLMSG_HDRLEN;
+    if len < size {
         return hexstr_value(c, addr, len);
     }
-    let Some(b) = c.read_bytes(addr, 4) else {
+    let Some(b) = c.read_bytes(addr, size as usize) else {
         return Value::Unreadable(addr);
     };
     let err = le_u32(&b, 0) as i32;
@@ -362,19 +419,42 @@ fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) ->
         (true, Some(n)) if c.opts.xlat_style != 1 => Value::sym_owned(format!("-{n}")),
         _ => Value::Int(err as i64),
     };
-    let mut f = vec![Field::new("error", ev)];
+    let h = Nlmsghdr {
+        len: le_u32(&b, 4),
+        ty: le_u16(&b, 8),
+        flags: le_u16(&b, 10),
+        seq: le_u32(&b, 12),
+        pid: le_u32(&b, 16),
+    };
     let (addr, len) = (addr + 4, len - 4);
-    if len != 0 {
-        let msg = match fetch_nlmsghdr(c, addr, len, false) {
-            Ok(h) => {
-                let payload = if capped { NLMSG_HDRLEN } else { h.len as u64 }.min(len);
-                nlmsg_value(c, proto, &h, addr, payload)
-            }
-            Err(v) => v,
-        };
-        f.push(Field::new("msg", msg));
+    let msg_len = (h.len as u64).max(NLMSG_HDRLEN);
+    let payload = len.min(if capped { NLMSG_HDRLEN } else { msg_len });
+    let msg = nlmsg_value(c, proto, &h, addr, payload);
+    let v = Value::structure(vec![Field::new("error", ev), Field::new("msg", msg)]);
+    if len <= payload {
+        return v;
     }
-    Value::structure(f)
+    let attrs = netlink_attr::attrs_value(
+        c,
+        addr + payload,
+        len - payload,
+        netlink_attr::AttrNames {
+            table: &xlat::NLMSGERR_ATTRS,
+            dflt: "NLMSGERR_ATTR_???",
+        },
+        &nlmsgerr_attr,
+    );
+    Value::Array(vec![v, attrs], false)
+}
+
+/// An `NLMSGERR_ATTR_*` attribute: message, offset, cookie bytes.
+fn nlmsgerr_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
+    match ty {
+        1 => netlink_attr::nla_str(c, addr, len),
+        2 => netlink_attr::nla_u(c, addr, len, 4),
+        3 => netlink_attr::int_array(c, addr, len, 1, false, None),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -420,6 +500,45 @@ mod tests {
              nlmsg_seq=2, nlmsg_pid=7}, {error=-EINVAL, msg={nlmsg_len=40, nlmsg_type=RTM_GETLINK, \
              nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=2, nlmsg_pid=7}}], \"\\xab\\xcd\"], \
              58) = 0"
+        );
+    }
+
+    #[test]
+    fn error_with_attributes_and_selinux() {
+        let mut m = FakeMemory::default();
+        let mut b = hdr(42, 2, 0x101, 0);
+        b.extend((-13i32).to_le_bytes());
+        b.extend(hdr(20, 1, 1, 0));
+        b.extend([6, 0, 3, 0, 0xab, 0xfe]);
+        let a = m.put(&b);
+        assert_eq!(
+            run(route, "x", &[a, 42], 0, &mut m),
+            "x([{nlmsg_len=42, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_REQUEST|NLM_F_CAPPED, \
+             nlmsg_seq=0, nlmsg_pid=7}, [{error=-EACCES, msg={nlmsg_len=20, \
+             nlmsg_type=NLMSG_NOOP, nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=0, nlmsg_pid=7}}, \
+             [{nla_len=6, nla_type=NLMSGERR_ATTR_COOKIE}, [171, 254]]]], 42) = 0"
+        );
+        // Too short for struct nlmsgerr: a hex string.
+        let mut b = hdr(20, 2, 1, 0);
+        b.extend([0x80, 0x81, 0x82, 0x83]);
+        let a = m.put(&b);
+        assert_eq!(
+            run(route, "x", &[a, 20], 0, &mut m),
+            "x([{nlmsg_len=20, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=0, \
+             nlmsg_pid=7}, \"\\x80\\x81\\x82\\x83\"], 20) = 0"
+        );
+        let selinux = |c: &mut Ctx| -> Step {
+            let v = netlink_value(c, NETLINK_SELINUX, c.arg_ulong(0), c.arg_ulong(1));
+            c.push(v);
+            Step::Done(RetFmt::Int)
+        };
+        let mut b = hdr(20, 0x11, 1, 0);
+        b.extend(5u32.to_le_bytes());
+        let a = m.put(&b);
+        assert_eq!(
+            run(selinux, "x", &[a, 20], 0, &mut m),
+            "x([{nlmsg_len=20, nlmsg_type=SELNL_MSG_POLICYLOAD, nlmsg_flags=NLM_F_REQUEST, \
+             nlmsg_seq=0, nlmsg_pid=7}, {seqno=5}]) = 0"
         );
     }
 }

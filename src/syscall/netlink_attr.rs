@@ -265,7 +265,11 @@ pub(super) fn nla_flags(
 /// bit has a name.
 pub(super) fn flags_with_dflt(c: &Ctx, v: u64, table: &Xlat, dflt: &'static str) -> Value {
     if v == 0 {
-        return Value::UInt(0);
+        return match (table.lookup(0), c.opts.xlat_style) {
+            (Some(n), 0) => Value::sym(n),
+            (Some(n), 2) => Value::Commented(Box::new(Value::UInt(0)), Cow::Borrowed(n)),
+            _ => Value::UInt(0),
+        };
     }
     if c.opts.xlat_style == 1 {
         return Value::Hex(v);
@@ -317,6 +321,12 @@ pub(super) fn nla_hwaddr(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
     })
 }
 
+/// A MAC address of 6 bytes (`PRINT_FIELD_MAC`), styled by `-X`.
+pub(super) fn mac_value(c: &Ctx, b: &[u8]) -> Value {
+    let s: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+    styled_bytes(c, b, Value::sym_owned(s.join(":")))
+}
+
 /// `inet_addr("…")` / `inet_pton(AF_INET6, "…")` of an address of `family`
 /// (strace's `decode_inet_addr`): the hex string when the length does not
 /// fit the family.
@@ -354,6 +364,60 @@ pub(super) fn inet_text(c: &Ctx, b: &[u8]) -> Value {
         ],
     );
     styled_bytes(c, &w, call)
+}
+
+/// strace's `decode_inet_addr` with a field name: `name=inet_addr("…")`,
+/// `inet_pton(AF_INET6, "…", &name)`, or `name="\x…"` when the length does
+/// not fit the family.
+pub(super) fn inet_addr_field(
+    c: &mut Ctx,
+    addr: u64,
+    len: u64,
+    family: u8,
+    name: &'static str,
+) -> Field {
+    let want = match family as i32 {
+        libc::AF_INET => 4,
+        libc::AF_INET6 => 16,
+        _ => 0,
+    };
+    if want == 0 || len < want {
+        return Field::new(name, hexstr_value(c, addr, len));
+    }
+    let Some(b) = c.read_bytes(addr, want as usize) else {
+        return Field::new(name, Value::Unreadable(addr));
+    };
+    if want == 4 {
+        return Field::new(name, inet_addr_value(c, &b));
+    }
+    let mut w = [0u8; 16];
+    w.copy_from_slice(&b);
+    let text = Ipv6Addr::from(w).to_string();
+    let call = |amp: bool| {
+        let mut args = vec![
+            Value::sym("AF_INET6"),
+            Value::Str(StrVal {
+                bytes: text.clone().into_bytes(),
+                truncated: false,
+                c_string: true,
+            }),
+        ];
+        if amp {
+            args.push(Value::sym_owned(format!("&{name}")));
+        }
+        Value::Call(Cow::Borrowed("inet_pton"), args)
+    };
+    match c.opts.xlat_style {
+        0 => Field::new("", call(true)),
+        1 => Field::new(name, Value::sym_owned(hex_quoted(&w))),
+        _ => Field::new(
+            name,
+            Value::Commented(
+                Box::new(Value::sym_owned(hex_quoted(&w))),
+                Cow::Owned(render_flags(&call(false))),
+            ),
+        ),
+    }
 }
 
 /// `decode_nla_in_addr`/`in6_addr`.
@@ -435,6 +499,43 @@ pub(super) fn int_array(
             }
             None => Value::sym_owned(num),
         });
+    }
+    Some(Value::Array(items, more))
+}
+
+/// strace's `print_array` of `elem`-byte elements printed by `f`, cut at
+/// `-s` elements (`... /* addr */` where memory ends); `None` when not one
+/// element fits.
+pub(super) fn elem_array(
+    c: &mut Ctx,
+    addr: u64,
+    len: u64,
+    elem: usize,
+    f: &dyn Fn(&mut Ctx, &[u8]) -> Value,
+) -> Option<Value> {
+    let cnt = len / elem as u64;
+    if cnt == 0 {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut more = false;
+    for i in 0..cnt {
+        if !c.opts.verbose && i as usize >= c.opts.string_limit {
+            more = true;
+            break;
+        }
+        let a = addr + i * elem as u64;
+        let Some(b) = c.read_bytes(a, elem) else {
+            if i == 0 {
+                return Some(Value::Unreadable(addr));
+            }
+            items.push(Value::Commented(
+                Box::new(Value::sym("...")),
+                Cow::Owned(format!("{a:#x}")),
+            ));
+            break;
+        };
+        items.push(f(c, &b));
     }
     Some(Value::Array(items, more))
 }

@@ -11,8 +11,9 @@
 use super::ctx::render_flags;
 use super::netlink::Nlmsghdr;
 use super::netlink_attr::{
-    attrs_value, indexed_array, nla_enum, nla_str, nla_u, uint_struct, AttrNames,
+    indexed_array, nla_enum, nla_str, nla_u, uint_struct, AttrDecoder, AttrNames,
 };
+use super::netlink_route_msgs::header_then_attrs;
 use super::netlink_unix_diag;
 use super::printers::hex_quoted;
 use super::sockaddr::{ifindex_value, inet6_addr_field, inet_addr_value};
@@ -22,8 +23,12 @@ use std::borrow::Cow;
 
 const NLMSG_DONE: u16 = 3;
 const NLM_F_REQUEST: u16 = 1;
+/// `AF_SMC` (not in every libc).
+const AF_SMC: i32 = 43;
 /// `sizeof(struct inet_diag_req_v2)`.
 const REQ_V2_SIZE: usize = 56;
+/// `sizeof(struct inet_diag_req)`, the request before sock_diag.
+const COMPAT_REQ_SIZE: u64 = 60;
 /// `sizeof(struct inet_diag_msg)`.
 const MSG_SIZE: usize = 72;
 
@@ -135,7 +140,7 @@ fn le32(b: &[u8], o: usize) -> u32 {
 }
 
 /// strace's `print_inet_diag_sockid`.
-fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
+pub(super) fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
     let mut f = vec![
         Field::new("idiag_sport", htons(c, &b[0..2])),
         Field::new("idiag_dport", htons(c, &b[2..4])),
@@ -161,86 +166,59 @@ fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
     Value::structure(f)
 }
 
-/// strace's `decode_inet_diag_req_v2`.
-fn req_v2_values(c: &mut Ctx, b: &[u8], addr: u64, len: u64) -> Vec<Value> {
-    let family = b[0];
-    let f = vec![
-        Field::new(
-            "sdiag_family",
-            c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
-        ),
+/// strace's `decode_inet_diag_req_v2`: the fields after the family.
+fn req_v2_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    vec![
         Field::new(
             "sdiag_protocol",
             c.enum_value(b[1] as u64, &xlat::INET_PROTOCOLS, "IPPROTO_???"),
         ),
-        Field::new(
-            "idiag_ext",
-            bit_flags(
-                c,
-                b[2] as u64,
-                0,
-                INET_DIAG_EXT_FLAGS,
-                "1<<(INET_DIAG_???-1)",
-            ),
-        ),
+        Field::new("idiag_ext", ext_flags(c, b[2])),
         Field::new(
             "idiag_states",
             bit_flags(c, le32(b, 4) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
-        Field::new("id", sockid_value(c, &b[8..56], family)),
-    ];
-    let mut out = vec![Value::structure(f)];
-    if len > REQ_V2_SIZE as u64 {
-        out.push(attrs_value(
-            c,
-            addr + REQ_V2_SIZE as u64,
-            len - REQ_V2_SIZE as u64,
-            AttrNames {
-                table: &xlat::INET_DIAG_REQ_ATTRS,
-                dflt: "INET_DIAG_REQ_???",
-            },
-            &|_, _, _, _| None,
-        ));
-    }
-    out
+        Field::new("id", sockid_value(c, &b[8..56], b[0])),
+    ]
 }
 
-/// strace's `decode_inet_diag_msg`: `{idiag_family=…, idiag_state=…, …,
-/// idiag_inode=…}`, then the `INET_DIAG_*` attributes.
-fn msg_values(c: &mut Ctx, b: &[u8], addr: u64, len: u64) -> Vec<Value> {
-    let family = b[0];
-    let f = vec![
+/// strace's `decode_inet_diag_req_compat` (TCPDIAG_GETSOCK,
+/// DCCPDIAG_GETSOCK): the fields of `struct inet_diag_req` after the family.
+fn req_compat_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    vec![
+        Field::new("idiag_src_len", Value::UInt(b[1] as u64)),
+        Field::new("idiag_dst_len", Value::UInt(b[2] as u64)),
+        Field::new("idiag_ext", ext_flags(c, b[3])),
+        Field::new("id", sockid_value(c, &b[4..52], b[0])),
         Field::new(
-            "idiag_family",
-            c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            "idiag_states",
+            bit_flags(c, le32(b, 52) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
+        Field::new("idiag_dbs", Value::UInt(le32(b, 56) as u64)),
+    ]
+}
+
+fn ext_flags(c: &Ctx, v: u8) -> Value {
+    bit_flags(c, v as u64, 0, INET_DIAG_EXT_FLAGS, "1<<(INET_DIAG_???-1)")
+}
+
+/// strace's `decode_inet_diag_msg`: the fields after the family (`…,
+/// idiag_inode=…`).
+fn msg_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    vec![
         Field::new(
             "idiag_state",
             c.enum_value(b[1] as u64, &xlat::TCP_STATES, "TCP_???"),
         ),
         Field::new("idiag_timer", Value::UInt(b[2] as u64)),
         Field::new("idiag_retrans", Value::UInt(b[3] as u64)),
-        Field::new("id", sockid_value(c, &b[4..52], family)),
+        Field::new("id", sockid_value(c, &b[4..52], b[0])),
         Field::new("idiag_expires", Value::UInt(le32(b, 52) as u64)),
         Field::new("idiag_rqueue", Value::UInt(le32(b, 56) as u64)),
         Field::new("idiag_wqueue", Value::UInt(le32(b, 60) as u64)),
         Field::new("idiag_uid", Value::UInt(le32(b, 64) as u64)),
         Field::new("idiag_inode", Value::UInt(le32(b, 68) as u64)),
-    ];
-    let mut out = vec![Value::structure(f)];
-    if len > MSG_SIZE as u64 {
-        out.push(attrs_value(
-            c,
-            addr + MSG_SIZE as u64,
-            len - MSG_SIZE as u64,
-            AttrNames {
-                table: &xlat::INET_DIAG_ATTRS,
-                dflt: "INET_DIAG_???",
-            },
-            &msg_attr,
-        ));
-    }
-    out
+    ]
 }
 
 /// The bits of `struct inet_diag_sockopt`, in order.
@@ -400,22 +378,72 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
     if h.ty == NLMSG_DONE {
         return None;
     }
-    let family = c.read_bytes(addr, 1)?[0] as i32;
+    let Some(fb) = c.read_bytes(addr, 1) else {
+        return Some(vec![Value::Unreadable(addr)]);
+    };
+    let family = fb[0] as i32;
     let request = h.flags & NLM_F_REQUEST != 0;
-    if family == libc::AF_UNIX {
-        return netlink_unix_diag::decode(c, request, addr, len);
+    if len <= 1 {
+        return Some(vec![super::netlink_route::family_value(
+            c, fb[0], addr, len,
+        )]);
     }
-    if family != libc::AF_INET && family != libc::AF_INET6 {
-        return None;
+    match family {
+        libc::AF_UNIX => return netlink_unix_diag::decode(c, request, addr, len),
+        libc::AF_NETLINK => {
+            return Some(super::netlink_netlink_diag::decode(c, request, addr, len))
+        }
+        libc::AF_PACKET => return Some(super::netlink_packet_diag::decode(c, request, addr, len)),
+        AF_SMC => return Some(super::netlink_smc_diag::decode(c, request, addr, len)),
+        libc::AF_INET | libc::AF_INET6 => {}
+        _ => {
+            return Some(vec![super::netlink_route::family_value(
+                c, fb[0], addr, len,
+            )])
+        }
     }
-    let size = if request { REQ_V2_SIZE } else { MSG_SIZE };
-    if len < size as u64 {
-        return None;
-    }
-    let b = c.read_bytes(addr, size)?;
-    Some(if request {
-        req_v2_values(c, &b, addr, len)
+    let req_names = AttrNames {
+        table: &xlat::INET_DIAG_REQ_ATTRS,
+        dflt: "INET_DIAG_REQ_???",
+    };
+    let none: AttrDecoder = &|_, _, _, _| None;
+    // TCPDIAG_GETSOCK, DCCPDIAG_GETSOCK.
+    Some(if request && (h.ty == 18 || h.ty == 19) {
+        header_then_attrs(
+            c,
+            addr,
+            len,
+            "idiag_family",
+            COMPAT_REQ_SIZE,
+            &req_compat_fields,
+            req_names,
+            none,
+        )
+    } else if request {
+        header_then_attrs(
+            c,
+            addr,
+            len,
+            "sdiag_family",
+            REQ_V2_SIZE as u64,
+            &req_v2_fields,
+            req_names,
+            none,
+        )
     } else {
-        msg_values(c, &b, addr, len)
+        let names = AttrNames {
+            table: &xlat::INET_DIAG_ATTRS,
+            dflt: "INET_DIAG_???",
+        };
+        header_then_attrs(
+            c,
+            addr,
+            len,
+            "idiag_family",
+            MSG_SIZE as u64,
+            &msg_fields,
+            names,
+            &msg_attr,
+        )
     })
 }

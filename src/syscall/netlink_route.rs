@@ -11,10 +11,12 @@
 
 use super::netlink::{hexstr_value, Nlmsghdr};
 use super::netlink_attr::{
-    attrs_value, flags_with_dflt, inet_addr_nla, nla_enum, nla_flags, nla_ifindex, nla_s32,
-    nla_str, nla_u, AttrNames,
+    attrs_value, flags_with_dflt, inet_addr_field, inet_addr_nla, nla_enum, nla_flags, nla_ifindex,
+    nla_s32, nla_str, nla_u, AttrNames,
 };
+use super::netlink_route_attrs::fields_struct;
 use super::netlink_route_link::link_attrs;
+use super::netlink_route_msgs;
 use super::printers::xflags;
 use super::sockaddr::ifindex_value;
 use super::{Ctx, Field, Value};
@@ -22,7 +24,10 @@ use rtrace_arch::xlat;
 
 const NLMSG_DONE: u16 = 3;
 const RTM_NEWLINK: u16 = 16;
-const RTM_GETLINK: u16 = 18;
+const RTM_SETLINK: u16 = 19;
+const RTM_GETNEIGH: u16 = 30;
+const RTM_GETMULTICAST: u16 = 58;
+const RTM_GETANYCAST: u16 = 62;
 /// `sizeof(struct ifinfomsg)`.
 const IFINFOMSG_SIZE: u64 = 16;
 const RTM_NEWADDR: u16 = 20;
@@ -44,10 +49,11 @@ fn ifinfomsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> 
     if len < IFINFOMSG_SIZE {
         return vec![Value::Struct(f, true)];
     }
-    let Some(b) = c.read_bytes(addr + 2, IFINFOMSG_SIZE as usize - 2) else {
-        f.push(Field::new("", Value::Unreadable(addr + 2)));
+    let Some(b) = c.read_bytes(addr + 1, IFINFOMSG_SIZE as usize - 1) else {
+        f.push(Field::new("", Value::Unreadable(addr + 1)));
         return vec![Value::structure(f)];
     };
+    let b = &b[1..];
     let word = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
     f.push(Field::new(
         "ifi_type",
@@ -159,7 +165,10 @@ fn rtmsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> {
     };
     f.push(Field::new("rtm_dst_len", Value::UInt(b[0] as u64)));
     f.push(Field::new("rtm_src_len", Value::UInt(b[1] as u64)));
-    f.push(Field::new("rtm_tos", Value::UInt(b[2] as u64)));
+    f.push(Field::new(
+        "rtm_tos",
+        xflags(c, b[2] as u64, &xlat::IP_TYPE_OF_SERVICES, "IPTOS_TOS_???"),
+    ));
     f.push(Field::new(
         "rtm_table",
         c.enum_value(b[3] as u64, &xlat::ROUTING_TABLE_IDS, ""),
@@ -207,26 +216,86 @@ fn route_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<V
         3 | 4 => nla_ifindex(c, addr, len),
         // RTA_PRIORITY, RTA_FLOW, RTA_MP_ALGO, RTA_MARK, RTA_UID.
         6 | 11 | 14 | 16 | 25 => nla_u(c, addr, len, 4),
+        // RTA_METRICS.
+        8 => Some(attrs_value(
+            c,
+            addr,
+            len,
+            AttrNames {
+                table: &xlat::RTNL_RTA_METRICS_ATTRS,
+                dflt: "RTAX_???",
+            },
+            &|c, t, a, l| match t {
+                1..=15 => nla_u(c, a, l, 4),
+                16 => nla_str(c, a, l),
+                _ => None,
+            },
+        )),
+        // RTA_MULTIPATH.
+        9 => multipath(c, family, addr, len),
+        // RTA_PROTOINFO.
+        10 => nla_u(c, addr, len, 4),
         // RTA_CACHEINFO.
         12 => {
-            if len < 32 {
+            let mut spec = Vec::new();
+            for n in [
+                "rta_clntref",
+                "rta_lastuse",
+                "rta_expires",
+                "rta_error",
+                "rta_used",
+                "rta_id",
+                "rta_ts",
+                "rta_tsage",
+            ] {
+                spec.push((n, 4, if n == "rta_id" { b'x' } else { b'u' }));
+            }
+            fields_struct(c, addr, len, &spec)
+        }
+        // RTA_MFC_STATS.
+        17 => fields_struct(
+            c,
+            addr,
+            len,
+            &[
+                ("mfcs_packets", 8, b'u'),
+                ("mfcs_bytes", 8, b'u'),
+                ("mfcs_wrong_if", 8, b'u'),
+            ],
+        ),
+        // RTA_VIA.
+        18 => {
+            if len < 2 {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 32) else {
+            let Some(b) = c.read_bytes(addr, 2) else {
                 return Some(Value::Unreadable(addr));
             };
-            let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap()) as u64;
-            Some(Value::structure(vec![
-                Field::new("rta_clntref", Value::UInt(w(0))),
-                Field::new("rta_lastuse", Value::UInt(w(1))),
-                Field::new("rta_expires", Value::Int(w(2) as u32 as i32 as i64)),
-                Field::new("rta_error", Value::UInt(w(3))),
-                Field::new("rta_used", Value::UInt(w(4))),
-                Field::new("rta_id", Value::Hex(w(5))),
-                Field::new("rta_ts", Value::UInt(w(6))),
-                Field::new("rta_tsage", Value::UInt(w(7))),
-            ]))
+            let fam = u16::from_le_bytes([b[0], b[1]]);
+            let mut f = vec![Field::new(
+                "rtvia_family",
+                c.enum_value(fam as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            )];
+            if len > 2 {
+                f.push(inet_addr_field(
+                    c,
+                    addr + 2,
+                    len - 2,
+                    fam as u8,
+                    "rtvia_addr",
+                ));
+            }
+            Some(Value::structure(f))
         }
+        // RTA_ENCAP_TYPE.
+        21 => nla_enum(
+            c,
+            addr,
+            len,
+            2,
+            &xlat::LWTUNNEL_ENCAP_TYPES,
+            "LWTUNNEL_ENCAP_???",
+        ),
         // RTA_TABLE.
         15 => nla_enum(c, addr, len, 4, &xlat::ROUTING_TABLE_IDS, ""),
         // RTA_PREF, RTA_TTL_PROPAGATE, RTA_IP_PROTO.
@@ -239,9 +308,71 @@ fn route_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<V
     }
 }
 
+/// `RTA_MULTIPATH`: `struct rtnexthop` entries, each with its `RTA_*`
+/// attributes.
+fn multipath(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Option<Value> {
+    const RTNH_SIZE: u64 = 8;
+    if len < RTNH_SIZE {
+        return None;
+    }
+    let (mut cur, mut left) = (addr, len);
+    let mut items = Vec::new();
+    let mut is_array = false;
+    loop {
+        let Some(b) = c.read_bytes(cur, RTNH_SIZE as usize) else {
+            items.push(Value::Unreadable(cur));
+            break;
+        };
+        let nh_len = u16::from_le_bytes([b[0], b[1]]) as u64;
+        let n = left.min(nh_len);
+        if cur == addr && nh_len < len {
+            is_array = true;
+        }
+        let hdr = Value::structure(vec![
+            Field::new("rtnh_len", Value::UInt(nh_len)),
+            Field::new(
+                "rtnh_flags",
+                xflags(c, b[2] as u64, &xlat::ROUTE_NEXTHOP_FLAGS, "RTNH_F_???"),
+            ),
+            Field::new("rtnh_hops", Value::UInt(b[3] as u64)),
+            Field::new(
+                "rtnh_ifindex",
+                ifindex_value(c, u32::from_le_bytes([b[4], b[5], b[6], b[7]])),
+            ),
+        ]);
+        if n > RTNH_SIZE {
+            let dec = move |c: &mut Ctx, ty: u16, a: u64, l: u64| route_attr(c, family, ty, a, l);
+            let attrs = attrs_value(
+                c,
+                cur + RTNH_SIZE,
+                n - RTNH_SIZE,
+                AttrNames {
+                    table: &xlat::RTNL_ROUTE_ATTRS,
+                    dflt: "RTA_???",
+                },
+                &dec,
+            );
+            items.push(Value::Array(vec![hdr, attrs], false));
+        } else {
+            items.push(hdr);
+        }
+        let step = (n + 3) & !3;
+        if step >= left || step == 0 {
+            break;
+        }
+        cur += step;
+        left -= step;
+    }
+    Some(if is_array {
+        Value::Array(items, false)
+    } else {
+        items.pop().unwrap_or(Value::Unknown)
+    })
+}
+
 /// strace's `decode_family`: the leading family byte, then the rest as a
 /// hex string.
-fn family_value(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Value {
+pub(super) fn family_value(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Value {
     let mut f = vec![Field::new(
         "family",
         c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
@@ -259,16 +390,26 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
         return None;
     }
     let v = match c.read_bytes(addr, 1) {
-        Some(b) if (RTM_NEWLINK..=RTM_GETLINK).contains(&h.ty) => {
+        Some(b)
+            if (RTM_NEWLINK..=RTM_SETLINK).contains(&h.ty)
+                || (h.ty == RTM_GETNEIGH && b[0] as i32 == libc::AF_BRIDGE) =>
+        {
             return Some(ifinfomsg_values(c, b[0], addr, len));
         }
-        Some(b) if (RTM_NEWADDR..=RTM_GETADDR).contains(&h.ty) => {
+        Some(b)
+            if (RTM_NEWADDR..=RTM_GETADDR).contains(&h.ty)
+                || h.ty == RTM_GETMULTICAST
+                || h.ty == RTM_GETANYCAST =>
+        {
             return Some(ifaddrmsg_values(c, b[0], addr, len));
         }
         Some(b) if (RTM_NEWROUTE..=RTM_GETROUTE).contains(&h.ty) => {
             return Some(rtmsg_values(c, b[0], addr, len));
         }
-        Some(b) => family_value(c, b[0], addr, len),
+        Some(b) => match netlink_route_msgs::decode(c, h.ty, addr, len) {
+            Some(v) => return Some(v),
+            None => family_value(c, b[0], addr, len),
+        },
         None => Value::Unreadable(addr),
     };
     Some(vec![v])

@@ -13,6 +13,7 @@ use super::netlink_attr::{
     attrs_value, indexed_array, nla_enum, nla_fd, nla_flags, nla_hwaddr, nla_ifindex, nla_inet,
     nla_s32, nla_str, nla_u, uint_struct, AttrNames,
 };
+use super::netlink_route_link_nested as nested;
 use super::{Ctx, Value};
 use rtrace_arch::xlat;
 
@@ -65,6 +66,12 @@ const IFLA_GRO_MAX_SIZE: u16 = 58;
 const IFLA_TSO_MAX_SIZE: u16 = 59;
 const IFLA_TSO_MAX_SEGS: u16 = 60;
 const IFLA_ALLMULTI: u16 = 61;
+const IFLA_VFINFO_LIST: u16 = 22;
+const IFLA_VF_PORTS: u16 = 24;
+const IFLA_PORT_SELF: u16 = 25;
+const IFLA_EVENT: u16 = 44;
+const IFLA_PROP_LIST: u16 = 52;
+const IFLA_PROTO_DOWN_REASON: u16 = 55;
 
 /// The fields of `struct rtnl_link_stats` / `rtnl_link_stats64`, in order.
 const LINK_STATS: &[&str] = &[
@@ -232,6 +239,8 @@ pub(super) fn af_inet6(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Valu
             "ICMP6_MIB_???",
         ),
         7 => nla_inet(c, addr, len, libc::AF_INET6 as u8),
+        // IFLA_INET6_RA_MTU.
+        9 => nla_u(c, addr, len, 4),
         8 => nla_enum(
             c,
             addr,
@@ -362,6 +371,15 @@ fn link_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<Va
         IFLA_PROTINFO if family as i32 == libc::AF_INET6 => {
             Some(attrs_value(c, addr, len, INET6_NAMES, &af_inet6))
         }
+        IFLA_PROTINFO if family as i32 == libc::AF_BRIDGE => {
+            Some(nested::brport_attrs(c, addr, len))
+        }
+        IFLA_VF_PORTS => Some(nested::vf_ports(c, addr, len)),
+        IFLA_VFINFO_LIST => Some(nested::vfinfo_list(c, addr, len)),
+        IFLA_PORT_SELF => Some(nested::port_attrs(c, addr, len)),
+        IFLA_EVENT => nested::event(c, addr, len),
+        IFLA_PROP_LIST => Some(nested::prop_list(c, addr, len)),
+        IFLA_PROTO_DOWN_REASON => Some(nested::proto_down_reason(c, addr, len)),
         _ => None,
     }
 }

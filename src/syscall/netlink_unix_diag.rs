@@ -3,8 +3,9 @@
 //! replies with their `UNIX_DIAG_*` attributes (name, peer, queue lengths,
 //! shutdown, VFS inode, pending connections, memory, uid).
 
-use super::netlink_attr::{attrs_value, indexed_array, int_array, nla_str, nla_u, AttrNames};
+use super::netlink_attr::{indexed_array, int_array, nla_str, nla_u, AttrNames};
 use super::netlink_diag::{bit_flags, TCP_STATE_FLAGS};
+use super::netlink_route_msgs::header_then_attrs;
 use super::printers::dev_value;
 use super::{Ctx, Field, Value};
 use rtrace_arch::xlat;
@@ -125,29 +126,45 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
     }
 }
 
-/// The payload of an AF_UNIX sock_diag message (`request`: sent with
-/// NLM_F_REQUEST), or `None` for the generic form.
-pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Option<Vec<Value>> {
-    let size = if request { REQ_SIZE } else { MSG_SIZE };
-    if len < size as u64 {
-        return None;
+/// The fields of `value` (a structure) after the first, the family.
+fn rest_fields(value: Value) -> Vec<Field> {
+    match value {
+        Value::Struct(f, _) => f.into_iter().skip(1).collect(),
+        _ => Vec::new(),
     }
-    let b = c.read_bytes(addr, size)?;
-    if request {
-        return Some(vec![req_value(c, &b)]);
-    }
-    let mut out = vec![msg_value(c, &b)];
-    if len > size as u64 {
-        out.push(attrs_value(
-            c,
-            addr + size as u64,
-            len - size as u64,
-            AttrNames {
-                table: &xlat::UNIX_DIAG_ATTRS,
-                dflt: "UNIX_DIAG_???",
-            },
-            &attr,
-        ));
-    }
-    Some(out)
 }
+
+/// The payload of an AF_UNIX sock_diag message (`request`: sent with
+/// NLM_F_REQUEST): the header (`{…, ...}` when short), then for a reply
+/// its attributes.
+pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Option<Vec<Value>> {
+    if request {
+        let mut v = header_then_attrs(
+            c,
+            addr,
+            len,
+            "sdiag_family",
+            REQ_SIZE as u64,
+            &|c, b| rest_fields(req_value(c, b)),
+            NAMES,
+            &|_, _, _, _| None,
+        );
+        v.truncate(1);
+        return Some(v);
+    }
+    Some(header_then_attrs(
+        c,
+        addr,
+        len,
+        "udiag_family",
+        MSG_SIZE as u64,
+        &|c, b| rest_fields(msg_value(c, b)),
+        NAMES,
+        &attr,
+    ))
+}
+
+const NAMES: AttrNames = AttrNames {
+    table: &xlat::UNIX_DIAG_ATTRS,
+    dflt: "UNIX_DIAG_???",
+};

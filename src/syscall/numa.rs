@@ -162,7 +162,9 @@ fn move_pages(c: &mut Ctx) -> Step {
         return Step::Exit;
     }
     let st = c.arg_ulong(4);
-    let v = if c.failed() {
+    // An empty array prints as `[]` even when the call failed (strace's
+    // print_array looks at the count before fetching anything).
+    let v = if c.failed() && n != 0 {
         Value::Ptr(st)
     } else {
         array_at(c, st, n, 4, |c, b| {

@@ -23,6 +23,15 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 
 /// Descriptor `fd` of process `pid` (`-y` resolves it in that process).
 fn fd_of_pid(c: &mut Ctx, pid: i64, fd: i64) -> Value {
+    // The pid is the tracee's; /proc is read at rstrace's number for it.
+    let pid = if c.opts.pidns {
+        let tracee = c.pid;
+        c.fds
+            .translate_pid(tracee, pid, super::ctx::PidKind::Tgid)
+            .unwrap_or(0)
+    } else {
+        pid
+    };
     if pid == c.pid as i64 || pid <= 0 {
         return if pid == c.pid as i64 {
             c.fd_value(fd)
@@ -83,6 +92,8 @@ fn pidfd_send_signal(c: &mut Ctx) -> Step {
         Some(b) => super::signal::siginfo_value_styled(c.arch, c.opts.xlat_style, &b),
         None => Value::Unreadable(addr),
     };
+    let mut v = v;
+    c.translate_pids(&mut v);
     c.push(v);
     c.push(xint(c.arg(3) as u32 as u64));
     Step::Done(RetFmt::Int)

@@ -44,7 +44,15 @@ fn fprog_at(c: &mut Ctx, addr: u64) -> Value {
 
 /// An enum value of a full `unsigned long` argument (`printxval64`).
 fn enum64(c: &mut Ctx, i: usize, table: &rtrace_arch::Xlat, dflt: &'static str) {
-    let v = c.enum_value(c.arg_ulong(i), table, dflt);
+    let raw = c.arg_ulong(i);
+    let v = match c.enum_value(raw, table, dflt) {
+        // printxval64 prints an unknown value in hex, even a "negative" one.
+        Value::Int(_) => Value::Hex(raw),
+        Value::Commented(b, t) if matches!(*b, Value::Int(_)) => {
+            Value::Commented(Box::new(Value::Hex(raw)), t)
+        }
+        other => other,
+    };
     c.push(v);
 }
 

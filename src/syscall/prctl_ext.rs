@@ -193,8 +193,16 @@ pub(super) fn entry(c: &mut Ctx, name: &str) -> Option<Step> {
             let cmd = arg2 as u32 as u64;
             let v = c.enum_value(cmd, &xlat::PR_SCHED_CORE_CMDS, "PR_SCHED_CORE_???");
             c.push(v);
-            c.pid(2);
             let ty = c.arg(3) as u32 as u64;
+            // The pid's kind is the PIDTYPE_* argument.
+            use super::ctx::PidKind;
+            match ty {
+                0 => c.id(2, PidKind::Tid),
+                1 => c.pid(2),
+                2 => c.id(2, PidKind::Pgid),
+                3 => c.id(2, PidKind::Sid),
+                _ => c.int(2),
+            }
             let v = if c.opts.xlat_style == 1 {
                 Value::Hex(ty)
             } else {

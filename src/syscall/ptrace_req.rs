@@ -8,7 +8,7 @@
 //! personalities print those arguments in hex or as the address.
 
 use super::printers::{le16, le32, le64, num_at, xflags, xint};
-use super::signal::{sig_value, siginfo_at, sigset_at};
+use super::signal::{sig_value, siginfo_array_at, siginfo_at, sigset_at};
 use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{x86_64, xlat, Arch};
 
@@ -97,65 +97,129 @@ fn words(c: &mut Ctx, b: &[u8], off: usize, n: usize) -> Value {
     Value::Array(items, limit < n)
 }
 
-/// x86_64's `struct user_fpregs_struct`.
-fn fpregs_value(c: &mut Ctx, b: &[u8]) -> Value {
+/// x86_64's `struct user_fpregs_struct`, the fields that start within the
+/// `n` bytes fetched (strace prints a partial set field by field).
+fn fpregs_value(c: &mut Ctx, b: &[u8], n: usize) -> Value {
     let h = |off| xint(le16(b, off));
-    let mut f = vec![
-        Field::new("cwd", h(0)),
-        Field::new("swd", h(2)),
-        Field::new("ftw", h(4)),
-        Field::new("fop", h(6)),
-        Field::new("rip", xint(le64(b, 8))),
-        Field::new("rdp", xint(le64(b, 16))),
-        Field::new("mxcsr", xint(le32(b, 24))),
-        Field::new("mxcr_mask", xint(le32(b, 28))),
+    let mut f = Vec::new();
+    let scalars: [(usize, &'static str, Value); 8] = [
+        (0, "cwd", h(0)),
+        (2, "swd", h(2)),
+        (4, "ftw", h(4)),
+        (6, "fop", h(6)),
+        (8, "rip", xint(le64(b, 8))),
+        (16, "rdp", xint(le64(b, 16))),
+        (24, "mxcsr", xint(le32(b, 24))),
+        (28, "mxcr_mask", xint(le32(b, 28))),
     ];
-    f.push(Field::new("st_space", words(c, b, 32, 32)));
-    f.push(Field::new("xmm_space", words(c, b, 160, 64)));
-    f.push(Field::new("padding", words(c, b, 416, 24)));
+    for (off, name, v) in scalars {
+        if n > off {
+            f.push(Field::new(name, v));
+        }
+    }
+    for (off, name, count) in [
+        (32, "st_space", 32),
+        (160, "xmm_space", 64),
+        (416, "padding", 24),
+    ] {
+        if n > off {
+            let k = ((n - off) / 4).min(count);
+            f.push(Field::new(name, words(c, b, off, k)));
+        }
+    }
     Value::structure(f)
 }
 
-/// A register set of type `nt` of `len` bytes at `addr`, or the address.
+/// A register set of type `nt` of `len` bytes at `addr`, or the address:
+/// strace prints the address for an empty set, a size that is not a whole
+/// number of 8-byte slots, or a failed call.
 fn regset_value(c: &mut Ctx, nt: u64, addr: u64, len: usize) -> Value {
-    if c.arch != Arch::X86_64 || c.failed() {
+    regset_value_in(c, nt, addr, len, c.failed())
+}
+
+/// [`regset_value`] with the failure decided by the caller (PTRACE_SETREGSET
+/// shows what it passed even when the call failed).
+fn regset_value_in(c: &mut Ctx, nt: u64, addr: u64, len: usize, failed: bool) -> Value {
+    if c.arch != Arch::X86_64 || failed || len == 0 || !len.is_multiple_of(8) {
         return Value::Ptr(addr);
     }
+    let more = |v: Value, full: usize| match v {
+        Value::Struct(f, _) if len > full => Value::Struct(f, true),
+        other => other,
+    };
     match nt {
         NT_PRSTATUS => {
             let n = len.min(REGS_SIZE);
-            if n < 8 {
-                return Value::Ptr(addr);
-            }
             match c.read_bytes(addr, n) {
-                Some(b) => regs_value(&b, n),
+                Some(b) => more(regs_value(&b, n), REGS_SIZE),
                 None => Value::Unreadable(addr),
             }
         }
-        NT_FPREGSET if len >= FPREGS_SIZE => match c.read_bytes(addr, FPREGS_SIZE) {
-            Some(b) => fpregs_value(c, &b),
-            None => Value::Unreadable(addr),
-        },
+        NT_FPREGSET => {
+            let n = len.min(FPREGS_SIZE);
+            match c.read_bytes(addr, n) {
+                Some(b) => more(fpregs_value(c, &b, n), FPREGS_SIZE),
+                None => Value::Unreadable(addr),
+            }
+        }
         _ => Value::Ptr(addr),
     }
 }
 
-/// `{iov_base=…, iov_len=N}` of a register-set iovec at `addr`.
-fn regset_iov(c: &mut Ctx, nt: u64, addr: u64) -> Value {
+/// Reads the `(iov_base, iov_len)` of the iovec at `addr`.
+fn read_iov(c: &mut Ctx, addr: u64) -> Option<(u64, u64)> {
     let w = c.arch.word_size();
-    if addr == 0 || c.failed() {
-        return Value::Ptr(addr);
-    }
-    let Some(b) = c.read_bytes(addr, 2 * w) else {
-        return Value::Unreadable(addr);
-    };
+    let b = c.read_bytes(addr, 2 * w)?;
     let get = |off| if w == 4 { le32(&b, off) } else { le64(&b, off) };
-    let (base, len) = (get(0), get(w));
-    let bv = regset_value(c, nt, base, len as usize);
-    Value::structure(vec![
-        Field::new("iov_base", bv),
-        Field::new("iov_len", Value::UInt(len)),
-    ])
+    Some((get(0), get(w)))
+}
+
+/// `{iov_base=…, iov_len=N}` of a register-set iovec at `addr`; at exit of
+/// PTRACE_GETREGSET, `iov_len=OLD => NEW` when the kernel changed it.
+fn regset_iov(c: &mut Ctx, nt: u64, addr: u64, set: bool) -> Value {
+    let Some((base, len)) = read_iov(c, addr) else {
+        return Value::Ptr(addr);
+    };
+    let failed = c.failed() && !set;
+    let bv = regset_value_in(
+        c,
+        nt,
+        base,
+        (if set { c.saved } else { len }) as usize,
+        failed,
+    );
+    let old = if c.exiting() { c.saved } else { len };
+    let lv = if old == len {
+        Value::UInt(len)
+    } else {
+        Value::Changed(Box::new(Value::UInt(old)), Box::new(Value::UInt(len)))
+    };
+    Value::structure(vec![Field::new("iov_base", bv), Field::new("iov_len", lv)])
+}
+
+/// `PTRACE_PEEKSIGINFO_*` flags.
+static PEEKSIGINFO_FLAGS: rtrace_arch::Xlat = rtrace_arch::Xlat {
+    name: "ptrace_peeksiginfo_flags",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[(1, "PTRACE_PEEKSIGINFO_SHARED")],
+};
+
+/// `{off=N, flags=…, nr=N}`: the `struct ptrace_peeksiginfo_args` at `addr`.
+fn peeksiginfo_args(c: &mut Ctx, addr: u64) -> Value {
+    if addr == 0 {
+        return Value::Ptr(0);
+    }
+    match c.read_bytes(addr, 16) {
+        Some(b) => Value::structure(vec![
+            Field::new("off", Value::UInt(le64(&b, 0))),
+            Field::new(
+                "flags",
+                xflags(c, le32(&b, 8), &PEEKSIGINFO_FLAGS, "PTRACE_PEEKSIGINFO_???"),
+            ),
+            Field::new("nr", Value::UInt(le32(&b, 12))),
+        ]),
+        None => Value::Unreadable(addr),
+    }
 }
 
 /// `[value]` of a tracee word at `addr` read back by PTRACE_PEEK*.
@@ -209,13 +273,24 @@ fn ptrace(c: &mut Ctx) -> Step {
     let name = xlat::PTRACE_REQUESTS.lookup(req).unwrap_or("");
     let addr = c.arg_ulong(2);
     let data = c.arg_ulong(3);
+    if c.exiting() && name == "PTRACE_SETREGSET" {
+        // Decoded at exit to show `iov_len=OLD => NEW` when the kernel
+        // shortened it, from the buffer the call left unchanged.
+        let v = regset_iov(c, addr, data, true);
+        c.push(v);
+        return Step::Done(RetFmt::Int);
+    }
     if c.exiting() {
         let v = match name {
             "PTRACE_PEEKDATA" | "PTRACE_PEEKTEXT" | "PTRACE_PEEKUSER" => peek_at(c, data),
             "PTRACE_GETEVENTMSG" if !c.failed() => num_at(c, data, c.arch.word_size(), false),
             "PTRACE_GETSIGINFO" => siginfo_at(c, data),
             "PTRACE_GETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
-            "PTRACE_GETREGSET" => regset_iov(c, addr, data),
+            "PTRACE_GETREGSET" => regset_iov(c, addr, data, false),
+            "PTRACE_PEEKSIGINFO" if !c.failed() => {
+                let n = c.retval() as u64;
+                siginfo_array_at(c, data, n)
+            }
             "PTRACE_GET_SYSCALL_INFO" => super::ptrace_info::syscall_info(c, data, addr),
             "PTRACE_SECCOMP_GET_METADATA" => super::ptrace_info::seccomp_metadata(c, data, addr),
             "PTRACE_GETREGS" | "PTRACE_GETFPREGS" if !c.failed() => {
@@ -232,7 +307,7 @@ fn ptrace(c: &mut Ctx) -> Step {
     if name == "PTRACE_TRACEME" {
         return Step::Done(RetFmt::Int);
     }
-    c.int(1);
+    c.pid(1);
     if let Some((set, nt)) = regs_request(name) {
         if !set {
             return Step::Exit;
@@ -247,6 +322,10 @@ fn ptrace(c: &mut Ctx) -> Step {
         }
         "PTRACE_GETREGSET" | "PTRACE_SETREGSET" => {
             let v = c.enum_value(addr, &xlat::NT_TYPES, "NT_???");
+            c.push(v);
+        }
+        "PTRACE_PEEKSIGINFO" => {
+            let v = peeksiginfo_args(c, addr);
             c.push(v);
         }
         "PTRACE_PEEKUSER" | "PTRACE_POKEUSER" => {
@@ -276,12 +355,18 @@ fn ptrace(c: &mut Ctx) -> Step {
         }
         "PTRACE_SETSIGINFO" => siginfo_at(c, data),
         "PTRACE_SETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
-        "PTRACE_SETREGSET" => regset_iov(c, addr, data),
+        "PTRACE_SETREGSET" | "PTRACE_GETREGSET" => match read_iov(c, data) {
+            Some((_, len)) => {
+                c.saved = len;
+                return Step::Exit;
+            }
+            None => Value::Ptr(data),
+        },
         "PTRACE_PEEKDATA"
         | "PTRACE_PEEKTEXT"
         | "PTRACE_PEEKUSER"
         | "PTRACE_GETEVENTMSG"
-        | "PTRACE_GETREGSET"
+        | "PTRACE_PEEKSIGINFO"
         | "PTRACE_GETSIGINFO"
         | "PTRACE_GETSIGMASK"
         | "PTRACE_GET_SYSCALL_INFO"
@@ -382,6 +467,46 @@ mod tests {
         assert_eq!(
             run(ptrace, "ptrace", &[12, -1i64 as u64, 0, 0x1000], -3, &mut m),
             "ptrace(PTRACE_GETREGS, -1, 0x1000) = -1 ESRCH (No such process)"
+        );
+    }
+
+    #[test]
+    fn peeksiginfo_and_partial_regsets() {
+        let mut m = FakeMemory::default();
+        let mut args = 7u64.to_le_bytes().to_vec();
+        args.extend_from_slice(&1u32.to_le_bytes());
+        args.extend_from_slice(&2u32.to_le_bytes());
+        let args = m.put(&args);
+        let mut si = vec![0u8; 256];
+        si[0] = 10;
+        si[8..12].copy_from_slice(&(-6i32).to_le_bytes());
+        si[16] = 42;
+        si[128] = 12;
+        si[136..140].copy_from_slice(&(-6i32).to_le_bytes());
+        si[144] = 42;
+        let si = m.put(&si);
+        assert_eq!(
+            run(ptrace, "ptrace", &[0x4209, 42, args, si], 2, &mut m),
+            "ptrace(PTRACE_PEEKSIGINFO, 42, {off=7, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, [{si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=42, si_uid=0}, {si_signo=SIGUSR2, si_code=SI_TKILL, si_pid=42, si_uid=0}]) = 2"
+        );
+        assert_eq!(
+            run(ptrace, "ptrace", &[0x4209, 42, args, 0x10], -3, &mut m),
+            "ptrace(PTRACE_PEEKSIGINFO, 42, {off=7, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, 0x10) = -1 ESRCH (No such process)"
+        );
+        let regs = m.put(&[0u8; 16]);
+        let mut iov = regs.to_le_bytes().to_vec();
+        iov.extend_from_slice(&9u64.to_le_bytes());
+        let iov = m.put(&iov);
+        assert_eq!(
+            run(ptrace, "ptrace", &[0x4205, 5, 1, iov], -22, &mut m),
+            format!("ptrace(PTRACE_SETREGSET, 5, NT_PRSTATUS, {{iov_base={regs:#x}, iov_len=9}}) = -1 EINVAL (Invalid argument)")
+        );
+        let mut iov = regs.to_le_bytes().to_vec();
+        iov.extend_from_slice(&8u64.to_le_bytes());
+        let iov = m.put(&iov);
+        assert_eq!(
+            run(ptrace, "ptrace", &[0x4204, 5, 2, iov], 0, &mut m),
+            "ptrace(PTRACE_GETREGSET, 5, NT_FPREGSET, {iov_base={cwd=0, swd=0, ftw=0, fop=0}, iov_len=8}) = 0"
         );
     }
 }

@@ -3,7 +3,7 @@
 //! rseq and personality.
 
 use super::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, struct_at, xint};
-use super::signal::clock_t_value;
+use super::signal::clock_t_styled;
 use super::time::timeval_fields;
 use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
@@ -138,12 +138,9 @@ pub(super) fn rusage_at(c: &mut Ctx, addr: u64) -> Value {
         }
         for (i, name) in RUSAGE_LONGS.iter().enumerate() {
             let off = (4 + i) * w;
-            let v = if w == 4 {
-                le32(b, off) as u32 as i32 as i64
-            } else {
-                le64(b, off) as i64
-            };
-            f.push(Field::new(name, Value::Int(v)));
+            // strace prints these longs with PRINT_FIELD_U: unsigned.
+            let v = if w == 4 { le32(b, off) } else { le64(b, off) };
+            f.push(Field::new(name, Value::UInt(v)));
         }
         Value::structure(f)
     })
@@ -167,7 +164,11 @@ fn getrusage(c: &mut Ctx) -> Step {
 /// `getpriority(which, who)`.
 fn getpriority(c: &mut Ctx) -> Step {
     enum_arg(c, 0, &xlat::PRIORITIES, "PRIO_???");
-    c.int(1);
+    match xlat::PRIORITIES.lookup(c.arg(0) as u32 as u64) {
+        Some("PRIO_PROCESS") => c.pid(1),
+        Some("PRIO_PGRP") => c.id(1, super::ctx::PidKind::Pgid),
+        _ => c.int(1),
+    }
     Step::Done(RetFmt::Int)
 }
 
@@ -269,13 +270,17 @@ fn times(c: &mut Ctx) -> Step {
         return Step::Exit;
     }
     let w = c.arch.word_size();
+    let style = c.opts.xlat_style;
     let v = struct_at(c, c.arg_ulong(0), Some(4 * w), |_, b| {
         let t = |i: usize| {
-            clock_t_value(if w == 4 {
-                le32(b, i * w)
-            } else {
-                le64(b, i * w)
-            })
+            clock_t_styled(
+                style,
+                if w == 4 {
+                    le32(b, i * w)
+                } else {
+                    le64(b, i * w)
+                },
+            )
         };
         Value::structure(vec![
             Field::new("tms_utime", t(0)),

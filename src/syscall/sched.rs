@@ -271,7 +271,7 @@ fn sched_setattr(c: &mut Ctx) -> Step {
 /// `sched_getattr(pid, attr, size, flags)`: the attributes at exit.
 fn sched_getattr(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.int(0);
+        c.pid(0);
         return Step::Exit;
     }
     let size = c.arg(2) as u32 as u64;

@@ -3,7 +3,8 @@
 //!
 //! Decoded families: AF_UNIX (paths and `@"abstract"` names), AF_INET,
 //! AF_INET6 (with `sin6_scope_id` as `if_nametoindex("lo")` for link-local
-//! addresses), AF_NETLINK and AF_PACKET. Any other family, and an address
+//! addresses), AF_NETLINK and AF_PACKET here; the rarer families strace
+//! decodes are in `sockaddr_other.rs`. Any other family, and an address
 //! shorter than its family's structure, prints its bytes as `sa_data="..."`,
 //! as strace does. Interface indexes are resolved on the tracer's host, as
 //! strace resolves them.
@@ -28,7 +29,12 @@ pub(super) fn sockaddr_at(c: &mut Ctx, addr: u64, len: i64) -> Value {
         return Value::Ptr(0);
     }
     match c.read_bytes(addr, n) {
-        Some(b) => sockaddr_value(c, &b),
+        Some(b) => {
+            let mut v = sockaddr_value(c, &b);
+            c.field_id(&mut v, "nl_pid", super::ctx::PidKind::Tgid);
+            super::sockaddr_other::resolve_fds(c, &mut v);
+            v
+        }
         None => Value::Unreadable(addr),
     }
 }
@@ -53,7 +59,7 @@ pub(super) fn sockaddr_value(c: &Ctx, raw: &[u8]) -> Value {
         libc::AF_INET6 => 24,
         libc::AF_NETLINK => 12,
         libc::AF_PACKET => 20,
-        _ => usize::MAX,
+        _ => super::sockaddr_other::min_len(family).unwrap_or(usize::MAX),
     };
     if len < min {
         f.push(Field::new("sa_data", raw_str(&b[2..len])));
@@ -64,7 +70,11 @@ pub(super) fn sockaddr_value(c: &Ctx, raw: &[u8]) -> Value {
         libc::AF_INET => inet_fields(c, &b, &mut f),
         libc::AF_INET6 => inet6_fields(c, &b, len, &mut f),
         libc::AF_NETLINK => netlink_fields(&b, &mut f),
-        _ => packet_fields(c, &b, len, &mut f),
+        libc::AF_PACKET => packet_fields(c, &b, len, &mut f),
+        _ => {
+            let more = super::sockaddr_other::fields(c, family, &b, len, &mut f);
+            return Value::Struct(f, more);
+        }
     }
     Value::structure(f)
 }
@@ -98,7 +108,7 @@ fn unix_fields(b: &[u8], len: usize, f: &mut Vec<Field>) {
 }
 
 /// `htons(N)` of a port in network byte order.
-fn port_value(c: &Ctx, b: &[u8], off: usize) -> Value {
+pub(super) fn port_value(c: &Ctx, b: &[u8], off: usize) -> Value {
     let port = u16::from_be_bytes([b[off], b[off + 1]]) as u64;
     net16_value(c, &b[off..off + 2], Value::UInt(port), "htons")
 }
@@ -139,7 +149,7 @@ pub(super) fn inet_addr_value(c: &Ctx, a: &[u8]) -> Value {
 }
 
 /// `sin_port=htons(P), sin_addr=inet_addr("A")`.
-fn inet_fields(c: &Ctx, b: &[u8], f: &mut Vec<Field>) {
+pub(super) fn inet_fields(c: &Ctx, b: &[u8], f: &mut Vec<Field>) {
     f.push(Field::new("sin_port", port_value(c, b, 2)));
     f.push(Field::new("sin_addr", inet_addr_value(c, &b[4..8])));
 }
@@ -214,7 +224,7 @@ pub(super) fn ifindex_value(c: &Ctx, idx: u32) -> Value {
 }
 
 /// `sin6_port`, `sin6_flowinfo`, the address and, past 24 bytes, `sin6_scope_id`.
-fn inet6_fields(c: &Ctx, b: &[u8], len: usize, f: &mut Vec<Field>) {
+pub(super) fn inet6_fields(c: &Ctx, b: &[u8], len: usize, f: &mut Vec<Field>) {
     f.push(Field::new("sin6_port", port_value(c, b, 2)));
     let flow = u32::from_be_bytes([b[4], b[5], b[6], b[7]]) as u64;
     f.push(Field::new(

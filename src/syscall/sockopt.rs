@@ -307,12 +307,14 @@ fn get_value(c: &mut Ctx, level: u32, name: u32, addr: u64, ulen: i32, rlen: i32
         );
     }
     if so(libc::SO_PEERCRED) {
-        return int_fields(
+        let mut v = int_fields(
             c,
             addr,
             rlen as usize,
             &[("pid", SIGNED), ("uid", ID), ("gid", ID)],
         );
+        c.field_id(&mut v, "pid", super::ctx::PidKind::Tgid);
+        return v;
     }
     if so(SO_TXREHASH as i32) {
         return txrehash(c, addr, rlen);

@@ -161,6 +161,9 @@ pub enum Ret {
     },
     /// A decoded value with a trailing comment (`= 0 (Timeout)`, `= 3 (flags ...)`).
     Annotated(Box<Ret>, Cow<'static, str>),
+    /// A value with a C comment after it (`= 5 /* 1234 in strace's PID
+    /// NS */`).
+    Commented(Box<Ret>, Cow<'static, str>),
     /// `= ?` (exit, exit_group, execve that never returned, killed mid-call).
     Unknown,
 }

@@ -20,13 +20,18 @@ impl Tracer {
             }
             let _ = pin.restore(0);
         }
-        for &tid in &tids {
-            let _ = ptrace::interrupt(tid);
-        }
         // Stop every task before letting any go: a handler undoing its
         // changes to an address space (breakpoint bytes, an injected page)
-        // must know no thread of it runs meanwhile.
+        // must know no thread of it runs meanwhile. A held task is stopped.
         let mut stopped: Vec<(Tid, i32)> = Vec::new();
+        for &tid in &tids {
+            match self.unhold(tid) {
+                Some(sig) => stopped.push((tid, sig)),
+                None => {
+                    let _ = ptrace::interrupt(tid);
+                }
+            }
+        }
         while stopped.len() < self.tasks.len() {
             let res = match crate::engine::tracee::take_requeued() {
                 Some(x) => Ok(x),

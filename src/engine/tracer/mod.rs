@@ -184,6 +184,17 @@ pub trait Handler {
     fn resume_signal(&mut self, _tid: Tid) -> i32 {
         0
     }
+
+    /// How long `tid` stays stopped before it is resumed (fault
+    /// injection's `delay_enter=`/`delay_exit=`); asked as it is about to
+    /// resume. Other tracees run on meanwhile ([`super::delay`]).
+    fn hold(&mut self, _tid: Tid) -> Option<Duration> {
+        None
+    }
+
+    /// Called before the loop blocks waiting for the next stop (a tool
+    /// that may be killed meanwhile writes out what it holds).
+    fn idle(&mut self) {}
 }
 
 /// Extra facts about the moment of an event.
@@ -232,6 +243,8 @@ struct Task {
     detach_pending: bool,
     /// Launched child before its first execve: its syscalls are rtrace's own.
     hidden: bool,
+    /// Its first exec is in progress: hidden again if it fails.
+    check_exec: bool,
     /// Runs under PTRACE_CONT; stops only at seccomp events.
     seccomp: bool,
     /// Parked in a group-stop with PTRACE_LISTEN.
@@ -246,6 +259,9 @@ struct Task {
     event_stop: bool,
     /// A [`Handler::resume_signal`] kept for the next resume.
     deferred_sig: i32,
+    /// Kept stopped until then ([`Handler::hold`]), then resumed with
+    /// this signal.
+    held: Option<(std::time::Instant, i32)>,
 }
 
 impl Task {
@@ -260,6 +276,7 @@ impl Task {
             step: false,
             detach_pending: false,
             hidden: false,
+            check_exec: false,
             seccomp,
             listening: false,
             attached,
@@ -267,6 +284,7 @@ impl Task {
             ready: false,
             event_stop: false,
             deferred_sig: 0,
+            held: None,
         }
     }
 }
@@ -300,6 +318,8 @@ pub struct Tracer {
     pin_single: bool,
     /// Tasks are currently pinned.
     pinned_now: bool,
+    /// Tasks kept stopped by [`Handler::hold`].
+    held: usize,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -348,6 +368,7 @@ impl Tracer {
             pin: None,
             pin_single,
             pinned_now: false,
+            held: 0,
         }
     }
 
@@ -373,6 +394,22 @@ impl Tracer {
         let mut t = Task::new(false, false);
         t.hidden = true;
         t.pinned = self.pin.is_some();
+        self.tasks.insert(pid, t);
+        self.main_pid = Some(pid);
+        Ok(pid)
+    }
+
+    /// Launches `cmd` with strace's `-D` (see [`spawn::spawn_daemonized`]):
+    /// this process becomes the command, and only the tracer (a new
+    /// grandchild) returns. No CPU pinning, and the command outlives the
+    /// tracer.
+    pub fn launch_daemonized(&mut self, cmd: &spawn::Command, level: u8) -> io::Result<Tid> {
+        signals::install(self.cfg.interruptible);
+        let pid = spawn::spawn_daemonized(cmd, self.options, self.filter.as_deref(), level)?;
+        // Like an attached process, it is let go, never killed, when
+        // rtrace is interrupted (strace forgets it as its child).
+        let mut t = Task::new(false, true);
+        t.hidden = true;
         self.tasks.insert(pid, t);
         self.main_pid = Some(pid);
         Ok(pid)
@@ -422,6 +459,14 @@ impl Tracer {
         let Some(t) = self.tasks.get_mut(&tid) else {
             return;
         };
+        if !t.detach_pending {
+            if let Some(d) = h.hold(tid) {
+                t.held = Some((std::time::Instant::now() + d, sig));
+                self.held += 1;
+                super::delay::wake_after(d);
+                return;
+            }
+        }
         if sig == 0 && !t.detach_pending {
             if t.deferred_sig != 0 && !t.event_stop {
                 sig = std::mem::take(&mut t.deferred_sig);
@@ -466,11 +511,17 @@ impl Tracer {
                 self.interrupted = Some(sig);
                 return Ok(());
             }
+            if self.held > 0 {
+                self.release_held(h);
+            }
             // A status a synchronous tracee operation collected first
             // (tracee.rs) comes before anything new.
             let res = match super::tracee::take_requeued() {
                 Some(x) => Ok(x),
-                None => ptrace::wait_any(if self.cfg.rusage { Some(&mut ru) } else { None }),
+                None => {
+                    h.idle();
+                    ptrace::wait_any(if self.cfg.rusage { Some(&mut ru) } else { None })
+                }
             };
             let (tid, status) = match res {
                 Ok(x) => x,
@@ -488,6 +539,37 @@ impl Tracer {
             self.handle(tid, status, h, &stamp);
         }
         Ok(())
+    }
+}
+
+impl Tracer {
+    /// Resumes the held tasks whose time has come.
+    fn release_held(&mut self, h: &mut dyn Handler) {
+        let now = std::time::Instant::now();
+        let due: Vec<(Tid, i32)> = self
+            .tasks
+            .iter_mut()
+            .filter_map(|(&tid, t)| match t.held {
+                Some((at, sig)) if at <= now => {
+                    t.held = None;
+                    Some((tid, sig))
+                }
+                _ => None,
+            })
+            .collect();
+        for (tid, sig) in due {
+            self.held -= 1;
+            self.restart(tid, sig, h);
+        }
+    }
+
+    /// Takes `tid` off the held list (it is being detached or is gone);
+    /// the signal it was to be resumed with.
+    fn unhold(&mut self, tid: Tid) -> Option<i32> {
+        let t = self.tasks.get_mut(&tid)?;
+        let (_, sig) = t.held.take()?;
+        self.held -= 1;
+        Some(sig)
     }
 }
 

@@ -17,7 +17,9 @@ impl Tracer {
             match st {
                 // A wake-up child of our signal handler, or an unknown child.
                 Status::Exited(_) | Status::Killed { .. } => {
-                    if !crate::engine::signals::is_waker(tid) {
+                    if !crate::engine::signals::is_waker(tid)
+                        && !crate::engine::delay::is_waker(tid)
+                    {
                         h.event(Event::Unknown { tid, exited: true }, stamp);
                     }
                     return;
@@ -61,6 +63,7 @@ impl Tracer {
         }
         match st {
             Status::Exited(code) => {
+                self.unhold(tid);
                 self.tasks.remove(&tid);
                 if Some(tid) == self.main_pid {
                     self.outcome = Outcome::Exited(code);
@@ -69,6 +72,7 @@ impl Tracer {
                 self.rebalance_pin();
             }
             Status::Killed { sig, core } => {
+                self.unhold(tid);
                 self.tasks.remove(&tid);
                 if Some(tid) == self.main_pid {
                     self.outcome = Outcome::Killed(sig, core);
@@ -184,6 +188,8 @@ impl Tracer {
                         .is_some_and(|n| n.starts_with("execve"))
                 {
                     t.hidden = false;
+                    // strace hides the child again if this exec fails.
+                    t.check_exec = true;
                 }
                 if !t.hidden {
                     h.event(
@@ -214,6 +220,11 @@ impl Tracer {
                         },
                         stamp,
                     );
+                }
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    if std::mem::take(&mut t.check_exec) && info.is_error {
+                        t.hidden = true;
+                    }
                 }
             }
             _ => {}

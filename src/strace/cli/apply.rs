@@ -96,7 +96,7 @@ pub(super) fn apply_short(
         b'd' => return Err(err("-d (debug output) is not implemented in rstrace")),
         b'D' => {
             seen.daemonize = true;
-            return Err(err("-D (daemonize) is not implemented in rstrace"));
+            seen.daemonize_short += 1;
         }
         b'e' => apply_expr_seen(o, seen, &v)?,
         b'E' => match v.split_once('=') {
@@ -121,9 +121,10 @@ pub(super) fn apply_short(
         b'n' => o.syscall_number = true,
         b'o' => o.output = Some(v),
         b'O' => {
-            return Err(err(
-                "-O (syscall overhead for -c) is not implemented in rstrace",
-            ))
+            // strace's parse_ts, as for injection delays.
+            o.overhead = Some(
+                crate::strace::inject::parse_delay(&v).ok_or_else(|| opt_arg_err(c, lname, &v))?,
+            );
         }
         b'p' => {
             for p in v.split([',', ' ', '\t', '\n']).filter(|s| !s.is_empty()) {
@@ -189,7 +190,9 @@ pub(super) fn apply_short(
             }
         }
         b'y' => seen.yflag_short += 1,
-        b'Y' => o.decode_pids_comm = true,
+        // Like strace, each of -Y, --pidns-translation and --decode-pids=
+        // replaces the set of pid decorations.
+        b'Y' => (o.decode_pids_comm, o.decode_pids_ns) = (true, false),
         b'z' => {
             o.status = NameSet::of(&[filter::status::SUCCESSFUL]);
             seen.zflags += 1;
@@ -215,14 +218,17 @@ pub(super) fn apply_long(
         Long::Short(_) => unreachable!("handled by apply_short"),
         Long::FollowForks => seen.follow_long = true,
         Long::OutputSeparately => seen.output_separately_long = true,
-        Long::Daemonize => match val.as_deref() {
-            None | Some("grandchild") | Some("pgroup") | Some("pgrp") | Some("session")
-            | Some("sid") => {
-                seen.daemonize = true;
-                return Err(err("-D (daemonize) is not implemented in rstrace"));
-            }
-            Some(v) => return Err(bad(v)),
-        },
+        Long::Daemonize => {
+            // strace's values, matched without regard to case.
+            let level = match val.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                None | Some("grandchild") => 1,
+                Some("pgroup") | Some("pgrp") => 2,
+                Some("session") => 3,
+                Some(_) => return Err(bad(val.as_deref().unwrap_or(""))),
+            };
+            seen.daemonize = true;
+            seen.daemonize_long = Some(level);
+        }
         Long::Timestamps => {
             seen.tflag_long = true;
             parse_ts(o, val.as_deref().unwrap_or("format:time"))
@@ -241,7 +247,7 @@ pub(super) fn apply_long(
                 Some(v) => return Err(bad(v)),
             })
         }
-        Long::PidnsTranslation => {}
+        Long::PidnsTranslation => (o.decode_pids_comm, o.decode_pids_ns) = (false, true),
         Long::SeccompBpf => o.seccomp = Some(true),
         Long::Tips => return Err(err("--tips is not supported by rstrace")),
         Long::Secontext => {
@@ -341,6 +347,7 @@ fn apply_qualify(
             seen.decode_fds_updated = true;
             let s = NameSet::parse(val, "decode-fds", filter::decode_fd_number)?;
             let detail = [filter::decode_fd::SOCKET, filter::decode_fd::DEV, filter::decode_fd::PIDFD];
+            o.decode_fd_set = (0..4).filter(|&n| s.contains(n)).map(|n| 1 << n).sum();
             o.decode_fds = if detail.iter().any(|&n| s.contains(n)) {
                 2
             } else if s.contains(filter::decode_fd::PATH) {
@@ -352,7 +359,7 @@ fn apply_qualify(
         "decode-pids" => {
             let s = NameSet::parse(val, "decode-pids", filter::decode_pid_number)?;
             o.decode_pids_comm = s.contains(1);
-            seen.decode_pids = s.contains(0);
+            o.decode_pids_ns = s.contains(0);
         }
         "read" => o.dump_reads = crate::strace::dumpio::FdSet::parse(val)?,
         "write" => o.dump_writes = crate::strace::dumpio::FdSet::parse(val)?,

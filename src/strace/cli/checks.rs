@@ -6,6 +6,12 @@ use crate::strace::filter::{self, NameSet};
 /// strace's checks and defaults after option parsing, in its order.
 pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageError> {
     let argc = o.command.len();
+    if let Some(level) = seen.daemonize_long {
+        if seen.daemonize_short > 0 {
+            return Err(err("-D and --daemonize cannot be provided simultaneously"));
+        }
+        seen.daemonize_short = u32::from(level);
+    }
     if argc == 0 && o.pids.is_empty() {
         return Err(err_hint("must have PROG [ARGS] or -p PID"));
     }
@@ -14,6 +20,13 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
             "PROG [ARGS] must be specified with -D/--daemonize",
         ));
     }
+    if seen.daemonize_short > 3 {
+        return Err(err_hint(format!(
+            "Too many -D's ({}), maximum supported -D count is 3",
+            seen.daemonize_short
+        )));
+    }
+    o.daemonize = seen.daemonize_short as u8;
     if seen.tflag_short > 0 {
         if seen.tflag_long {
             return Err(err(
@@ -195,12 +208,6 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
              replayed with -f"
                 .into(),
         );
-    }
-    // Accepted by strace, not implemented here: refuse rather than ignore.
-    if seen.decode_pids {
-        return Err(err(
-            "-e decode-pids=pidns is not implemented yet in rstrace",
-        ));
     }
     Ok(())
 }

@@ -48,6 +48,8 @@ Output format:
   -X FORMAT      raw, abbrev or verbose constants
   -y             print paths of file descriptors
   -Y             print command names of pids (--decode-pids=comm)
+  --pidns-translation
+                 print pids in rstrace's PID namespace too (--decode-pids=pidns)
   --json         one JSON object per event instead of text
   --normalize    stable placeholders for pids, addresses, times, temp paths
 Statistics:

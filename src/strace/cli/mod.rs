@@ -81,12 +81,18 @@ pub struct Options {
     pub output: Option<String>,
     /// `-A`.
     pub append: bool,
+    /// `-D`/`-DD`/`-DDD` (`--daemonize=grandchild|pgroup|session`): the
+    /// tracer runs as a detached grandchild (in a new process group, in a
+    /// new session) and the command keeps rstrace's process; 0: no.
+    pub daemonize: u8,
     /// `-c` (summary only).
     pub summary_only: bool,
     /// `-C` (summary and trace).
     pub summary: bool,
     /// `-w`.
     pub wall_clock: bool,
+    /// `-O`: time subtracted from each call's time in the `-c` summary.
+    pub overhead: Option<std::time::Duration>,
     /// `-S`.
     pub sort_by: SortBy,
     /// `-s`.
@@ -116,6 +122,9 @@ pub struct Options {
     pub detach_on_execve: bool,
     /// `-y` level: 0 none, 1 paths, 2 paths and socket/device details.
     pub decode_fds: u8,
+    /// `--decode-fds=SET` as bits of `syscall::fd_details::decode_set`
+    /// (0: every class, as `-yy`).
+    pub decode_fd_set: u32,
     /// `-i`.
     pub instruction_pointer: bool,
     /// `-n`.
@@ -132,6 +141,9 @@ pub struct Options {
     pub verbose: SyscallSet,
     /// `-Y` / `--decode-pids=comm`: pids with their command names.
     pub decode_pids_comm: bool,
+    /// `--pidns-translation` / `--decode-pids=pidns`: pids of tracees in
+    /// another PID namespace get a `/* N in strace's PID NS */` comment.
+    pub decode_pids_ns: bool,
     /// `-e raw=`.
     pub raw: SyscallSet,
     /// `-e signal=`: which signals to print.
@@ -176,9 +188,11 @@ impl Default for Options {
             output_separately: false,
             output: None,
             append: false,
+            daemonize: 0,
             summary_only: false,
             summary: false,
             wall_clock: false,
+            overhead: None,
             sort_by: SortBy::Time,
             string_limit: 32,
             xflag: 0,
@@ -193,6 +207,7 @@ impl Default for Options {
             trace_paths: Vec::new(),
             detach_on_execve: false,
             decode_fds: 0,
+            decode_fd_set: 0,
             instruction_pointer: false,
             syscall_number: false,
             stack_traces: false,
@@ -201,6 +216,7 @@ impl Default for Options {
             abbrev: SyscallSet::all(),
             verbose: SyscallSet::all(),
             decode_pids_comm: false,
+            decode_pids_ns: false,
             raw: SyscallSet::none(),
             signals: NameSet::all(),
             status: NameSet::all(),
@@ -273,7 +289,10 @@ struct Seen {
     sortby_set: bool,
     detach_on_execve: bool,
     daemonize: bool,
-    decode_pids: bool,
+    /// `-D` count.
+    daemonize_short: u32,
+    /// `--daemonize[=…]` level.
+    daemonize_long: Option<u8>,
 }
 
 /// Parses `args` (without argv[0]).

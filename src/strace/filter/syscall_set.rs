@@ -163,8 +163,10 @@ impl SyscallSet {
     fn add_pers(&mut self, t: &str, a: Arch) -> Result<bool, FilterError> {
         let bits = &mut self.bits[arch_index(a)];
         if t.starts_with(|c: char| c.is_ascii_digit()) {
+            // strace's `scno_pers_is_valid`: a number the table leaves
+            // unnamed (a hole) is no system call either.
             return Ok(match string_to_uint(t, i32::MAX as u64) {
-                Some(n) if (n as usize) < bits.len() => {
+                Some(n) if (n as usize) < bits.len() && a.syscall_name(n).is_some() => {
                     bits[n as usize] = true;
                     true
                 }
@@ -303,6 +305,17 @@ mod tests {
         assert!(SyscallSet::parse("read,").unwrap().matches_name("read"));
         assert!(SyscallSet::parse("0").unwrap().matches_name("read"));
         assert!(SyscallSet::parse("read@64").unwrap().matches_name("read"));
+        // A number with no syscall in any personality (a hole of the
+        // tables) names nothing.
+        let hole = (0..Arch::native().table_len() as u64).find(|&n| {
+            Arch::native_personalities()
+                .iter()
+                .all(|a| a.syscall_name(n).is_none())
+        });
+        assert!(hole.is_some());
+        if let Some(n) = hole {
+            assert!(SyscallSet::parse(&n.to_string()).is_err());
+        }
     }
 
     #[test]

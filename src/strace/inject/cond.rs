@@ -15,7 +15,7 @@
 //! numbers the raw arguments from 1 to 6; `fd` is the descriptor
 //! argument(s) of the syscall, compared as a C `int`.
 
-use crate::engine::memory::ProcMem;
+use crate::engine::page_cache::PageCache;
 use crate::syscall::memory::Memory;
 use rtrace_arch::Arch;
 
@@ -323,13 +323,11 @@ pub fn all_hold(
     })
 }
 
-/// Tracee memory for one syscall entry: reads made for conditions are
-/// kept, and the decoder's identical reads (a string is read a page at a
-/// time, see `Ctx::read_cstr`) are served from them, so a path costs one
-/// `process_vm_readv`.
+/// Tracee memory for one syscall entry, shared by injection conditions,
+/// `-P` matching and the decoder: reads go through one per-stop page cache,
+/// so a path costs one `process_vm_readv`.
 pub struct EntryMem {
-    inner: ProcMem,
-    kept: Vec<(u64, Vec<u8>)>,
+    inner: PageCache,
 }
 
 /// `PATH_MAX`.
@@ -339,13 +337,16 @@ impl EntryMem {
     /// Memory of thread `tid`.
     pub fn new(tid: i32) -> EntryMem {
         EntryMem {
-            inner: ProcMem::new(tid),
-            kept: Vec::new(),
+            inner: PageCache::new(tid),
         }
     }
 
-    /// The NUL-terminated string at `addr` (at most `PATH_MAX` bytes), read
-    /// in the chunks the decoder uses and kept.
+    /// The page cache underneath.
+    pub fn cache(&mut self) -> &mut PageCache {
+        &mut self.inner
+    }
+
+    /// The NUL-terminated string at `addr` (at most `PATH_MAX` bytes).
     pub fn path(&mut self, addr: u64) -> Option<Vec<u8>> {
         if addr == 0 {
             return None;
@@ -361,14 +362,11 @@ impl EntryMem {
                 return None;
             }
             buf.truncate(n);
-            let z = buf.iter().position(|&c| c == 0);
-            out.extend_from_slice(&buf[..z.unwrap_or(n)]);
-            if !self.kept.iter().any(|k| k.0 == a) {
-                self.kept.push((a, buf));
-            }
-            if z.is_some() {
+            if let Some(z) = buf.iter().position(|&c| c == 0) {
+                out.extend_from_slice(&buf[..z]);
                 return Some(out);
             }
+            out.extend_from_slice(&buf);
             if n < chunk {
                 return None;
             }
@@ -380,13 +378,6 @@ impl EntryMem {
 
 impl Memory for EntryMem {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
-        for (a, d) in &self.kept {
-            if addr >= *a && addr - a + buf.len() as u64 <= d.len() as u64 {
-                let off = (addr - a) as usize;
-                buf.copy_from_slice(&d[off..off + buf.len()]);
-                return buf.len();
-            }
-        }
         self.inner.read(addr, buf)
     }
 }

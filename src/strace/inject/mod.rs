@@ -32,6 +32,7 @@
 //! counter update per matching rule.
 
 pub mod cond;
+pub mod poke;
 
 use super::filter::{self, FilterError, PathRule, SyscallSet};
 use super::replay::Replay;
@@ -126,6 +127,8 @@ pub struct Action {
     pub delay_enter: Option<Duration>,
     /// Hold at exit.
     pub delay_exit: Option<Duration>,
+    /// `poke_enter=` / `poke_exit=`: bytes written into the tracee.
+    pub pokes: Vec<poke::Poke>,
 }
 
 /// One `-e inject=`/`-e fault=` rule.
@@ -151,19 +154,27 @@ fn arg_kinds(arch: Arch, nr: u64) -> ArgKinds {
     }
 }
 
-/// Parses a delay: a non-negative decimal with an optional unit suffix
-/// (`s`, `ms`, `us`, `ns`; microseconds without one).
-fn parse_delay(v: &str) -> Option<Duration> {
-    let (num, scale) = [("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)]
-        .iter()
-        .find_map(|(u, k)| v.strip_suffix(u).map(|n| (n, *k)))
-        .unwrap_or((v, 1e-6));
-    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+/// Parses a delay as strace's `parse_ts` does: a non-negative number,
+/// integer or floating point (`8e5`, `.16E7`, `+8e8`), with an optional
+/// unit suffix (`s`, `ms`, `us`, `ns`; microseconds without one).
+pub(crate) fn parse_delay(v: &str) -> Option<Duration> {
+    let n = v
+        .find(|c: char| !"eE.-+0123456789".contains(c))
+        .unwrap_or(v.len());
+    let (num, unit) = v.split_at(n);
+    let scale = match unit {
+        "" | "us" => 1e-6,
+        "ns" => 1e-9,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => return None,
+    };
+    if num.is_empty() {
         return None;
     }
     let x: f64 = num.parse().ok()?;
     let secs = x * scale;
-    (secs.is_finite() && secs < 1e9).then(|| Duration::from_secs_f64(secs))
+    (x >= 0.0 && secs.is_finite() && secs < 1e9).then(|| Duration::from_secs_f64(secs))
 }
 
 /// A non-negative number as C's `strtoul(v, .., 0)` reads it (decimal,
@@ -272,6 +283,11 @@ impl Rule {
                 "delay_exit" if !fault && a.delay_exit.is_none() => {
                     a.delay_exit = Some(parse_delay(v).ok_or_else(bad)?)
                 }
+                "poke_enter" | "poke_exit" if !fault => {
+                    if !poke::parse(v, k == "poke_enter", &mut a.pokes) {
+                        return Err(bad());
+                    }
+                }
                 "error" | "retval" | "signal" | "syscall" | "delay_enter" | "delay_exit" => {
                     return Err(bad())
                 }
@@ -287,7 +303,8 @@ impl Rule {
         let acts = a.ret.is_some()
             || a.signal.is_some()
             || a.delay_enter.is_some()
-            || a.delay_exit.is_some();
+            || a.delay_exit.is_some()
+            || !a.pokes.is_empty();
         if !acts {
             return Err(bad());
         }
@@ -347,6 +364,8 @@ pub struct Fired {
     /// The number the syscall runs as instead (`-1` skips it), when the
     /// return value is injected.
     pub nr: Option<u64>,
+    /// A `poke_enter=`/`poke_exit=` wrote into the tracee.
+    pub poked: bool,
 }
 
 impl Fired {
@@ -355,13 +374,18 @@ impl Fired {
         self.action.delay_enter.is_some() || self.action.delay_exit.is_some()
     }
 
-    /// The markers strace appends to the line: ` (INJECTED)`, ` (DELAYED)`.
+    /// The markers strace appends to the line: ` (INJECTED)`,
+    /// ` (INJECTED: args)`, ` (INJECTED: args, retval)`, ` (DELAYED)`.
     pub fn marks(&self) -> &'static str {
-        match (self.action.ret.is_some(), self.delayed()) {
-            (true, true) => " (INJECTED) (DELAYED)",
-            (true, false) => " (INJECTED)",
-            (false, true) => " (DELAYED)",
-            (false, false) => "",
+        match (self.poked, self.action.ret.is_some(), self.delayed()) {
+            (true, true, true) => " (INJECTED: args, retval) (DELAYED)",
+            (true, true, false) => " (INJECTED: args, retval)",
+            (true, false, true) => " (INJECTED: args) (DELAYED)",
+            (true, false, false) => " (INJECTED: args)",
+            (false, true, true) => " (INJECTED) (DELAYED)",
+            (false, true, false) => " (INJECTED)",
+            (false, false, true) => " (DELAYED)",
+            (false, false, false) => "",
         }
     }
 }
@@ -473,6 +497,7 @@ impl Injections {
                         ..Action::default()
                     },
                     nr: Some(u64::MAX),
+                    poked: false,
                 });
             }
         }
@@ -503,7 +528,11 @@ impl Injections {
                 (Some(_), None) => Some(u64::MAX),
                 (Some(_), Some(name)) => Some(c.arch.syscall_nr(name).map_or(u64::MAX, u64::from)),
             };
-            fired = Some(Fired { action, nr });
+            fired = Some(Fired {
+                action,
+                nr,
+                poked: false,
+            });
         }
         fired
     }

@@ -174,3 +174,26 @@ fn counts_per_thread_and_syscall_later_rules_win() {
     inj.forget(1);
     assert_eq!(ent(&mut inj, 1, a, open, [0; 6]), None);
 }
+
+#[test]
+fn delays_like_strace_parse_ts() {
+    use std::time::Duration;
+    let d = |v: &str| super::parse_delay(v);
+    for v in ["800000", "8e5", "800ms", "+8e8ns", ".8s", "0.8e+6us"] {
+        assert_eq!(d(v), Some(Duration::from_millis(800)), "{v}");
+    }
+    assert_eq!(d(".16E7"), Some(Duration::from_millis(1600)));
+    assert_eq!(d("1.6e+6us"), Some(Duration::from_millis(1600)));
+    for bad in ["", "s", "-1", "1h", "1-2", "1ss", "e5"] {
+        assert_eq!(d(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn poke_rules() {
+    let r = super::Rule::parse("chdir:poke_enter=@arg1=53747261636521", false).unwrap();
+    assert_eq!(r.action.pokes.len(), 1);
+    assert!(super::Rule::parse("chdir:poke_exit=@arg1=00:poke_exit=@arg2=00", false).is_err());
+    assert!(super::Rule::parse("chdir:poke_enter=@arg1=00", true).is_err());
+    assert!(super::Rule::parse("chdir:poke_enter=", false).is_err());
+}

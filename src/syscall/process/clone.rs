@@ -2,11 +2,43 @@
 //! the stack, parent/child tid pointers, tls, pidfd and cgroup fields.
 
 use super::named;
+use crate::syscall::ctx::PidKind;
 use crate::syscall::printers::{le64, num_at, xflags, xint};
 use crate::syscall::signal::sig_value;
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
+
+// ---- unshare ----
+
+/// The flags `unshare` takes, in strace's order (`unshare_flags`).
+static UNSHARE_FLAGS: rtrace_arch::Xlat = rtrace_arch::Xlat {
+    name: "unshare_flags",
+    kind: rtrace_arch::xlat::XlatKind::Flags,
+    entries: &[
+        (0x80, "CLONE_NEWTIME"),
+        (0x100, "CLONE_VM"),
+        (0x200, "CLONE_FS"),
+        (0x400, "CLONE_FILES"),
+        (0x800, "CLONE_SIGHAND"),
+        (0x10000, "CLONE_THREAD"),
+        (0x20000, "CLONE_NEWNS"),
+        (0x40000, "CLONE_SYSVSEM"),
+        (0x0200_0000, "CLONE_NEWCGROUP"),
+        (0x0400_0000, "CLONE_NEWUTS"),
+        (0x0800_0000, "CLONE_NEWIPC"),
+        (0x1000_0000, "CLONE_NEWUSER"),
+        (0x2000_0000, "CLONE_NEWPID"),
+        (0x4000_0000, "CLONE_NEWNET"),
+    ],
+};
+
+/// `unshare(flags)`: all the bits of the long, `CLONE_???` when none is known.
+pub(super) fn unshare(c: &mut Ctx) -> Step {
+    let v = xflags(c, c.arg_ulong(0), &UNSHARE_FLAGS, "CLONE_???");
+    c.push(v);
+    Step::Done(RetFmt::Int)
+}
 
 // ---- clone ----
 
@@ -74,7 +106,7 @@ pub(super) fn clone(c: &mut Ctx) -> Step {
             | CLONE_CHILD_CLEARTID
             | CLONE_SETTLS;
         if flags & later == 0 {
-            return Step::Done(RetFmt::Pid);
+            return Step::Done(RetFmt::Id(PidKind::Tid));
         }
         c.sep_at_exit = true;
         return Step::Exit;
@@ -96,7 +128,7 @@ pub(super) fn clone(c: &mut Ctx) -> Step {
     if flags & (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID) != 0 {
         c.push(named("child_tidptr=", Value::Ptr(c.arg_ulong(pos.ctid))));
     }
-    Step::Done(RetFmt::Pid)
+    Step::Done(RetFmt::Id(PidKind::Tid))
 }
 
 /// strace's `printnum_fd`: `[4]` (with the path under `-y`).
@@ -172,7 +204,7 @@ pub(super) fn clone3(c: &mut Ctx) -> Step {
     };
     c.push(v);
     c.ulong(1);
-    Step::Done(RetFmt::Pid)
+    Step::Done(RetFmt::Id(PidKind::Tid))
 }
 
 /// The bytes of a `struct clone_args` beyond the known size, up to a page:
@@ -321,6 +353,29 @@ mod tests {
         assert_eq!(
             run(clone3, "clone3", &[args, 8], -22, &mut m),
             format!("clone3({args:#x}, 8) = -1 EINVAL (Invalid argument)")
+        );
+    }
+
+    #[test]
+    fn unshare_flags() {
+        let mut m = FakeMemory::default();
+        assert_eq!(
+            run(unshare, "unshare", &[0x0200_0000], 0, &mut m),
+            "unshare(CLONE_NEWCGROUP) = 0"
+        );
+        assert_eq!(
+            run(unshare, "unshare", &[0xbadc0ded_0000000f], -22, &mut m),
+            "unshare(0xbadc0ded0000000f /* CLONE_??? */) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(
+                unshare,
+                "unshare",
+                &[0x80 | 0x200 | 0x1_0000_0000],
+                -22,
+                &mut m
+            ),
+            "unshare(CLONE_NEWTIME|CLONE_FS|0x100000000) = -1 EINVAL (Invalid argument)"
         );
     }
 }

@@ -15,9 +15,10 @@
 mod clone;
 mod exec;
 
-use clone::{clone, clone3};
+use clone::{clone, clone3, unshare};
 use exec::{execve, execveat};
 
+use super::ctx::PidKind;
 use super::printers::{flags_arg, num_at, xint};
 use super::resource::rusage_at;
 use super::signal::{sig_arg, siginfo_at};
@@ -29,6 +30,7 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("execveat", execveat),
     ("clone", clone),
     ("clone3", clone3),
+    ("unshare", unshare),
     ("fork", pid_ret),
     ("vfork", pid_ret),
     ("wait4", wait4),
@@ -36,19 +38,19 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
     ("exit", exit),
     ("exit_group", exit),
     ("kill", kill),
-    ("tkill", kill),
+    ("tkill", tkill),
     ("tgkill", tgkill),
     ("getpid", pid_ret),
     ("getppid", pid_ret),
-    ("gettid", pid_ret),
+    ("gettid", tid_ret),
     ("getuid", no_args),
     ("geteuid", no_args),
     ("getgid", no_args),
     ("getegid", no_args),
-    ("getpgrp", no_args),
+    ("getpgrp", pgid_ret),
     ("setsid", no_args),
-    ("getpgid", one_pid),
-    ("getsid", one_pid),
+    ("getpgid", getpgid),
+    ("getsid", getsid),
     ("setpgid", two_pids),
     ("set_tid_address", set_tid_address),
     ("set_robust_list", set_robust_list),
@@ -71,16 +73,32 @@ fn pid_ret(_: &mut Ctx) -> Step {
     Step::Done(RetFmt::Pid)
 }
 
-/// `getpgid(pid)`, `getsid(pid)`.
-fn one_pid(c: &mut Ctx) -> Step {
+/// `gettid()`: a thread id.
+fn tid_ret(_: &mut Ctx) -> Step {
+    Step::Done(RetFmt::Id(PidKind::Tid))
+}
+
+/// `getpgrp()`: a process group id.
+fn pgid_ret(_: &mut Ctx) -> Step {
+    Step::Done(RetFmt::Id(PidKind::Pgid))
+}
+
+/// `getpgid(pid)`: a process group id.
+fn getpgid(c: &mut Ctx) -> Step {
     c.pid(0);
-    Step::Done(RetFmt::Int)
+    Step::Done(RetFmt::Id(PidKind::Pgid))
+}
+
+/// `getsid(pid)`: a session id.
+fn getsid(c: &mut Ctx) -> Step {
+    c.pid(0);
+    Step::Done(RetFmt::Id(PidKind::Sid))
 }
 
 /// `setpgid(pid, pgid)`.
 fn two_pids(c: &mut Ctx) -> Step {
     c.pid(0);
-    c.pid(1);
+    c.id(1, PidKind::Pgid);
     Step::Done(RetFmt::Int)
 }
 
@@ -146,7 +164,7 @@ pub(super) fn wait_status_value(status: u32) -> Value {
 /// `wait4(pid, wstatus, options, rusage)`: everything after the pid at exit.
 fn wait4(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.pid(0);
+        c.pid_or_pgid(0);
         return Step::Exit;
     }
     let addr = c.arg_ulong(1);
@@ -176,10 +194,11 @@ fn waitid(c: &mut Ctx) -> Step {
         let idtype = c.arg(0) as u32 as u64;
         let v = c.enum_value(idtype, &xlat::WAITID_TYPES, "P_???");
         c.push(v);
-        if xlat::WAITID_TYPES.lookup(idtype) == Some("P_PIDFD") {
-            c.fd(1);
-        } else {
-            c.pid(1);
+        match xlat::WAITID_TYPES.lookup(idtype) {
+            Some("P_PIDFD") => c.fd(1),
+            Some("P_PID") => c.pid(1),
+            Some("P_PGID") => c.id(1, PidKind::Pgid),
+            _ => c.int(1),
         }
         return Step::Exit;
     }
@@ -201,9 +220,16 @@ fn exit(c: &mut Ctx) -> Step {
 
 // ---- signals to processes ----
 
-/// `kill(pid, sig)` and `tkill(tid, sig)`.
+/// `kill(pid, sig)`: a process, or a process group when below -1.
 fn kill(c: &mut Ctx) -> Step {
-    c.pid(0);
+    c.pid_or_pgid(0);
+    sig_arg(c, 1);
+    Step::Done(RetFmt::Int)
+}
+
+/// `tkill(tid, sig)`.
+fn tkill(c: &mut Ctx) -> Step {
+    c.id(0, PidKind::Tid);
     sig_arg(c, 1);
     Step::Done(RetFmt::Int)
 }
@@ -211,7 +237,7 @@ fn kill(c: &mut Ctx) -> Step {
 /// `tgkill(tgid, tid, sig)`.
 fn tgkill(c: &mut Ctx) -> Step {
     c.pid(0);
-    c.pid(1);
+    c.id(1, PidKind::Tid);
     sig_arg(c, 2);
     Step::Done(RetFmt::Int)
 }
@@ -234,7 +260,7 @@ fn set_robust_list(c: &mut Ctx) -> Step {
 /// `get_robust_list(pid, head_ptr, len_ptr)`: both pointers' targets at exit.
 fn get_robust_list(c: &mut Ctx) -> Step {
     if c.entering() {
-        c.pid(0);
+        c.id(0, PidKind::Tid);
         return Step::Exit;
     }
     let w = c.arch.word_size();

@@ -16,7 +16,7 @@
 mod siginfo;
 mod sigset;
 
-pub(super) use siginfo::{clock_t_value, siginfo_at};
+pub(super) use siginfo::{clock_t_styled, siginfo_array_at, siginfo_at};
 pub use siginfo::{siginfo_value, siginfo_value_styled, SIGINFO_SIZE};
 pub(super) use sigset::{sig_arg, sig_value, sigset_at};
 use sigset::{sigset_arg, NSIG_BYTES};
@@ -210,7 +210,7 @@ fn rt_sigqueueinfo(c: &mut Ctx) -> Step {
 /// `rt_tgsigqueueinfo(tgid, tid, sig, info)`.
 fn rt_tgsigqueueinfo(c: &mut Ctx) -> Step {
     c.pid(0);
-    c.pid(1);
+    c.id(1, super::ctx::PidKind::Tid);
     sig_arg(c, 2);
     let v = siginfo_at(c, c.arg_ulong(3));
     c.push(v);

@@ -3,7 +3,7 @@
 //! `clock_t` values.
 
 use super::sig_value;
-use crate::syscall::printers::{le32, le64, struct_at, xint};
+use crate::syscall::printers::{id_value, le32, le64, struct_at, xint};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
@@ -65,11 +65,13 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
     let code = l.int(b, 8);
     f.push(Field::new("si_signo", sig_value(style, signo)));
     f.push(Field::new("si_code", si_code_value(style, code, signo)));
-    let errno = l.int(b, 4);
+    // si_errno: the errno name, or the number as unsigned (PRINT_FIELD_ERR_U).
+    let errno = l.uint(b, 4);
     if errno != 0 {
-        let v = match rtrace_arch::tables::errno_name(errno as u64) {
-            Some(n) if style == 0 => Value::sym(n),
-            _ => Value::Int(errno),
+        let v = match (rtrace_arch::tables::errno_name(errno), style) {
+            (Some(n), 0) => Value::sym(n),
+            (Some(n), 2) => Value::Commented(Box::new(Value::UInt(errno)), Cow::Borrowed(n)),
+            _ => Value::UInt(errno),
         };
         f.push(Field::new("si_errno", v));
     }
@@ -82,7 +84,7 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
                 comm: None,
             },
         ));
-        f.push(Field::new("si_uid", Value::UInt(l.uint(b, base + 4))));
+        f.push(Field::new("si_uid", id_value(l.uint(b, base + 4) as u32)));
     };
     // si_int / si_ptr of the sigval after pid/uid (or timerid/overrun).
     let sigval_off = base + 8;
@@ -126,8 +128,11 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
             };
             f.push(Field::new("si_status", st));
             let t = if l.word == 4 { base + 12 } else { base + 16 };
-            f.push(Field::new("si_utime", clock_t_value(l.word(b, t))));
-            f.push(Field::new("si_stime", clock_t_value(l.word(b, t + l.word))));
+            f.push(Field::new("si_utime", clock_t_styled(style, l.word(b, t))));
+            f.push(Field::new(
+                "si_stime",
+                clock_t_styled(style, l.word(b, t + l.word)),
+            ));
         }
         4 | 8 => f.push(Field::new("si_addr", ptr_at(base))), // SIGILL, SIGFPE
         7 => {
@@ -162,11 +167,13 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
         31 => {
             // SIGSYS
             f.push(Field::new("si_call_addr", ptr_at(base)));
-            let nr = l.int(b, base + l.word);
+            let nr = l.uint(b, base + l.word);
             let audit = l.uint(b, base + l.word + 4);
             f.push(Field::new("si_syscall", syscall_nr_value(style, nr, audit)));
-            let a = match xlat::AUDIT_ARCH.lookup(audit) {
-                Some(n) if style == 0 => Value::sym(n),
+            let a = match (xlat::AUDIT_ARCH.lookup(audit), style) {
+                (Some(n), 0) => Value::sym(n),
+                (Some(n), 2) => Value::Commented(Box::new(xint(audit)), Cow::Borrowed(n)),
+                (_, 1) => xint(audit),
                 _ => Value::Commented(Box::new(xint(audit)), Cow::Borrowed("AUDIT_ARCH_???")),
             };
             f.push(Field::new("si_arch", a));
@@ -185,12 +192,14 @@ pub fn siginfo_value_styled(arch: Arch, style: u8, bytes: &[u8]) -> Value {
 
 /// `si_syscall=__NR_getpid`, or the number when the audit arch or the number
 /// is unknown.
-fn syscall_nr_value(style: u8, nr: i64, audit: u64) -> Value {
-    let name = Arch::from_audit_arch(audit as u32).and_then(|a| a.syscall_name(nr as u64));
+fn syscall_nr_value(style: u8, nr: u64, audit: u64) -> Value {
+    let name = Arch::from_audit_arch(audit as u32).and_then(|a| a.syscall_name(nr));
     match (name, style) {
         (Some(n), 0) => Value::sym_owned(format!("__NR_{n}")),
-        (Some(n), 2) => Value::Commented(Box::new(Value::Int(nr)), Cow::Owned(format!("__NR_{n}"))),
-        _ => Value::Int(nr),
+        (Some(n), 2) => {
+            Value::Commented(Box::new(Value::UInt(nr)), Cow::Owned(format!("__NR_{n}")))
+        }
+        _ => Value::UInt(nr),
     }
 }
 
@@ -211,6 +220,10 @@ fn si_code_value(style: u8, code: i64, signo: i64) -> Value {
             31 => &xlat::SIGSYS_CODES,
             _ => return None,
         };
+        // strace 6.1 has no name for SEGV_CPERR (10) and later codes.
+        if signo == 11 && code > 9 {
+            return None;
+        }
         table.lookup(code as u64)
     };
     let raw = xint(code as u32 as u64);
@@ -221,12 +234,13 @@ fn si_code_value(style: u8, code: i64, signo: i64) -> Value {
     }
 }
 
-/// strace's `print_clock_t`: ticks, with the seconds in a comment when non-zero
-/// (`61 /* 0.61 s */`, at the usual 100 ticks per second).
-pub(in crate::syscall) fn clock_t_value(v: u64) -> Value {
+/// strace's `print_clock_t`: ticks, with the seconds in a comment when
+/// non-zero (`61 /* 0.61 s */`, at the usual 100 ticks per second); `-X raw`
+/// (style 1) prints the bare ticks.
+pub(in crate::syscall) fn clock_t_styled(style: u8, v: u64) -> Value {
     const HZ: u64 = 100;
-    if v == 0 {
-        return Value::UInt(0);
+    if v == 0 || style == 1 {
+        return Value::UInt(v);
     }
     Value::Commented(
         Box::new(Value::UInt(v)),
@@ -237,9 +251,38 @@ pub(in crate::syscall) fn clock_t_value(v: u64) -> Value {
 /// strace's `printsiginfo_at`: the `siginfo_t` at `addr`, or the pointer.
 pub(in crate::syscall) fn siginfo_at(c: &mut Ctx, addr: u64) -> Value {
     let (arch, style) = (c.arch, c.opts.xlat_style);
-    struct_at(c, addr, Some(SIGINFO_SIZE), |_, b| {
+    let mut v = struct_at(c, addr, Some(SIGINFO_SIZE), |_, b| {
         siginfo_value_styled(arch, style, b)
-    })
+    });
+    siginfo_fd_paths(c, &mut v);
+    c.translate_pids(&mut v);
+    v
+}
+
+/// Gives the `si_fd` of a decoded siginfo its path under `-y`
+/// (`si_fd=3</dev/null>`), as strace's `PRINT_FIELD_FD` does.
+pub(in crate::syscall) fn siginfo_fd_paths(c: &mut Ctx, v: &mut Value) {
+    if let Value::Struct(fields, _) = v {
+        for f in fields.iter_mut() {
+            if f.name == "si_fd" {
+                if let Value::Int(fd) = f.value {
+                    f.value = c.fd_value(fd);
+                }
+            }
+        }
+    }
+}
+
+/// strace's `print_siginfo_array`: `n` siginfos at `addr`.
+pub(in crate::syscall) fn siginfo_array_at(c: &mut Ctx, addr: u64, n: u64) -> Value {
+    let (arch, style) = (c.arch, c.opts.xlat_style);
+    let mut v = crate::syscall::array::array_at(c, addr, n, SIGINFO_SIZE, |c, b| {
+        let mut one = siginfo_value_styled(arch, style, b);
+        siginfo_fd_paths(c, &mut one);
+        Some(one)
+    });
+    c.translate_pids(&mut v);
+    v
 }
 
 #[cfg(test)]
@@ -305,5 +348,38 @@ mod tests {
             text(&siginfo_value(Arch::X86_64, &[11, 0, 0, 0])),
             "{si_signo=SIGSEGV, si_code=SI_USER, si_pid=0, si_uid=0}"
         );
+    }
+
+    #[test]
+    fn siginfo_signedness() {
+        // si_errno unsigned when unnamed, si_uid -1, si_syscall unsigned.
+        let q = siginfo(&[
+            (0, 10, 4),
+            (4, u32::MAX as u64, 4),
+            (8, (-1i32) as u32 as u64, 4),
+            (16, 5, 4),
+            (20, u32::MAX as u64, 4),
+        ]);
+        assert_eq!(
+            text(&siginfo_value(Arch::X86_64, &q)),
+            "{si_signo=SIGUSR1, si_code=SI_QUEUE, si_errno=4294967295, si_pid=5, si_uid=-1}"
+        );
+        let sys = siginfo(&[
+            (0, 31, 4),
+            (4, 2, 4),
+            (8, 1, 4),
+            (24, u32::MAX as u64, 4),
+            (28, 0xc000003e, 4),
+        ]);
+        assert_eq!(
+            text(&siginfo_value_styled(Arch::X86_64, 1, &sys)),
+            "{si_signo=31, si_code=0x1, si_errno=2, si_call_addr=NULL, si_syscall=4294967295, si_arch=0xc000003e}"
+        );
+        let segv = siginfo(&[(0, 11, 4), (8, 10, 4)]);
+        assert_eq!(
+            text(&siginfo_value(Arch::X86_64, &segv)),
+            "{si_signo=SIGSEGV, si_code=0xa, si_addr=NULL}"
+        );
+        assert_eq!(text(&clock_t_styled(1, 61)), "61");
     }
 }

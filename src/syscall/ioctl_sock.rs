@@ -1,0 +1,197 @@
+//! Socket ioctls (type 0x89, linux/sockios.h) as strace 6.1 prints them:
+//! the owner and mark getters and setters (`[N]`), bridge names and
+//! ports, and `struct ifreq` requests (the interface name, then the
+//! address, flags, index, metric, MTU, names, queue length or device map
+//! the request carries; getters add it after a successful call).
+//! `SIOCGIFCONF` prints only its address for now.
+
+use super::misc::{cstring_field, fetch, num};
+use super::Io;
+use crate::syscall::printers::{le16, le32, le64, xflags, xint};
+use crate::syscall::sockaddr::{ifindex_value, sockaddr_value};
+use crate::syscall::{Ctx, Field, Value};
+use rtrace_arch::xlat;
+
+/// `struct ifreq`'s size.
+const IFREQ: usize = 40;
+
+/// The request-specific field of `struct ifreq` at `b`.
+fn ifreq_field(c: &Ctx, name: &str, b: &[u8]) -> Option<Field> {
+    let u = &b[16..];
+    let d32 = |o: usize| Value::Int(le32(u, o) as u32 as i32 as i64);
+    let sa = |n: &'static str| Field::new(n, sockaddr_value(c, &u[..16]));
+    Some(match name {
+        "SIOCSIFADDR" | "SIOCGIFADDR" => sa("ifr_addr"),
+        "SIOCSIFDSTADDR" | "SIOCGIFDSTADDR" => sa("ifr_dstaddr"),
+        "SIOCSIFBRDADDR" | "SIOCGIFBRDADDR" => sa("ifr_broadaddr"),
+        "SIOCSIFNETMASK" | "SIOCGIFNETMASK" => sa("ifr_netmask"),
+        "SIOCADDMULTI" | "SIOCDELMULTI" | "SIOCGIFHWADDR" | "SIOCSIFHWADDR"
+        | "SIOCSIFHWBROADCAST" => {
+            let fam = le16(u, 0);
+            // ARPHRD_ETHER addresses are six bytes long.
+            let n = if fam == 1 { 6 } else { 14 };
+            let hw: Vec<String> = u[2..2 + n].iter().map(|x| format!("{x:02x}")).collect();
+            Field::new(
+                "ifr_hwaddr",
+                Value::structure(vec![
+                    Field::new(
+                        "sa_family",
+                        c.enum_value(fam, &xlat::ARP_HARDWARE_TYPES, "ARPHRD_???"),
+                    ),
+                    Field::new("sa_data", Value::sym_owned(hw.join(":"))),
+                ]),
+            )
+        }
+        "SIOCSIFFLAGS" | "SIOCGIFFLAGS" => Field::new(
+            "ifr_flags",
+            xflags(c, le16(u, 0), &xlat::IFFFLAGS, "IFF_???"),
+        ),
+        "SIOCGIFINDEX" => Field::new("ifr_ifindex", d32(0)),
+        "SIOCSIFMETRIC" | "SIOCGIFMETRIC" => Field::new("ifr_metric", d32(0)),
+        "SIOCSIFMTU" | "SIOCGIFMTU" => Field::new("ifr_mtu", d32(0)),
+        "SIOCSIFSLAVE" | "SIOCGIFSLAVE" => Field::new("ifr_slave", cstring_field(&u[..16])),
+        "SIOCSIFNAME" => Field::new("ifr_newname", cstring_field(&u[..16])),
+        "SIOCGIFNAME" => Field::new("ifr_name", cstring_field(&b[..16])),
+        "SIOCSIFTXQLEN" | "SIOCGIFTXQLEN" => Field::new("ifr_qlen", d32(0)),
+        "SIOCSIFMAP" | "SIOCGIFMAP" => Field::new(
+            "ifr_map",
+            Value::structure(vec![
+                Field::new("mem_start", xint(le64(u, 0))),
+                Field::new("mem_end", xint(le64(u, 8))),
+                Field::new("base_addr", xint(le16(u, 16))),
+                Field::new("irq", xint(u[18] as u64)),
+                Field::new("dma", xint(u[19] as u64)),
+                Field::new("port", xint(u[20] as u64)),
+            ]),
+        ),
+        _ => return None,
+    })
+}
+
+/// The socket requests (type 0x89), by name.
+pub(super) fn sock(c: &mut Ctx, code: u32, arg: u64) -> Io {
+    let names = super::request_names(code);
+    let Some(&name) = names
+        .iter()
+        .find(|n| n.starts_with("SIOC") || n.starts_with("FIO"))
+    else {
+        return Io::Hex;
+    };
+    let v = match name {
+        "SIOCGIFCONF" => fetch(c, arg, 16).map_or_else(|v| v, |_| Value::Ptr(arg)),
+        "SIOCBRADDBR" | "SIOCBRDELBR" => c.cstrn_value(arg, 16),
+        "FIOGETOWN" | "SIOCATMARK" | "SIOCGIFENCAP" | "SIOCGPGRP" | "SIOCOUTQNSD"
+            if c.entering() =>
+        {
+            return Io::Exit
+        }
+        "FIOGETOWN" | "SIOCATMARK" | "SIOCGIFENCAP" | "SIOCGPGRP" | "SIOCOUTQNSD" | "FIOSETOWN"
+        | "SIOCSIFENCAP" | "SIOCSPGRP" => num(c, arg, 4, true),
+        "SIOCBRADDIF" | "SIOCBRDELIF" => match fetch(c, arg, IFREQ) {
+            Ok(b) => Value::structure(vec![Field::new(
+                "ifr_ifindex",
+                ifindex_value(c, le32(&b, 16) as u32),
+            )]),
+            Err(v) => v,
+        },
+        "SIOCADDMULTI" | "SIOCDELMULTI" | "SIOCSIFADDR" | "SIOCSIFBRDADDR" | "SIOCSIFDSTADDR"
+        | "SIOCSIFFLAGS" | "SIOCSIFHWADDR" | "SIOCSIFHWBROADCAST" | "SIOCSIFMAP"
+        | "SIOCSIFMETRIC" | "SIOCSIFMTU" | "SIOCSIFNAME" | "SIOCSIFNETMASK" | "SIOCSIFSLAVE"
+        | "SIOCSIFTXQLEN" => match fetch(c, arg, IFREQ) {
+            Ok(b) => {
+                let mut f = vec![Field::new("ifr_name", cstring_field(&b[..16]))];
+                f.extend(ifreq_field(c, name, &b));
+                Value::structure(f)
+            }
+            Err(v) => v,
+        },
+        "SIOCGIFADDR" | "SIOCGIFBRDADDR" | "SIOCGIFDSTADDR" | "SIOCGIFFLAGS" | "SIOCGIFHWADDR"
+        | "SIOCGIFINDEX" | "SIOCGIFMAP" | "SIOCGIFMETRIC" | "SIOCGIFMTU" | "SIOCGIFNAME"
+        | "SIOCGIFNETMASK" | "SIOCGIFSLAVE" | "SIOCGIFTXQLEN" => {
+            if c.entering() {
+                return match fetch(c, arg, IFREQ) {
+                    Ok(_) => Io::Exit,
+                    Err(v) => Io::Arg(v),
+                };
+            }
+            let Some(b) = c.read_bytes(arg, IFREQ) else {
+                return Io::Arg(Value::Unreadable(arg));
+            };
+            let mut f = vec![if name == "SIOCGIFNAME" {
+                Field::new("ifr_ifindex", Value::Int(le32(&b, 16) as u32 as i32 as i64))
+            } else {
+                Field::new("ifr_name", cstring_field(&b[..16]))
+            }];
+            if !c.failed() {
+                f.extend(ifreq_field(c, name, &b));
+            }
+            Value::structure(f)
+        }
+        "SIOCADDDLCI"
+        | "SIOCADDRT"
+        | "SIOCBONDCHANGEACTIVE"
+        | "SIOCBONDENSLAVE"
+        | "SIOCBONDINFOQUERY"
+        | "SIOCBONDRELEASE"
+        | "SIOCBONDSETHWADDR"
+        | "SIOCBONDSLAVEINFOQUERY"
+        | "SIOCDARP"
+        | "SIOCDELDLCI"
+        | "SIOCDELRT"
+        | "SIOCDIFADDR"
+        | "SIOCDRARP"
+        | "SIOCETHTOOL"
+        | "SIOCGARP"
+        | "SIOCGHWTSTAMP"
+        | "SIOCGIFBR"
+        | "SIOCGIFCOUNT"
+        | "SIOCGIFMEM"
+        | "SIOCGIFPFLAGS"
+        | "SIOCGIFVLAN"
+        | "SIOCGMIIPHY"
+        | "SIOCGMIIREG"
+        | "SIOCGRARP"
+        | "SIOCGSKNS"
+        | "SIOCGSTAMP_OLD"
+        | "SIOCGSTAMP_NEW"
+        | "SIOCGSTAMPNS_OLD"
+        | "SIOCGSTAMPNS_NEW"
+        | "SIOCRTMSG"
+        | "SIOCSARP"
+        | "SIOCSHWTSTAMP"
+        | "SIOCSIFBR"
+        | "SIOCSIFLINK"
+        | "SIOCSIFMEM"
+        | "SIOCSIFPFLAGS"
+        | "SIOCSIFVLAN"
+        | "SIOCSMIIREG"
+        | "SIOCSRARP"
+        | "SIOCWANDEV" => Value::Ptr(arg),
+        _ => return Io::Hex,
+    };
+    Io::Arg(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::syscall::ioctl::ioctl;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+
+    #[test]
+    fn sock_requests() {
+        let mut m = FakeMemory::default();
+        let mut ifr = vec![0u8; 40];
+        ifr[..2].copy_from_slice(b"lo");
+        ifr[16] = 0x41;
+        let p = m.put(&ifr);
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x8914, p], 0, &mut m),
+            "ioctl(3, SIOCSIFFLAGS, {ifr_name=\"lo\", ifr_flags=IFF_UP|IFF_RUNNING}) = 0"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x8901, 0], -9, &mut m),
+            "ioctl(3, FIOSETOWN, NULL) = -1 EBADF (Bad file descriptor)"
+        );
+    }
+}
