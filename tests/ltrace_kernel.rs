@@ -214,6 +214,19 @@ fn functions_the_kernel_cannot_show_get_ptrace_breakpoints() {
     let (b, _) = backend(&["-F", conf], &nested, &[]);
     assert!(b.contains("ptrace breakpoints on 1 (qsort's"), "{b}");
     let _ = std::fs::remove_file(conf);
+    // A bad line in a -F file is reported by this backend too (and the
+    // rest of the file used), as the ptrace backend reports it.
+    let bad = temp("bad.conf");
+    std::fs::write(&bad, "int labs(nosuchtype);\nlong labs(long);\n").unwrap();
+    let r = run(
+        &["--backend", "kernel", "-F", bad.to_str().unwrap()],
+        &prog("lt_bench"),
+        &["3"],
+    );
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stderr.contains(":1: error: unknown type"), "{}", r.stderr);
+    assert!(r.trace.contains("\nlabs(-2) "), "{}", r.trace);
 }
 
 #[test]

@@ -246,16 +246,11 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
             }
         }
     };
-    let mut protos = proto::Protos::builtin();
-    if o.config_files.is_empty() {
-        protos.load_default_paths();
-    }
-    for f in &o.config_files {
-        // As ltrace: bad lines are reported (`FILE:LINE: error: …`) and
-        // skipped, the rest is used; an unreadable file is reported too.
-        if let Err(e) = protos.load_file(f) {
-            eprintln!("{e}");
-        }
+    // As ltrace: bad lines are reported (`FILE:LINE: error: …`) and
+    // skipped, the rest is used; an unreadable file is reported too.
+    let (protos, errors) = kernel::load_protos(o);
+    for e in errors {
+        eprintln!("{e}");
     }
     let user = match &o.user {
         None => None,

@@ -49,7 +49,7 @@ pub(super) fn ptrace_side(o: &Options, kp: &KPlan, lead: LeaderOpts) -> Option<L
     };
     // Its own lines (signals, exits) are the lifecycle handler's.
     let out = Out::new(Box::new(std::io::sink()), lead);
-    let protos = super::load_protos(o, false);
+    let (protos, _) = super::load_protos(o);
     let inject = Injector::parse(&[]).ok()?;
     Some(Ltrace::new(hopts, protos, out, None, inject))
 }

@@ -98,6 +98,8 @@ pub struct KPlan {
     /// Functions the kernel cannot show (name, why): ptrace breakpoints.
     by_ptrace: Vec<(String, String)>,
     filter: Filter,
+    /// Problems in `-F` files, reported when the run starts.
+    proto_errors: Vec<String>,
 }
 
 impl KPlan {
@@ -254,20 +256,21 @@ fn output_fit(o: &Options, w_given: bool) -> Result<(), String> {
     }
 }
 
-/// The prototypes as the ptrace backend loads them (`-F`, default files).
-pub fn load_protos(o: &Options, report: bool) -> Protos {
+/// The prototypes (built in, then `-F` files or the default ones), and
+/// what was wrong in the files (`FILE:LINE: ...`), to be reported once by
+/// the backend that runs.
+pub fn load_protos(o: &Options) -> (Protos, Vec<String>) {
     let mut protos = Protos::builtin();
     if o.config_files.is_empty() {
         protos.load_default_paths();
     }
+    let mut errors = Vec::new();
     for f in &o.config_files {
         if let Err(e) = protos.load_file(f) {
-            if report {
-                eprintln!("{e}");
-            }
+            errors.push(e);
         }
     }
-    protos
+    (protos, errors)
 }
 
 /// Whether the kernel backend reproduces what the ptrace backend would
@@ -290,7 +293,7 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
             )));
         }
     }
-    let protos = load_protos(o, false);
+    let (protos, proto_errors) = load_protos(o);
     let mut funcs = Vec::new();
     let mut by_ptrace = Vec::new();
     for f in &p.funcs {
@@ -319,6 +322,7 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
         funcs,
         by_ptrace,
         filter,
+        proto_errors,
     })
 }
 
@@ -475,6 +479,10 @@ impl Handler for LifeHandler {
 /// Runs `o`'s command under the kernel backend per `kp`; the result as
 /// [`super::trace`] returns it.
 pub fn run(o: &Options, kp: KPlan) -> Ended {
+    // As the ptrace backend reports them.
+    for e in &kp.proto_errors {
+        eprintln!("{e}");
+    }
     match run_inner(o, kp) {
         Ok(e) => e,
         Err(e) => {
