@@ -56,7 +56,10 @@ fn normalize_line(line: &str, pids: &HashSet<String>) -> String {
     }
     // Pids only where a pid can stand (a number elsewhere may equal one).
     let places = [
-        r"(= )(\d+)((?: <[^>]*>)?)$",
+        // Results only of calls that return a pid (a read's count may
+        // equal one once pids have wrapped to small numbers); rt_sigreturn
+        // returns what the interrupted call (here wait4) returned.
+        r"(^(?:clone3?|v?fork|getpid|gettid|getppid|getpgrp|getpgid|getsid|setsid|wait4|waitid|set_tid_address|rt_sigreturn)\(.*= )(\d+)((?: <[^>]*>)?)$",
         r"(si_pid=)(\d+)()",
         r"(\[)(\d+)(\])",
         r"(pid )(\d+)()",
