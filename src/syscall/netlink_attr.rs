@@ -458,35 +458,19 @@ pub(super) fn int_array(
     signed: bool,
     names: Option<(&Xlat, &'static str)>,
 ) -> Option<Value> {
-    let cnt = len / elem as u64;
-    if cnt == 0 {
-        return None;
-    }
-    let mut items = Vec::new();
-    let mut more = false;
-    for i in 0..cnt {
-        if !c.opts.verbose && i as usize >= c.opts.string_limit {
-            more = true;
-            break;
-        }
-        let a = addr + i * elem as u64;
-        let Some(v) = read_uint(c, a, elem) else {
-            if i == 0 {
-                return Some(Value::Unreadable(addr));
-            }
-            items.push(Value::Commented(
-                Box::new(Value::sym("...")),
-                Cow::Owned(format!("{a:#x}")),
-            ));
-            break;
-        };
-        let num = if signed {
+    let num = |v: u64| {
+        if signed {
             let shift = 64 - 8 * elem as u32;
             (((v << shift) as i64) >> shift).to_string()
         } else {
             v.to_string()
-        };
-        items.push(match names {
+        }
+    };
+    walk_array(c, addr, len, elem, &|c, i, b| {
+        let mut w = [0u8; 8];
+        w[..elem].copy_from_slice(b);
+        let num = num(u64::from_le_bytes(w));
+        match names {
             Some((t, d)) => {
                 let idx = match t.lookup(i) {
                     Some(n) if c.opts.xlat_style == 0 => n.to_string(),
@@ -498,9 +482,8 @@ pub(super) fn int_array(
                 Value::sym_owned(format!("[{idx}]={num}"))
             }
             None => Value::sym_owned(num),
-        });
-    }
-    Some(Value::Array(items, more))
+        }
+    })
 }
 
 /// strace's `print_array` of `elem`-byte elements printed by `f`, cut at
@@ -512,6 +495,19 @@ pub(super) fn elem_array(
     len: u64,
     elem: usize,
     f: &dyn Fn(&mut Ctx, &[u8]) -> Value,
+) -> Option<Value> {
+    walk_array(c, addr, len, elem, &|c, _, b| f(c, b))
+}
+
+/// The walk under [`int_array`] and [`elem_array`]: element `i` (its
+/// bytes) printed by `f`, cut at `-s` elements, `... /* addr */` where
+/// memory ends, `None` when not one element fits.
+fn walk_array(
+    c: &mut Ctx,
+    addr: u64,
+    len: u64,
+    elem: usize,
+    f: &dyn Fn(&mut Ctx, u64, &[u8]) -> Value,
 ) -> Option<Value> {
     let cnt = len / elem as u64;
     if cnt == 0 {
@@ -535,7 +531,7 @@ pub(super) fn elem_array(
             ));
             break;
         };
-        items.push(f(c, &b));
+        items.push(f(c, i, &b));
     }
     Some(Value::Array(items, more))
 }
