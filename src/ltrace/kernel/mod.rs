@@ -51,6 +51,7 @@
 //! one under `--backend kernel` has only its own calls traced (warned).
 
 mod both;
+mod life;
 mod stream;
 
 pub use stream::{Msg, Shown};
@@ -61,16 +62,16 @@ use super::kcount::{self, refuse};
 use super::output::{LeaderOpts, Out};
 use super::proto::{Expr, Lens, Proto, Protos, Type};
 use crate::engine::signals::Interruptible;
-use crate::engine::{spawn, Config, Event, Handler, Resume, Stamp, Tracer};
+use crate::engine::{spawn, Config, Tracer};
 use crate::kernel::dynevent::DynGroup;
 use crate::kernel::ringbuf::RawReader;
-use crate::kernel::session::mono_ns;
 use crate::kernel::tracefs::{group_name, instance_name, Instance, Tracefs};
 use crate::strace::Ended;
+use life::LifeHandler;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, Sender};
-use stream::{FuncSpec, Life, Stream, StreamOpts};
+use std::sync::mpsc::channel;
+use stream::{FuncSpec, Stream, StreamOpts};
 
 /// Functions that return twice: no return probe (as the ptrace backend
 /// does not follow their return either).
@@ -348,132 +349,6 @@ fn ret_args(s: &FuncSpec) -> String {
         a.push_str(" rs=+0($retval):ustring");
     }
     a
-}
-
-fn tgid_of(tid: i32) -> Option<i32> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("Tgid:"))
-        .and_then(|v| v.trim().parse().ok())
-}
-
-/// The ptrace side: lifecycle events only, sent to the consumer.
-struct LifeHandler {
-    tx: Sender<Msg>,
-    inst: Tracefs,
-    pid: i32,
-    threads: HashSet<i32>,
-    started: bool,
-    detach: Vec<i32>,
-    exe: PathBuf,
-    execs: u32,
-    other_execs: u32,
-    filtered: HashSet<i32>,
-    error: Option<String>,
-}
-
-impl LifeHandler {
-    fn send(&self, tid: i32, what: Life) {
-        let _ = self.tx.send(Msg::Life {
-            tid,
-            ts: mono_ns(),
-            what,
-        });
-    }
-
-    /// Adds `tid` to the instance's pid filter (it is stopped: its events
-    /// from its first instruction on are recorded).
-    fn filter(&mut self, tid: i32) {
-        if self.filtered.insert(tid) {
-            if let Err(e) = self.inst.append("set_event_pid", &format!("{tid}\n")) {
-                self.error.get_or_insert(e);
-            }
-        }
-    }
-}
-
-impl Handler for LifeHandler {
-    fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
-        match ev {
-            Event::NewTask {
-                parent,
-                child,
-                thread,
-            } => {
-                if !self.threads.contains(&parent) || self.threads.contains(&child) {
-                    if !thread && !self.threads.contains(&child) {
-                        self.detach.push(child);
-                    }
-                    return;
-                }
-                if thread {
-                    self.filter(child);
-                    self.threads.insert(child);
-                    self.send(child, Life::Thread);
-                } else {
-                    // Not followed (no -f): let go, as the ptrace backend.
-                    self.detach.push(child);
-                }
-            }
-            Event::Exec { tid, old_tid } => {
-                self.threads.remove(&old_tid);
-                self.threads.insert(tid);
-                self.started = true;
-                self.execs += 1;
-                if self.execs > 1 {
-                    let now = std::fs::read_link(format!("/proc/{tid}/exe")).ok();
-                    if now.as_deref() != Some(self.exe.as_path()) {
-                        self.other_execs += 1;
-                    }
-                }
-                self.filter(tid);
-                self.send(tid, Life::Exec { old: old_tid });
-            }
-            Event::Exited { tid, code } => {
-                if self.threads.remove(&tid) {
-                    self.send(tid, Life::Exited { code });
-                } else {
-                    self.send(tid, Life::Detached);
-                }
-            }
-            Event::Killed { tid, sig, .. } => {
-                if self.threads.remove(&tid) {
-                    self.send(tid, Life::Killed { sig });
-                } else if !self.started {
-                    let name = crate::syscall::ctx::signal_name(sig as u64)
-                        .map(|s| s.into_owned())
-                        .unwrap_or_else(|| format!("SIG{sig}"));
-                    eprintln!("rltrace: the program was killed by {name} while being loaded (not a valid executable?)");
-                }
-            }
-            Event::Detached { tid } => {
-                self.threads.remove(&tid);
-                self.send(tid, Life::Detached);
-            }
-            _ => {}
-        }
-    }
-
-    fn signal_stop(&mut self, tid: i32, sig: i32, _info: &[u8; 128]) -> Resume {
-        if self.threads.contains(&tid) {
-            self.send(tid, Life::Signal { sig });
-        }
-        Resume::Deliver
-    }
-
-    fn detach_requests(&mut self) -> Vec<i32> {
-        std::mem::take(&mut self.detach)
-    }
-
-    fn task_ready(&mut self, tid: i32) {
-        // A thread of the traced process, before its first instruction.
-        if self.started && tid != self.pid && tgid_of(tid) == Some(self.pid) {
-            self.filter(tid);
-            if self.threads.insert(tid) {
-                self.send(tid, Life::Thread);
-            }
-        }
-    }
 }
 
 /// Runs `o`'s command under the kernel backend per `kp`; the result as
