@@ -260,7 +260,9 @@ fn syscall_info(dir: &Path, out: &mut String) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read at run time: a build script compiled for one checkout can be reused by
+    // cargo for another checkout sharing the target directory.
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let target_arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap();
     println!("cargo:rerun-if-changed=tables");
