@@ -204,7 +204,7 @@ pub(super) type Family = fn(&mut Ctx, u32, u64) -> Io;
 fn family(ty: u32) -> Option<Family> {
     Some(match ty {
         0x03 => hdio::hdio,
-        0x12 => misc::block,
+        0x12 => block::block,
         0x21 => seccomp::seccomp,
         0x22 => scsi::scsi,
         0x24 => misc::perf,
@@ -220,10 +220,10 @@ fn family(ty: u32) -> Option<Family> {
         0x54 => misc::term,
         0x56 => v4l2::v4l2,
         0x57 => misc::watchdog,
-        0x58 => misc::fs_x,
-        0x66 => misc::fs_f,
+        0x58 => fs::fs_x,
+        0x66 => fs::fs_f,
         0x69 => misc::lirc,
-        0x70 => misc::rtc,
+        0x70 => rtc::rtc,
         0x89 => sock::sock,
         0xab => misc::nbd,
         0xb4 => gpio::gpio,
@@ -422,8 +422,12 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
+#[path = "ioctl_block.rs"]
+mod block;
 #[path = "ioctl_evdev.rs"]
 mod evdev;
+#[path = "ioctl_fs.rs"]
+mod fs;
 #[path = "ioctl_gpio.rs"]
 mod gpio;
 #[path = "ioctl_hdio.rs"]
@@ -440,6 +444,8 @@ pub(super) mod misc;
 mod mtd;
 #[path = "ioctl_ptp.rs"]
 mod ptp;
+#[path = "ioctl_rtc.rs"]
+mod rtc;
 #[path = "ioctl_scsi.rs"]
 mod scsi;
 #[path = "ioctl_seccomp.rs"]

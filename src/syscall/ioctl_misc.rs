@@ -1,13 +1,13 @@
 //! ioctl families with small arguments, chosen by the request's type byte as
 //! strace 6.1 does: random (`RNDADDENTROPY`), watchdog (`WDIOC_*`), inotify,
-//! namespaces (`NS_GET_*`), perf events (`PERF_EVENT_IOC_*`), block devices
-//! (`BLK*`, `BLKPG`, `BLKTRACESETUP`), `TIOCM*` modem lines, `FITRIM` and
-//! `FS_IOC_FS[GS]ETXATTR`, and the evdev request names built from numbers
-//! (`EVIOCGBIT(EV_KEY, 96)`). Anything else goes back to the generic
+//! namespaces (`NS_GET_*`), perf events (`PERF_EVENT_IOC_*`), `TIOCM*` modem
+//! lines, LIRC, NBD, counters, and the evdev request names built from numbers
+//! (`EVIOCGBIT(EV_KEY, 96)`); block devices, file systems and RTCs
+//! have their own files. Anything else goes back to the generic
 //! decoder ([`Io::Pass`]).
 
 use super::Io;
-use crate::syscall::printers::{id_value, le32, le64, num_at, xflags};
+use crate::syscall::printers::{id_value, le32, num_at, xflags};
 use crate::syscall::value::Ret;
 use crate::syscall::{Ctx, Field, RetFmt, Value};
 use rtrace_arch::xlat;
@@ -43,17 +43,17 @@ pub(super) fn num(c: &mut Ctx, addr: u64, size: usize, signed: bool) -> Value {
 }
 
 /// A `%u` field.
-fn u(v: u64) -> Value {
+pub(super) fn u(v: u64) -> Value {
     Value::UInt(v)
 }
 
 /// A `%d` field of 32 bits.
-fn d32(v: u64) -> Value {
+pub(super) fn d32(v: u64) -> Value {
     Value::Int(v as u32 as i32 as i64)
 }
 
 /// A `%#x` field.
-fn x(v: u64) -> Value {
+pub(super) fn x(v: u64) -> Value {
     crate::syscall::printers::xint(v)
 }
 
@@ -207,118 +207,6 @@ pub(super) fn perf(c: &mut Ctx, code: u32, arg: u64) -> Io {
     }
 }
 
-/// Block device requests (type 0x12).
-pub(super) fn block(c: &mut Ctx, code: u32, arg: u64) -> Io {
-    let w = c.arch.word_size();
-    let at_entry = |c: &Ctx| c.entering();
-    match code {
-        // BLKRASET, BLKFRASET
-        0x1262 | 0x1264 => Io::Arg(Value::UInt(arg)),
-        // BLKSECTGET, BLKROTATIONAL: unsigned short
-        0x1267 | 0x127e => {
-            if at_entry(c) {
-                return Io::Exit;
-            }
-            Io::Arg(match fetch(c, arg, 2) {
-                Ok(b) => Value::Array(vec![u(b[0] as u64 | (b[1] as u64) << 8)], false),
-                Err(v) => v,
-            })
-        }
-        // BLKROGET, BLKBSZGET(0x80081270), BLKSSZGET, BLKALIGNOFF
-        0x125e | 0x8008_1270 | 0x1268 | 0x127a if at_entry(c) => Io::Exit,
-        0x125e | 0x8008_1270 | 0x1268 | 0x127a | 0x125d | 0x4008_1271 => {
-            Io::Arg(num(c, arg, 4, true))
-        }
-        // BLKPBSZGET, BLKIOMIN, BLKIOOPT, BLKDISCARDZEROES, BLKGETZONESZ, BLKGETNRZONES
-        0x127b | 0x1278 | 0x1279 | 0x127c | 0x8004_1284 | 0x8004_1285 => {
-            if at_entry(c) {
-                return Io::Exit;
-            }
-            Io::Arg(num(c, arg, 4, false))
-        }
-        // BLKRAGET, BLKFRAGET
-        0x1263 | 0x1265 => {
-            if at_entry(c) {
-                return Io::Exit;
-            }
-            Io::Arg(num(c, arg, w, true))
-        }
-        // BLKGETSIZE
-        0x1260 => {
-            if at_entry(c) {
-                return Io::Exit;
-            }
-            Io::Arg(num(c, arg, w, false))
-        }
-        // BLKGETSIZE64, BLKGETDISKSEQ
-        0x8008_1272 | 0x8008_1280 => {
-            if at_entry(c) {
-                return Io::Exit;
-            }
-            Io::Arg(num(c, arg, 8, false))
-        }
-        // BLKDISCARD, BLKSECDISCARD, BLKZEROOUT
-        0x1277 | 0x127d | 0x127f => Io::Arg(match fetch(c, arg, 16) {
-            Ok(b) => Value::Array(vec![u(le64(&b, 0)), u(le64(&b, 8))], false),
-            Err(v) => v,
-        }),
-        // BLKPG
-        0x1269 => Io::Arg(match fetch(c, arg, 24) {
-            Ok(b) => {
-                let data = le64(&b, 16);
-                let part = match fetch(c, data, 152) {
-                    Ok(p) => Value::structure(vec![
-                        Field::new("start", Value::Int(le64(&p, 0) as i64)),
-                        Field::new("length", Value::Int(le64(&p, 8) as i64)),
-                        Field::new("pno", d32(le32(&p, 16))),
-                        Field::new("devname", cstring_field(&p[20..84])),
-                        Field::new("volname", cstring_field(&p[84..148])),
-                    ]),
-                    Err(v) => v,
-                };
-                Value::structure(vec![
-                    Field::new(
-                        "op",
-                        c.enum_value(le32(&b, 0) as u32 as u64, &xlat::BLKPG_OPS, "BLKPG_???"),
-                    ),
-                    Field::new("flags", d32(le32(&b, 4))),
-                    Field::new("datalen", d32(le32(&b, 8))),
-                    Field::new("data", part),
-                ])
-            }
-            Err(v) => v,
-        }),
-        // BLKTRACESETUP
-        0xc048_1273 => {
-            if c.entering() {
-                return match fetch(c, arg, 72) {
-                    Ok(_) => Io::Exit,
-                    Err(v) => Io::Arg(v),
-                };
-            }
-            let Some(b) = c.read_bytes(arg, 72) else {
-                return Io::Arg(Value::Unreadable(arg));
-            };
-            let pid = le32(&b, 64) as u32 as i32 as i64;
-            let mut f = vec![
-                Field::new("act_mask", u(le32(&b, 32) & 0xffff)),
-                Field::new("buf_size", u(le32(&b, 36))),
-                Field::new("buf_nr", u(le32(&b, 40))),
-                Field::new("start_lba", u(le64(&b, 48))),
-                Field::new("end_lba", u(le64(&b, 56))),
-                Field::new("pid", c.pid_value(pid)),
-            ];
-            if !c.failed() {
-                f.push(Field::new("name", cstring_field(&b[0..32])));
-            }
-            Io::Arg(Value::structure(f))
-        }
-        // BLKRRPART, BLKFLSBUF, BLKTRACESTART, BLKTRACESTOP, BLKTRACETEARDOWN
-        0x125f | 0x1261 | 0x1274 | 0x1275 | 0x1276 => Io::NoArg,
-        _ => Io::Hex,
-    }
-}
-
 /// Terminal requests handled here (`TIOCM*`); the rest are decoded by name.
 pub(super) fn term(c: &mut Ctx, code: u32, arg: u64) -> Io {
     match code {
@@ -333,122 +221,6 @@ pub(super) fn term(c: &mut Ctx, code: u32, arg: u64) -> Io {
             Err(v) => v,
         }),
         _ => Io::Pass,
-    }
-}
-
-/// `FITRIM`, `FS_IOC_FS[GS]ETXATTR`, `FIFREEZE`, `FITHAW` (type `X`).
-pub(super) fn fs_x(c: &mut Ctx, code: u32, arg: u64) -> Io {
-    match code {
-        // FITRIM
-        0xc018_5879 => Io::Arg(match fetch(c, arg, 24) {
-            Ok(b) => Value::structure(vec![
-                Field::new("start", x(le64(&b, 0))),
-                Field::new("len", u(le64(&b, 8))),
-                Field::new("minlen", u(le64(&b, 16))),
-            ]),
-            Err(v) => v,
-        }),
-        // FS_IOC_FSGETXATTR
-        0x801c_581f if c.entering() => Io::Exit,
-        0x801c_581f | 0x401c_5820 => {
-            let get = code == 0x801c_581f;
-            Io::Arg(match fetch(c, arg, 28) {
-                Ok(b) => {
-                    let mut f = vec![
-                        Field::new(
-                            "fsx_xflags",
-                            xflags(c, le32(&b, 0), &xlat::FS_XFLAGS, "FS_XFLAG_???"),
-                        ),
-                        Field::new("fsx_extsize", u(le32(&b, 4))),
-                    ];
-                    if get {
-                        f.push(Field::new("fsx_nextents", u(le32(&b, 8))));
-                    }
-                    f.push(Field::new("fsx_projid", x(le32(&b, 12))));
-                    f.push(Field::new("fsx_cowextsize", u(le32(&b, 16))));
-                    Value::structure(f)
-                }
-                Err(v) => v,
-            })
-        }
-        // FIFREEZE, FITHAW
-        0xc004_5877 | 0xc004_5878 => Io::NoArg,
-        _ => Io::Hex,
-    }
-}
-
-/// `[FLAGS]` of `FS_IOC_[GS]ETFLAGS`.
-fn fs_flags(c: &mut Ctx, arg: u64) -> Value {
-    match fetch(c, arg, 4) {
-        Ok(b) => Value::Array(
-            vec![xflags(c, le32(&b, 0), &xlat::FS_IOC_FLAGS, "FS_???_FL")],
-            false,
-        ),
-        Err(v) => v,
-    }
-}
-
-/// `FS_IOC_FIEMAP`: the request, ` => ` the mapped extents after a
-/// successful call (both read at exit: the kernel leaves the request
-/// fields as they were).
-fn fiemap(c: &mut Ctx, arg: u64) -> Io {
-    let flags = |c: &Ctx, b: &[u8]| xflags(c, le32(b, 16), &xlat::FIEMAP_FLAGS, "FIEMAP_FLAG_???");
-    if c.entering() {
-        return match fetch(c, arg, 32) {
-            Ok(_) => Io::Exit,
-            Err(v) => Io::Arg(v),
-        };
-    }
-    let Some(b) = c.read_bytes(arg, 32) else {
-        return Io::Arg(Value::Unreadable(arg));
-    };
-    let before = Value::structure(vec![
-        Field::new("fm_start", u(le64(&b, 0))),
-        Field::new("fm_length", u(le64(&b, 8))),
-        Field::new("fm_flags", flags(c, &b)),
-        Field::new("fm_extent_count", u(le32(&b, 24))),
-    ]);
-    if c.failed() {
-        return Io::Arg(before);
-    }
-    let n = le32(&b, 20);
-    let mut f = vec![
-        Field::new("fm_flags", flags(c, &b)),
-        Field::new("fm_mapped_extents", u(n)),
-    ];
-    let after = if !c.opts.verbose {
-        Value::Struct(f, true)
-    } else {
-        let ext = crate::syscall::array::array_at(c, arg + 32, n, 56, |c, e| {
-            Some(Value::structure(vec![
-                Field::new("fe_logical", u(le64(e, 0))),
-                Field::new("fe_physical", u(le64(e, 8))),
-                Field::new("fe_length", u(le64(e, 16))),
-                Field::new(
-                    "fe_flags",
-                    xflags(
-                        c,
-                        le32(e, 40),
-                        &xlat::FIEMAP_EXTENT_FLAGS,
-                        "FIEMAP_EXTENT_???",
-                    ),
-                ),
-            ]))
-        });
-        f.push(Field::new("fm_extents", ext));
-        Value::structure(f)
-    };
-    Io::Arg(Value::Changed(Box::new(before), Box::new(after)))
-}
-
-/// `FS_IOC_*FLAGS` and `FS_IOC_FIEMAP` (type `f`).
-pub(super) fn fs_f(c: &mut Ctx, code: u32, arg: u64) -> Io {
-    match code {
-        0xc020_660b => fiemap(c, arg),
-        // FS_IOC_GETFLAGS, FS_IOC32_GETFLAGS
-        0x8008_6601 | 0x8004_6601 if c.entering() => Io::Exit,
-        0x8008_6601 | 0x8004_6601 | 0x4008_6602 | 0x4004_6602 => Io::Arg(fs_flags(c, arg)),
-        _ => Io::Hex,
     }
 }
 
@@ -500,174 +272,6 @@ pub(super) fn lirc(c: &mut Ctx, code: u32, arg: u64) -> Io {
         }
         Err(v) => v,
     })
-}
-
-/// `struct rtc_time` (`print_rtc_time`): the date, `...` without `-v`.
-fn rtc_time(c: &Ctx, b: &[u8]) -> Value {
-    let names = [
-        "tm_sec", "tm_min", "tm_hour", "tm_mday", "tm_mon", "tm_year", "tm_wday", "tm_yday",
-        "tm_isdst",
-    ];
-    let n = if c.opts.verbose { 9 } else { 6 };
-    let f = names[..n]
-        .iter()
-        .enumerate()
-        .map(|(i, name)| Field::new(name, d32(le32(b, 4 * i))))
-        .collect();
-    Value::Struct(f, !c.opts.verbose)
-}
-
-/// `RTC_PARAM_FEATURES` bits as strace names them: `1<<RTC_FEATURE_ALARM|…`.
-fn rtc_features(c: &Ctx, v: u64) -> Value {
-    if v == 0 || c.opts.xlat_style == 1 {
-        return x(v);
-    }
-    let mut names = Vec::new();
-    let mut rest = v;
-    for &(bit, name) in xlat::RTC_FEATURES.entries {
-        if bit < 64 && v & (1 << bit) != 0 {
-            names.push(format!("1<<{name}"));
-            rest &= !(1 << bit);
-        }
-    }
-    if names.is_empty() {
-        return Value::Commented(Box::new(x(v)), "1<<RTC_FEATURE_???".into());
-    }
-    if rest != 0 {
-        names.push(format!("{rest:#x}"));
-    }
-    let text = names.join("|");
-    if c.opts.xlat_style == 2 {
-        Value::Commented(Box::new(x(v)), text.into())
-    } else {
-        Value::sym_owned(text)
-    }
-}
-
-/// `struct rtc_param` (`decode_rtc_param`): `entry` is the part printed
-/// before the call, else the value after it.
-fn rtc_param(c: &Ctx, b: &[u8], entry: bool, get: bool) -> Value {
-    let param = le64(b, 0);
-    let mut f = Vec::new();
-    if entry {
-        f.push(Field::new(
-            "param",
-            c.enum_value(param, &xlat::RTC_PARAMS, "RTC_PARAM_???"),
-        ));
-    }
-    if entry ^ get {
-        let v = le64(b, 8);
-        f.push(match param {
-            0 => Field::new("uvalue", rtc_features(c, v)),
-            1 => Field::new("svalue", Value::Int(v as i64)),
-            2 => Field::new(
-                "uvalue",
-                c.enum_value(v, &xlat::RTC_BACKUP_SWITCH_MODES, "RTC_BSM_???"),
-            ),
-            _ => Field::new("uvalue", x(v)),
-        });
-    }
-    if entry {
-        f.push(Field::new("index", u(le32(b, 16))));
-    }
-    let pad = le32(b, 20);
-    if pad != 0 {
-        f.push(Field::new("__pad", x(pad)));
-    }
-    Value::structure(f)
-}
-
-/// `RTC_*` requests (type `p`).
-pub(super) fn rtc(c: &mut Ctx, code: u32, arg: u64) -> Io {
-    let names = super::request_names(code);
-    let Some(name) = names.iter().find(|n| n.starts_with("RTC_")) else {
-        return Io::Hex;
-    };
-    let getter = matches!(
-        *name,
-        "RTC_ALM_READ"
-            | "RTC_RD_TIME"
-            | "RTC_IRQP_READ"
-            | "RTC_EPOCH_READ"
-            | "RTC_WKALM_RD"
-            | "RTC_PLL_GET"
-            | "RTC_VL_READ"
-    );
-    if getter && c.entering() {
-        return Io::Exit;
-    }
-    let w = c.arch.word_size();
-    match *name {
-        "RTC_ALM_READ" | "RTC_RD_TIME" | "RTC_ALM_SET" | "RTC_SET_TIME" => {
-            Io::Arg(match fetch(c, arg, 36) {
-                Ok(b) => rtc_time(c, &b),
-                Err(v) => v,
-            })
-        }
-        "RTC_IRQP_SET" | "RTC_EPOCH_SET" => Io::Arg(Value::UInt(arg)),
-        "RTC_IRQP_READ" | "RTC_EPOCH_READ" => Io::Arg(num(c, arg, w, false)),
-        "RTC_WKALM_RD" | "RTC_WKALM_SET" => Io::Arg(match fetch(c, arg, 40) {
-            Ok(b) => Value::structure(vec![
-                Field::new("enabled", u(b[0] as u64)),
-                Field::new("pending", u(b[1] as u64)),
-                Field::new("time", rtc_time(c, &b[4..40])),
-            ]),
-            Err(v) => v,
-        }),
-        "RTC_PLL_GET" | "RTC_PLL_SET" => Io::Arg(match fetch(c, arg, 32) {
-            Ok(b) => {
-                let mut f: Vec<Field> = [
-                    "pll_ctrl",
-                    "pll_value",
-                    "pll_max",
-                    "pll_min",
-                    "pll_posmult",
-                    "pll_negmult",
-                ]
-                .iter()
-                .enumerate()
-                .map(|(i, n)| Field::new(n, d32(le32(&b, 4 * i))))
-                .collect();
-                f.push(Field::new("pll_clock", Value::Int(le64(&b, 24) as i64)));
-                Value::structure(f)
-            }
-            Err(v) => v,
-        }),
-        "RTC_VL_READ" => Io::Arg(match fetch(c, arg, 4) {
-            Ok(b) => Value::Array(
-                vec![xflags(c, le32(&b, 0), &xlat::RTC_VL_FLAGS, "RTC_VL_???")],
-                false,
-            ),
-            Err(v) => v,
-        }),
-        "RTC_PARAM_GET" | "RTC_PARAM_SET" => {
-            let get = *name == "RTC_PARAM_GET";
-            if c.entering() {
-                return match fetch(c, arg, 24) {
-                    Ok(b) if get => {
-                        let _ = b;
-                        Io::Exit
-                    }
-                    Ok(b) => Io::Arg(rtc_param(c, &b, true, false)),
-                    Err(v) => Io::Arg(v),
-                };
-            }
-            // RTC_PARAM_GET at exit: the request, then what the kernel wrote.
-            let Some(b) = c.read_bytes(arg, 24) else {
-                return Io::Arg(Value::Unreadable(arg));
-            };
-            let before = rtc_param(c, &b, true, true);
-            let after = if c.failed() {
-                Value::Ptr(arg)
-            } else {
-                rtc_param(c, &b, false, true)
-            };
-            Io::Arg(Value::Changed(Box::new(before), Box::new(after)))
-        }
-        "RTC_AIE_ON" | "RTC_AIE_OFF" | "RTC_UIE_ON" | "RTC_UIE_OFF" | "RTC_PIE_ON"
-        | "RTC_PIE_OFF" | "RTC_WIE_ON" | "RTC_WIE_OFF" | "RTC_VL_CLR" => Io::NoArg,
-        _ => Io::Hex,
-    }
 }
 
 /// `NBD_*` requests (type 0xab).

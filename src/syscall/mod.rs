@@ -14,6 +14,7 @@ pub mod value;
 
 mod array;
 mod desc;
+mod desc_iov;
 mod dirent;
 mod eventfds;
 mod fcntl;
@@ -122,6 +123,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
         let families: &[&[(&str, Decoder)]] = &[
             file::DECODERS,
             desc::DECODERS,
+            desc_iov::DECODERS,
             stat::DECODERS,
             fcntl::DECODERS,
             dirent::DECODERS,
