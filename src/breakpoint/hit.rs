@@ -28,13 +28,6 @@ pub use super::values::{DwarfValues, HitFrame, RegValues};
 /// `si_code` of the SIGTRAP an INT3 raises (`SI_KERNEL`).
 const SI_KERNEL: i32 = 0x80;
 
-/// Most return probes pending per thread; deeper calls are not probed
-/// (their entries still count).
-const MAX_SHADOW: usize = 4096;
-
-/// Stack slots closer than this below the stack pointer are on the same
-/// stack (a signal's alternate stack is usually far from the thread's).
-const SAME_STACK: u64 = 8 << 20;
 
 /// A probe: one spec and its hit count.
 pub struct Probe {

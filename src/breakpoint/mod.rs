@@ -71,6 +71,7 @@ pub mod kcount;
 pub mod report;
 pub mod resolve;
 pub mod session;
+pub mod shadow;
 pub mod space;
 pub mod spec;
 pub mod values;

@@ -40,10 +40,6 @@ mod lifecycle;
 
 /// `si_code` of the SIGTRAP an INT3 raises.
 const SI_KERNEL: i32 = 0x80;
-/// Most calls pending per thread; deeper ones are reported without return.
-const MAX_SHADOW: usize = 4096;
-/// Slots this close below the stack pointer are on the same stack.
-const SAME_STACK: u64 = 8 << 20;
 
 /// A call between entry and return.
 #[derive(Clone)]

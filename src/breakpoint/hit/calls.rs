@@ -3,6 +3,7 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
+use crate::breakpoint::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
 
 impl Breaker {
@@ -102,23 +103,18 @@ impl Breaker {
                 let mut b = [0u8; 8];
                 if space.mem.read(sp, &mut b) && space.mem.write(sp, &tramp.to_le_bytes()) {
                     let ret = u64::from_le_bytes(b);
-                    // Frames at or below this slot on this stack are gone
-                    // (longjmp'd over), as uretprobes judges; an entry far
-                    // away is on another stack (sigaltstack) and stays.
-                    thread
-                        .shadow
-                        .retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
                     let mut args = [0u64; 6];
                     for (a, r) in args.iter_mut().zip(ARG_REGS) {
                         *a = regs[r];
                     }
-                    thread.shadow.push(Shadow {
+                    let e = Shadow {
                         ret,
                         slot: sp,
                         at: now,
                         site: addr,
                         args,
-                    });
+                    };
+                    shadow::push(&mut thread.shadow, e, |s| s.slot);
                 }
             }
         }
@@ -155,24 +151,11 @@ impl Breaker {
         let Some(thread) = self.threads.get_mut(&tid) else {
             return Resume::Deliver;
         };
-        // `ret` popped the trampoline's address: it was at sp - 8.
-        let want = regs[SP].wrapping_sub(8);
-        let entry = match thread.shadow.iter().rposition(|s| s.slot == want) {
-            Some(i) => {
-                // Entries above it were skipped by longjmp or an exception.
-                let e = thread.shadow[i].clone();
-                thread.shadow.truncate(i);
-                e
-            }
-            None => match thread.shadow.pop() {
-                Some(e) => e,
-                None => {
-                    self.warn(format!(
-                        "thread {tid} returned to the trampoline with no return address saved"
-                    ));
-                    return Resume::Deliver;
-                }
-            },
+        let Some(entry) = shadow::pop_returned(&mut thread.shadow, regs[SP], |s| s.slot) else {
+            self.warn(format!(
+                "thread {tid} returned to the trampoline with no return address saved"
+            ));
+            return Resume::Deliver;
         };
         let depth = thread.shadow.len();
         let Some(space) = self.spaces.get(&id) else {

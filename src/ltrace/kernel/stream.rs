@@ -13,6 +13,7 @@
 //! same thread read from another CPU; a lifecycle stop is stamped after the
 //! thread stopped, so it comes after all of that thread's records.
 
+use crate::breakpoint::shadow::{self, MAX_SHADOW};
 use crate::kernel::format::{parse_format, read_uint, FieldKind};
 use crate::kernel::ringbuf::RawReader;
 use crate::kernel::session::mono_ns;
@@ -24,11 +25,6 @@ use crate::ltrace::trace::signal_desc;
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime};
-
-/// Most calls pending per thread, as the ptrace backend.
-const MAX_SHADOW: usize = 4096;
-/// Slots this close below the stack pointer are on the same stack.
-const SAME_STACK: u64 = 8 << 20;
 
 /// What the ptrace side reports, stamped with [`mono_ns`] at the stop.
 #[derive(Debug, Clone)]
@@ -540,16 +536,14 @@ impl Stream {
         if depth >= MAX_SHADOW {
             return;
         }
-        let shadow = self.shadows.entry(tid).or_default();
-        // Frames at or below this slot on this stack are gone (longjmp).
-        shadow.retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
-        shadow.push(Pending {
+        let e = Pending {
             slot: sp,
             ts,
             id,
             depth,
             how,
-        });
+        };
+        shadow::push(self.shadows.entry(tid).or_default(), e, |s| s.slot);
     }
 
     fn ret(&mut self, ts: u64, tid: i32, sp: u64, back: Back) {
@@ -557,22 +551,9 @@ impl Stream {
             self.orphans += 1;
             return;
         };
-        // The return popped the return address: it was at sp - 8. Calls
-        // above it were left by longjmp (counted, without time).
-        let want = sp.wrapping_sub(8);
-        let e = match shadow.iter().rposition(|s| s.slot == want) {
-            Some(i) => {
-                let e = shadow.remove(i);
-                shadow.truncate(i);
-                e
-            }
-            None => match shadow.pop() {
-                Some(e) => e,
-                None => {
-                    self.orphans += 1;
-                    return;
-                }
-            },
+        let Some(e) = shadow::pop_returned(shadow, sp, |s| s.slot) else {
+            self.orphans += 1;
+            return;
         };
         let dur = Duration::from_nanos(ts.saturating_sub(e.ts));
         let depth = e.depth;

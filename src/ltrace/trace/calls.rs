@@ -2,7 +2,8 @@
 //! `--json`), the return address swapped for the trampoline, the shadow
 //! stack; `--inject` calls answered at entry without running them.
 
-use super::{Ltrace, Pending, MAX_SHADOW, SAME_STACK};
+use super::{Ltrace, Pending};
+use crate::breakpoint::shadow::{self, MAX_SHADOW};
 use crate::engine::memory::ProcMem;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
@@ -159,16 +160,13 @@ impl Ltrace {
         if !p.space.mem.write(hit.sp, &tramp.to_le_bytes()) {
             return;
         }
-        // Frames at or below this slot on this stack are gone (longjmp).
         let sp = hit.sp;
-        t.shadow
-            .retain(|s| s.slot > sp || sp - s.slot >= SAME_STACK);
         let wall = if self.o.json {
             SystemTime::now()
         } else {
             UNIX_EPOCH
         };
-        t.shadow.push(Pending {
+        let pending = Pending {
             ret: hit.ret,
             slot: sp,
             id: call_id,
@@ -183,7 +181,8 @@ impl Ltrace {
             lib: hit.lib,
             parts,
             wall,
-        });
+        };
+        shadow::push(&mut t.shadow, pending, |s| s.slot);
     }
 
     /// A call shown whole at its entry: injected (`act`: the call is not
@@ -357,23 +356,11 @@ impl Ltrace {
         let Some(t) = self.threads.get_mut(&tid) else {
             return Resume::Deliver;
         };
-        // `ret` popped the trampoline's address: it was at sp - 8.
-        let want = regs[SP].wrapping_sub(8);
-        let entry = match t.shadow.iter().rposition(|s| s.slot == want) {
-            Some(i) => {
-                let e = t.shadow.remove(i);
-                t.shadow.truncate(i);
-                e
-            }
-            None => match t.shadow.pop() {
-                Some(e) => e,
-                None => {
-                    self.warn(format!(
-                        "thread {tid} returned to the trampoline with no call pending"
-                    ));
-                    return Resume::Deliver;
-                }
-            },
+        let Some(entry) = shadow::pop_returned(&mut t.shadow, regs[SP], |s| s.slot) else {
+            self.warn(format!(
+                "thread {tid} returned to the trampoline with no call pending"
+            ));
+            return Resume::Deliver;
         };
         regs[PC] = entry.ret;
         let _ = Tracee::new(tid).set_regs(&regs);
