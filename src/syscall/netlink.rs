@@ -100,7 +100,12 @@ thread_local! {
 /// Looks `inode` up in `/proc/PID/net/netlink` (columns `sk Eth Pid Groups
 /// Rmem Wmem Dump Locks Drops Inode`; `Eth` is the protocol).
 fn lookup_proto(pid: i32, inode: u64) -> Option<u32> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/net/netlink")).ok()?;
+    lookup_proto_at(&pid.to_string(), inode)
+}
+
+/// [`lookup_proto`] in `/proc/ENTRY/net/netlink`.
+fn lookup_proto_at(entry: &str, inode: u64) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/proc/{entry}/net/netlink")).ok()?;
     text.lines().skip(1).find_map(|l| {
         let cols: Vec<&str> = l.split_whitespace().collect();
         if cols.len() >= 10 && cols[9].parse::<u64>().ok()? == inode {
@@ -131,15 +136,42 @@ fn is_netlink_socket(path: &str) -> bool {
     n > 0 && buf[..n as usize].starts_with(b"NETLINK")
 }
 
+/// The socket inode of descriptor `fd` under `--pidns-translation`: the
+/// resolver knows the tracee's `/proc` entry, which `/proc/PID` is not when
+/// `/proc` belongs to an outer PID namespace.
+fn pidns_socket_inode(c: &mut Ctx, fd: i64) -> Option<u64> {
+    let Some(link) = c.fds.fd_path(c.pid, fd) else {
+        return fd_cache::socket_inode(c.pid, fd);
+    };
+    match std::str::from_utf8(&link)
+        .ok()
+        .and_then(|l| l.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok())
+    {
+        Some(ino) => Some(ino),
+        None => fd_cache::socket_inode(c.pid, fd),
+    }
+}
+
 /// The netlink protocol of descriptor `fd` ([`UNKNOWN_PROTO`] for an
 /// unbound socket), or `None` when it is not a netlink socket. A known
 /// socket costs nothing once its descriptor is cached.
 pub(super) fn fd_protocol(c: &mut Ctx, fd: i64) -> Option<u32> {
-    let inode = fd_cache::socket_inode(c.pid, fd)?;
+    let inode = if c.opts.pidns {
+        pidns_socket_inode(c, fd)?
+    } else {
+        fd_cache::socket_inode(c.pid, fd)?
+    };
     if let Some(p) = PROTOS.with(|m| m.borrow().get(&inode).copied()) {
         return p;
     }
-    if let Some(p) = lookup_proto(c.pid, inode) {
+    // Under `--pidns-translation` `/proc` may number the tracee otherwise:
+    // the inode is unique, so rstrace's own table is searched as well.
+    if let Some(p) = lookup_proto(c.pid, inode).or_else(|| {
+        c.opts
+            .pidns
+            .then(|| lookup_proto_at("self", inode))
+            .flatten()
+    }) {
         PROTOS.with(|m| m.borrow_mut().insert(inode, Some(p)));
         return Some(p);
     }

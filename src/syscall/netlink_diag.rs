@@ -2,11 +2,10 @@
 //!
 //! Decoded: `struct inet_diag_req_v2` (AF_INET/AF_INET6 requests, as
 //! `ss -tan` sends) with its attribute list, `struct inet_diag_msg` replies
-//! with their `INET_DIAG_*` attributes, and the AF_UNIX request and reply
-//! (`netlink_unix_diag.rs`). Not decoded (printed as hex strings, where
-//! strace decodes them): request bytecode, `INET_DIAG_MD5SIG`,
-//! `INET_DIAG_ULP_INFO`, and the messages of the other families
-//! (netlink_diag, packet_diag, smc_diag).
+//! with their `INET_DIAG_*` attributes (the larger ones in
+//! `netlink_inet_diag.rs`), and the dispatch to the other families
+//! (`netlink_unix_diag.rs`, `netlink_netlink_diag.rs`,
+//! `netlink_packet_diag.rs`, `netlink_smc_diag.rs`).
 
 use super::ctx::render_flags;
 use super::netlink::Nlmsghdr;
@@ -367,10 +366,35 @@ fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
                     ),
                 ));
             }
-            Some(Value::structure(f))
+            let v = Value::structure(f);
+            // Bytes past the structure, when any is set.
+            let end = len.min(4096);
+            Some(match super::printers::nonzero_bytes(c, addr, 2, end) {
+                Some(t) => Value::Joined(vec![v, t], ", "),
+                None => v,
+            })
         }
-        _ => None,
+        _ => super::netlink_inet_diag::msg_attr(c, ty, addr, len),
     }
+}
+
+/// A sock_diag request of another family: its header of `size` bytes
+/// (`fam_name` names the family field, `fields` prints the rest) without
+/// the attributes after it, which strace does not decode.
+pub(super) fn request_header(
+    c: &mut Ctx,
+    addr: u64,
+    len: u64,
+    fam_name: &'static str,
+    size: u64,
+    fields: &dyn Fn(&mut Ctx, &[u8]) -> Vec<Field>,
+) -> Vec<Value> {
+    let unused = AttrNames {
+        table: &xlat::SOCKET_FAMILIES,
+        dflt: "",
+    };
+    let none: AttrDecoder = &|_, _, _, _| None;
+    header_then_attrs(c, addr, len.min(size), fam_name, size, fields, unused, none)
 }
 
 /// The payload of a NETLINK_SOCK_DIAG message, or `None` for the generic form.
@@ -406,7 +430,7 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
         table: &xlat::INET_DIAG_REQ_ATTRS,
         dflt: "INET_DIAG_REQ_???",
     };
-    let none: AttrDecoder = &|_, _, _, _| None;
+    let req_attr: AttrDecoder = &super::netlink_inet_diag::req_attr;
     // TCPDIAG_GETSOCK, DCCPDIAG_GETSOCK.
     Some(if request && (h.ty == 18 || h.ty == 19) {
         header_then_attrs(
@@ -417,7 +441,7 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
             COMPAT_REQ_SIZE,
             &req_compat_fields,
             req_names,
-            none,
+            req_attr,
         )
     } else if request {
         header_then_attrs(
@@ -428,7 +452,7 @@ pub(super) fn decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<V
             REQ_V2_SIZE as u64,
             &req_v2_fields,
             req_names,
-            none,
+            req_attr,
         )
     } else {
         let names = AttrNames {

@@ -4,6 +4,7 @@
 //! (memory info, groups, rings, flags).
 
 use super::netlink_attr::{elem_array, flags_with_dflt, indexed_array, nla_int, AttrNames};
+use super::netlink_diag::request_header;
 use super::netlink_route_attrs::fields_struct;
 use super::netlink_route_msgs::header_then_attrs;
 use super::{Ctx, Field, Value};
@@ -74,34 +75,22 @@ pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Vec<Val
         dflt: "NETLINK_DIAG_???",
     };
     if request {
-        return header_then_attrs(
-            c,
-            addr,
-            len,
-            "sdiag_family",
-            20,
-            &|c, b| {
-                let proto = if b[1] == NDIAG_PROTO_ALL {
-                    c.enum_value(255, &NDIAG_ALL, "")
-                } else {
-                    c.enum_value(b[1] as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???")
-                };
-                vec![
-                    Field::new("sdiag_protocol", proto),
-                    Field::new("ndiag_ino", Value::UInt(le32(b, 4))),
-                    Field::new(
-                        "ndiag_show",
-                        flags_with_dflt(c, le32(b, 8), &xlat::NETLINK_DIAG_SHOW, "NDIAG_SHOW_???"),
-                    ),
-                    cookie("ndiag_cookie", b, 12),
-                ]
-            },
-            names,
-            &|_, _, _, _| None,
-        )
-        .into_iter()
-        .take(1)
-        .collect();
+        return request_header(c, addr, len, "sdiag_family", 20, &|c, b| {
+            let proto = if b[1] == NDIAG_PROTO_ALL {
+                c.enum_value(255, &NDIAG_ALL, "")
+            } else {
+                c.enum_value(b[1] as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???")
+            };
+            vec![
+                Field::new("sdiag_protocol", proto),
+                Field::new("ndiag_ino", Value::UInt(le32(b, 4))),
+                Field::new(
+                    "ndiag_show",
+                    flags_with_dflt(c, le32(b, 8), &xlat::NETLINK_DIAG_SHOW, "NDIAG_SHOW_???"),
+                ),
+                cookie("ndiag_cookie", b, 12),
+            ]
+        });
     }
     header_then_attrs(
         c,

@@ -1,11 +1,11 @@
 //! NETLINK_SOCK_DIAG messages of AF_PACKET (strace's
 //! `netlink_packet_diag.c`): `struct packet_diag_req`, and
 //! `struct packet_diag_msg` replies with their `PACKET_DIAG_*` attributes
-//! (info, multicast list, rings, fanout, uid, memory info). The socket
-//! filter (`PACKET_DIAG_FILTER`) prints as a hex string (the classic BPF
-//! printer is private to `sockopt.rs`).
+//! (info, multicast list, rings, fanout, uid, memory info, and the socket
+//! filter as classic BPF instructions).
 
 use super::netlink_attr::{elem_array, flags_with_dflt, nla_u, AttrNames};
+use super::netlink_diag::request_header;
 use super::netlink_netlink_diag::{cookie, meminfo};
 use super::netlink_route_msgs::header_then_attrs;
 use super::printers::hex_quoted;
@@ -79,6 +79,12 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         ),
         4 | 5 => nla_u(c, addr, len, 4),
         6 => meminfo(c, addr, len),
+        // PACKET_DIAG_FILTER: whole `struct sock_filter`s, at most 65535.
+        7 => {
+            let n = len / 8;
+            (n != 0 && n <= u16::MAX as u64)
+                .then(|| super::sockopt::sock_filter::program(c, addr, n))
+        }
         _ => None,
     }
 }
@@ -91,29 +97,17 @@ pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Vec<Val
         dflt: "PACKET_DIAG_???",
     };
     if request {
-        return header_then_attrs(
-            c,
-            addr,
-            len,
-            "sdiag_family",
-            20,
-            &|c, b| {
-                vec![
-                    Field::new("sdiag_protocol", Value::Hex(b[1] as u64)),
-                    Field::new("pdiag_ino", Value::UInt(le32(b, 4))),
-                    Field::new(
-                        "pdiag_show",
-                        flags_with_dflt(c, le32(b, 8), &xlat::PACKET_DIAG_SHOW, "PACKET_SHOW_???"),
-                    ),
-                    cookie("pdiag_cookie", b, 12),
-                ]
-            },
-            names,
-            &|_, _, _, _| None,
-        )
-        .into_iter()
-        .take(1)
-        .collect();
+        return request_header(c, addr, len, "sdiag_family", 20, &|c, b| {
+            vec![
+                Field::new("sdiag_protocol", Value::Hex(b[1] as u64)),
+                Field::new("pdiag_ino", Value::UInt(le32(b, 4))),
+                Field::new(
+                    "pdiag_show",
+                    flags_with_dflt(c, le32(b, 8), &xlat::PACKET_DIAG_SHOW, "PACKET_SHOW_???"),
+                ),
+                cookie("pdiag_cookie", b, 12),
+            ]
+        });
     }
     header_then_attrs(
         c,
@@ -138,4 +132,51 @@ pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Vec<Val
         names,
         &attr,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::syscall::ctx::DecodeOpts;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::netlink::netlink_value;
+    use crate::syscall::testutil::run_with;
+    use crate::syscall::{Ctx, RetFmt, Step};
+
+    /// `x(buf, len)` with the buffer as NETLINK_SOCK_DIAG messages.
+    fn diag(c: &mut Ctx) -> Step {
+        let v = netlink_value(c, 4, c.arg_ulong(0), c.arg_ulong(1));
+        c.push(v);
+        Step::Done(RetFmt::Int)
+    }
+
+    #[test]
+    fn socket_filter_attribute() {
+        let mut m = FakeMemory::default();
+        let mut p = vec![17, 1, 3, 0];
+        p.extend([0; 12]);
+        // PACKET_DIAG_FILTER: BPF_STMT(BPF_RET|BPF_K, 0x2a) and 3 stray bytes.
+        p.extend(23u16.to_le_bytes());
+        p.extend(7u16.to_le_bytes());
+        p.extend([
+            6, 0, 0, 0, 0x2a, 0, 0, 0, 6, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 2, 3, 0,
+        ]);
+        let mut b = (16 + p.len() as u32).to_le_bytes().to_vec();
+        b.extend(20u16.to_le_bytes());
+        b.extend(2u16.to_le_bytes());
+        b.extend([0; 8]);
+        b.extend(p);
+        let a = m.put(&b);
+        let verbose = DecodeOpts {
+            verbose: true,
+            ..DecodeOpts::default()
+        };
+        let out = run_with(diag, "x", &[a, b.len() as u64], 0, &mut m, &verbose);
+        assert!(
+            out.ends_with(
+                "pdiag_cookie=[0, 0]}, [{nla_len=23, nla_type=PACKET_DIAG_FILTER}, \
+                 [BPF_STMT(BPF_RET|BPF_K, 0x2a), BPF_STMT(BPF_RET|BPF_K, 0xffff)]]]) = 0"
+            ),
+            "{out}"
+        );
+    }
 }

@@ -1,21 +1,22 @@
 //! NETLINK_ROUTE link attributes (`IFLA_*` after `struct ifinfomsg`,
 //! strace's `rtnl_link.c`): names, MTUs and counters, MAC addresses,
 //! `rtnl_link_stats`/`stats64`, `rtnl_link_ifmap`, and the nested lists
-//! `IFLA_LINKINFO`, `IFLA_XDP`, `IFLA_AF_SPEC` (AF_INET devconf, AF_INET6
-//! flags, devconf, statistics, token) and `IFLA_PROTINFO` of AF_INET6.
-//!
-//! Not decoded (printed as hex strings, where strace 6.1 decodes them):
-//! bridge port attributes in `IFLA_PROTINFO`, `IFLA_INFO_DATA` of bridge and
-//! tun links, `IFLA_INFO_XSTATS` of CAN links, `IFLA_VF_PORTS`,
-//! `IFLA_PORT_SELF`, `IFLA_PROP_LIST`, `IFLA_PROTO_DOWN_REASON`, `IFLA_EVENT`.
+//! `IFLA_XDP`, `IFLA_AF_SPEC` (AF_INET devconf, AF_INET6 flags, devconf,
+//! statistics, token, AF_MCTP net; bridge attributes on AF_BRIDGE links)
+//! and `IFLA_PROTINFO`. `IFLA_LINKINFO` is `netlink_route_link_info.rs`,
+//! the other nested lists `netlink_route_link_nested.rs`.
 
 use super::netlink_attr::{
     attrs_value, indexed_array, nla_enum, nla_fd, nla_flags, nla_hwaddr, nla_ifindex, nla_inet,
     nla_s32, nla_str, nla_u, uint_struct, AttrNames,
 };
+use super::netlink_route_link_info as info;
 use super::netlink_route_link_nested as nested;
 use super::{Ctx, Value};
 use rtrace_arch::xlat;
+
+/// `AF_MCTP` (not in every libc).
+const AF_MCTP: i32 = 45;
 
 const IFLA_ADDRESS: u16 = 1;
 const IFLA_BROADCAST: u16 = 2;
@@ -107,14 +108,15 @@ const STATS_MIN_FIELDS: usize = 23;
 
 /// `rtnl_link_stats` (`size` 4, up to `rx_nohandler`) or `stats64` (`size`
 /// 8, up to `rx_otherhost_dropped`): the full layout, or exactly the oldest
-/// one; any other length is not decoded.
-fn link_stats(c: &mut Ctx, addr: u64, len: u64, size: usize) -> Option<Value> {
+/// one (or, for `stats64`, exactly the one up to `rx_nohandler`); any other
+/// length is not decoded.
+pub(super) fn link_stats(c: &mut Ctx, addr: u64, len: u64, size: usize) -> Option<Value> {
     let full = if size == 4 { 24 } else { 25 };
     let n = if len >= (full * size) as u64 {
         full
     } else if len == (STATS_MIN_FIELDS * size) as u64 {
         STATS_MIN_FIELDS
-    } else if size == 8 && len >= 24 * 8 {
+    } else if size == 8 && len == 24 * 8 {
         24
     } else {
         return None;
@@ -143,16 +145,6 @@ fn ifmap(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
         Field::new("dma", Value::UInt(b[26] as u64)),
         Field::new("port", Value::UInt(b[27] as u64)),
     ]))
-}
-
-/// `IFLA_LINKINFO`: kind, data, slave kind.
-fn linkinfo(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
-    match ty {
-        // IFLA_INFO_KIND (strace reads it to pick IFLA_INFO_DATA's decoder;
-        // none of those is implemented here) and IFLA_INFO_SLAVE_KIND.
-        1 | 4 => nla_str(c, addr, len),
-        _ => None,
-    }
 }
 
 /// `IFLA_XDP`.
@@ -272,6 +264,7 @@ fn af_spec(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
             &af_inet,
         )),
         libc::AF_INET6 => Some(attrs_value(c, addr, len, INET6_NAMES, &af_inet6)),
+        AF_MCTP => Some(info::mctp_af_spec(c, addr, len)),
         _ => None,
     }
 }
@@ -338,16 +331,7 @@ fn link_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<Va
         IFLA_STATS => link_stats(c, addr, len, 4),
         IFLA_STATS64 => link_stats(c, addr, len, 8),
         IFLA_MAP => ifmap(c, addr, len),
-        IFLA_LINKINFO => Some(attrs_value(
-            c,
-            addr,
-            len,
-            AttrNames {
-                table: &xlat::RTNL_IFLA_INFO_ATTRS,
-                dflt: "IFLA_INFO_???",
-            },
-            &linkinfo,
-        )),
+        IFLA_LINKINFO => Some(info::linkinfo(c, addr, len)),
         IFLA_XDP => Some(attrs_value(
             c,
             addr,
@@ -358,6 +342,9 @@ fn link_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<Va
             },
             &xdp,
         )),
+        IFLA_AF_SPEC if family as i32 == libc::AF_BRIDGE => {
+            Some(info::bridge_af_spec(c, addr, len))
+        }
         IFLA_AF_SPEC => Some(attrs_value(
             c,
             addr,

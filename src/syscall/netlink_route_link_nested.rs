@@ -32,7 +32,7 @@ pub(super) fn nla_clock_t(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
 }
 
 /// `struct ifla_bridge_id`: `{prio=[a, b], addr=MAC}`.
-fn bridge_id(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
+pub(super) fn bridge_id(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
     if len < 8 {
         return None;
     }

@@ -296,7 +296,7 @@ pub(super) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Vec<Va
                 f
             },
             names(&xlat::IFSTATS_ATTRS, "IFLA_STATS_???"),
-            NONE,
+            &super::netlink_route_stats::stats_attr,
         ),
         // RTM_NEWCACHEREPORT.
         96 => {

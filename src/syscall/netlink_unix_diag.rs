@@ -4,6 +4,7 @@
 //! shutdown, VFS inode, pending connections, memory, uid).
 
 use super::netlink_attr::{indexed_array, int_array, nla_str, nla_u, AttrNames};
+use super::netlink_diag::request_header;
 use super::netlink_diag::{bit_flags, TCP_STATE_FLAGS};
 use super::netlink_route_msgs::header_then_attrs;
 use super::printers::dev_value;
@@ -139,18 +140,14 @@ fn rest_fields(value: Value) -> Vec<Field> {
 /// its attributes.
 pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Option<Vec<Value>> {
     if request {
-        let mut v = header_then_attrs(
+        return Some(request_header(
             c,
             addr,
             len,
             "sdiag_family",
             REQ_SIZE as u64,
             &|c, b| rest_fields(req_value(c, b)),
-            NAMES,
-            &|_, _, _, _| None,
-        );
-        v.truncate(1);
-        return Some(v);
+        ));
     }
     Some(header_then_attrs(
         c,

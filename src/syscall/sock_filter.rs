@@ -48,7 +48,7 @@ fn sock_k(c: &Ctx, code: u64, k: u64) -> String {
 
 /// `len` instructions at `addr` (`print_sock_fprog`): an array, the
 /// address without `-v`.
-pub(super) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
+pub(crate) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
     if !c.opts.verbose || addr == 0 {
         return Value::Ptr(addr);
     }

@@ -16,7 +16,7 @@ use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Xlat};
 
 #[path = "sock_filter.rs"]
-mod sock_filter;
+pub(super) mod sock_filter;
 
 pub(super) const DECODERS: &[(&str, Decoder)] =
     &[("getsockopt", getsockopt), ("setsockopt", setsockopt)];
