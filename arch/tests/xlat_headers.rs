@@ -122,6 +122,11 @@ fn header_values(dir: &Path, i: usize, g: &Group) -> BTreeMap<String, (i64, usiz
         }
     }
     for n in names {
+        // Names strace prints as expressions (`1<<_UFFDIO_API`) are not C
+        // identifiers to look up.
+        if !n.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_') {
+            continue;
+        }
         c.push_str(&format!("#ifdef {n}\n  P({n});\n"));
         if ids.contains(n) {
             c.push_str(&format!("#else\n  P({n});\n"));

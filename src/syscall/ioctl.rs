@@ -191,6 +191,9 @@ pub(super) enum Io {
     Arg(Value),
     /// Call the family again at exit (it decodes what the kernel wrote).
     Exit,
+    /// As `Exit`, keeping 63 bits of entry state for the exit call
+    /// (read there with [`exit_state`]).
+    ExitWith(u64),
 
     /// The argument (if any) and how to show the return value.
     Ret(Option<Value>, RetFmt),
@@ -199,6 +202,11 @@ pub(super) enum Io {
 /// A family decoder: `(ctx, request, argument)`, called at entry and, after
 /// [`Io::Exit`], at exit (with `c.exiting()` true).
 pub(super) type Family = fn(&mut Ctx, u32, u64) -> Io;
+
+/// What a family kept at entry with [`Io::ExitWith`].
+pub(super) fn exit_state(c: &Ctx) -> u64 {
+    c.saved >> 1
+}
 
 /// The family decoder of a request type byte (strace's `ioctl_decode`).
 fn family(ty: u32) -> Option<Family> {
@@ -225,9 +233,14 @@ fn family(ty: u32) -> Option<Family> {
         0x69 => misc::lirc,
         0x70 => rtc::rtc,
         0x89 => sock::sock,
+        0x94 => btrfs::fs_0x94,
+        0xa4 => tee::tee,
+        0xaa => uffdio::uffdio,
         0xab => misc::nbd,
+        0xae => kvm::kvm,
         0xb4 => gpio::gpio,
         0xb7 => misc::nsfs,
+        0xfd => dm::dm,
         _ => return None,
     })
 }
@@ -328,7 +341,7 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
     let arg = c.arg_ulong(2);
     let fam = family((code >> IOC_TYPESHIFT) & 0xff);
     if c.exiting() {
-        if c.saved == 1 {
+        if c.saved & 1 == 1 {
             if let Some(f) = fam {
                 return match f(c, code, arg) {
                     Io::Arg(v) => {
@@ -385,6 +398,10 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
                 c.saved = 1;
                 return Step::Exit;
             }
+            Io::ExitWith(v) => {
+                c.saved = 1 | v << 1;
+                return Step::Exit;
+            }
 
             Io::Ret(v, r) => {
                 if let Some(v) = v {
@@ -424,6 +441,10 @@ pub(super) fn ioctl(c: &mut Ctx) -> Step {
 
 #[path = "ioctl_block.rs"]
 mod block;
+#[path = "ioctl_btrfs.rs"]
+mod btrfs;
+#[path = "ioctl_dm.rs"]
+mod dm;
 #[path = "ioctl_evdev.rs"]
 mod evdev;
 #[path = "ioctl_fs.rs"]
@@ -436,6 +457,8 @@ mod hdio;
 mod kd;
 #[path = "ioctl_kd_font.rs"]
 mod kd_font;
+#[path = "ioctl_kvm.rs"]
+mod kvm;
 #[path = "ioctl_loop.rs"]
 mod loop_dev;
 #[path = "ioctl_misc.rs"]
@@ -450,10 +473,16 @@ mod rtc;
 mod scsi;
 #[path = "ioctl_seccomp.rs"]
 mod seccomp;
+#[path = "ioctl_sg_io.rs"]
+mod sg_io;
 #[path = "ioctl_sock.rs"]
 mod sock;
+#[path = "ioctl_tee.rs"]
+mod tee;
 #[path = "ioctl_ubi.rs"]
 mod ubi;
+#[path = "ioctl_uffdio.rs"]
+mod uffdio;
 #[path = "ioctl_v4l2.rs"]
 mod v4l2;
 

@@ -157,6 +157,8 @@ pub(super) fn nsfs(c: &mut Ctx, code: u32, arg: u64) -> Io {
 /// `PERF_EVENT_IOC_*` requests (type `$`).
 pub(super) fn perf(c: &mut Ctx, code: u32, arg: u64) -> Io {
     match code {
+        // MODIFY_ATTRIBUTES: the attribute structure, as perf_event_open's.
+        0x4008_240b => Io::Arg(crate::syscall::perf_event::ioctl_attr(c, arg)),
         // ENABLE, DISABLE, RESET
         0x2400 | 0x2401 | 0x2403 => Io::Arg(xflags(
             c,

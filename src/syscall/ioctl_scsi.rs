@@ -1,7 +1,6 @@
 //! SCSI generic ioctls (type 0x22, scsi/sg.h) as strace 6.1 prints them:
 //! the integer getters and setters, `SG_SCSI_RESET`'s reset kind,
-//! `SG_GET_SCSI_ID` and the interface id of `SG_IO` requests (their
-//! `sg_io_hdr` bodies print as an address for now).
+//! `SG_GET_SCSI_ID`; `SG_IO` is decoded in `ioctl_sg_io.rs`.
 
 use super::misc::{fetch, num};
 use super::Io;
@@ -35,17 +34,7 @@ pub(super) fn scsi(c: &mut Ctx, code: u32, arg: u64) -> Io {
         return Io::Exit;
     }
     let v = match name {
-        "SG_IO" => match fetch(c, arg, 4) {
-            Ok(b) => {
-                let iid = le32(&b, 0);
-                if iid == b'S' as u64 || iid == b'Q' as u64 {
-                    Value::Ptr(arg)
-                } else {
-                    Value::Array(vec![Value::UInt(iid)], false)
-                }
-            }
-            Err(v) => v,
-        },
+        "SG_IO" => return super::sg_io::sg_io(c, arg),
         "SG_GET_SCSI_ID" => match fetch(c, arg, 32) {
             Ok(b) => {
                 let d = |o: usize| Value::Int(le32(&b, o) as u32 as i32 as i64);

@@ -3,10 +3,12 @@
 //! ports, and `struct ifreq` requests (the interface name, then the
 //! address, flags, index, metric, MTU, names, queue length or device map
 //! the request carries; getters add it after a successful call).
-//! `SIOCGIFCONF` prints only its address for now.
+//! `SIOCGIFCONF` prints `struct ifconf`: the length (changed by the
+//! kernel), then the interfaces it returned.
 
 use super::misc::{cstring_field, fetch, num};
-use super::Io;
+use super::{exit_state, Io};
+use crate::syscall::array::array_at;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
 use crate::syscall::sockaddr::{ifindex_value, sockaddr_value};
 use crate::syscall::{Ctx, Field, Value};
@@ -68,6 +70,71 @@ fn ifreq_field(c: &Ctx, name: &str, b: &[u8]) -> Option<Field> {
     })
 }
 
+/// `ifc_len`, with `/* N * sizeof(struct ifreq) */` when it is a
+/// positive multiple of the structure's size.
+fn ifc_len(len: i32) -> Value {
+    let v = Value::Int(len as i64);
+    if len > 0 && (len as usize).is_multiple_of(IFREQ) {
+        let n = len as usize / IFREQ;
+        return Value::Commented(
+            Box::new(v),
+            std::borrow::Cow::Owned(format!("{n} * sizeof(struct ifreq)")),
+        );
+    }
+    v
+}
+
+/// `SIOCGIFCONF`'s `struct ifconf`: at entry the length (kept for the
+/// exit with whether the buffer was `NULL`); at exit the length (` => `
+/// the kernel's when it changed) and the buffer's interfaces.
+fn ifconf(c: &mut Ctx, arg: u64) -> Io {
+    if c.entering() {
+        return match fetch(c, arg, 16) {
+            Ok(b) => Io::ExitWith(le32(&b, 0) | ((le64(&b, 8) == 0) as u64) << 32),
+            Err(v) => Io::Arg(v),
+        };
+    }
+    let kept = exit_state(c);
+    let old_len = kept as u32 as i32;
+    let old_null = kept >> 32 & 1 == 1;
+    let Some(b) = c.read_bytes(arg, 16) else {
+        return Io::Arg(Value::structure(vec![
+            Field::new("ifc_len", ifc_len(old_len)),
+            Field::new("ifc_buf", Value::Unreadable(arg)),
+        ]));
+    };
+    let len = le32(&b, 0) as u32 as i32;
+    let buf = le64(&b, 8);
+    let len_v = if old_null {
+        ifc_len(len)
+    } else if old_len != len {
+        Value::Changed(Box::new(ifc_len(old_len)), Box::new(ifc_len(len)))
+    } else {
+        ifc_len(len)
+    };
+    let buf_v = if old_null {
+        if buf != 0 {
+            Value::Changed(Box::new(Value::Ptr(0)), Box::new(Value::Ptr(buf)))
+        } else {
+            Value::Ptr(0)
+        }
+    } else if c.failed() {
+        Value::Ptr(buf)
+    } else {
+        let n = len as i64 as u64 / IFREQ as u64;
+        array_at(c, buf, n, IFREQ, |c, e| {
+            Some(Value::structure(vec![
+                Field::new("ifr_name", cstring_field(&e[..16])),
+                Field::new("ifr_addr", sockaddr_value(c, &e[16..32])),
+            ]))
+        })
+    };
+    Io::Arg(Value::structure(vec![
+        Field::new("ifc_len", len_v),
+        Field::new("ifc_buf", buf_v),
+    ]))
+}
+
 /// The socket requests (type 0x89), by name.
 pub(super) fn sock(c: &mut Ctx, code: u32, arg: u64) -> Io {
     let names = super::request_names(code);
@@ -78,7 +145,7 @@ pub(super) fn sock(c: &mut Ctx, code: u32, arg: u64) -> Io {
         return Io::Hex;
     };
     let v = match name {
-        "SIOCGIFCONF" => fetch(c, arg, 16).map_or_else(|v| v, |_| Value::Ptr(arg)),
+        "SIOCGIFCONF" => return ifconf(c, arg),
         "SIOCBRADDBR" | "SIOCBRDELBR" => c.cstrn_value(arg, 16),
         "FIOGETOWN" | "SIOCATMARK" | "SIOCGIFENCAP" | "SIOCGPGRP" | "SIOCOUTQNSD"
             if c.entering() =>
@@ -192,6 +259,24 @@ mod tests {
         assert_eq!(
             run(ioctl, "ioctl", &[3, 0x8901, 0], -9, &mut m),
             "ioctl(3, FIOSETOWN, NULL) = -1 EBADF (Bad file descriptor)"
+        );
+        let mut ifr = vec![0u8; 40];
+        ifr[..2].copy_from_slice(b"lo");
+        ifr[16..24].copy_from_slice(&[2, 0, 0, 0, 127, 0, 0, 1]);
+        let bufp = m.put(&ifr);
+        let mut ifc = 40u64.to_le_bytes().to_vec();
+        ifc.extend_from_slice(&bufp.to_le_bytes());
+        let p = m.put(&ifc);
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x8912, p], 0, &mut m),
+            "ioctl(3, SIOCGIFCONF, {ifc_len=40 /* 1 * sizeof(struct ifreq) */, ifc_buf=[{ifr_name=\"lo\", ifr_addr={sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr(\"127.0.0.1\")}}]}) = 0"
+        );
+        let mut ifc = 40u64.to_le_bytes().to_vec();
+        ifc.extend_from_slice(&0u64.to_le_bytes());
+        let p = m.put(&ifc);
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x8912, p], 0, &mut m),
+            "ioctl(3, SIOCGIFCONF, {ifc_len=40 /* 1 * sizeof(struct ifreq) */, ifc_buf=NULL}) = 0"
         );
     }
 }

@@ -108,7 +108,20 @@ fn attr_value(c: &mut Ctx, addr: u64) -> Value {
     if c.saved >> 32 == 0 {
         return Value::Ptr(addr);
     }
-    let given = c.saved & 0xffff_ffff;
+    attr_sized(c, addr, c.saved & 0xffff_ffff)
+}
+
+/// `PERF_EVENT_IOC_MODIFY_ATTRIBUTES`' argument, read at entry: the
+/// attribute structure at `addr`, or its address.
+pub(super) fn ioctl_attr(c: &mut Ctx, addr: u64) -> Value {
+    match c.read_bytes(addr.wrapping_add(4), 4) {
+        Some(b) if addr != 0 => attr_sized(c, addr, le32(&b, 0)),
+        _ => Value::Ptr(addr),
+    }
+}
+
+/// The attribute structure at `addr` whose caller-given size is `given`.
+fn attr_sized(c: &mut Ctx, addr: u64, given: u64) -> Value {
     let mut size = given.min(KNOWN);
     if size == 0 {
         size = VER0;
@@ -116,7 +129,9 @@ fn attr_value(c: &mut Ctx, addr: u64) -> Value {
     if size < VER0 {
         return Value::Ptr(addr);
     }
-    let Some(mut b) = c.read_bytes(addr, size as usize) else {
+    // Without -v strace reads only the fields before `wakeup_events`.
+    let want = if c.opts.verbose { size } else { size.min(48) };
+    let Some(mut b) = c.read_bytes(addr, want as usize) else {
         return Value::Ptr(addr);
     };
     b.resize(KNOWN as usize, 0);
@@ -410,6 +425,22 @@ mod tests {
                 &mut m
             ),
             "perf_event_open(0x8, 0, 0, 0, 0x100 /* PERF_FLAG_??? */) = -1 EFAULT (Bad address)"
+        );
+    }
+
+    #[test]
+    fn modify_attributes_ioctl() {
+        use crate::syscall::ioctl::ioctl;
+        let mut m = FakeMemory::default();
+        // Only the fields before wakeup_events are read without -v.
+        let a = m.put(&attr(1, 128, 3, 1)[..48]);
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x4008_240b, a], -9, &mut m),
+            "ioctl(3, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, {type=PERF_TYPE_SOFTWARE, size=PERF_ATTR_SIZE_VER7, config=PERF_COUNT_SW_CONTEXT_SWITCHES, sample_period=0, sample_type=0, read_format=0, disabled=1, precise_ip=0 /* arbitrary skid */, ...}) = -1 EBADF (Bad file descriptor)"
+        );
+        assert_eq!(
+            run(ioctl, "ioctl", &[3, 0x4008_240b, 0], -9, &mut m),
+            "ioctl(3, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, NULL) = -1 EBADF (Bad file descriptor)"
         );
     }
 }
