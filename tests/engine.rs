@@ -251,6 +251,20 @@ fn attach_trace_and_detach_on_sigint_leaves_the_process_running() {
     assert!(child.wait().unwrap().success());
 }
 
+/// `-d` prints the ptrace options the tracer sets, as strace's first debug
+/// line (strace's further debug lines log its own internals).
+#[test]
+fn debug_prints_ptrace_options() {
+    let (code, _, err) = run(&["-d", "-e", "trace=none", "true"]);
+    assert_eq!(code, 0, "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("rstrace: ptrace_setoptions = 0x"), "{err}");
+    let v = u32::from_str_radix(first.rsplit("0x").next().unwrap(), 16).unwrap();
+    // TRACESYSGOOD, TRACEEXEC and TRACEEXIT at least; no fork events without -f.
+    assert_eq!(v & 0x51, 0x51, "{first}");
+    assert_eq!(v & 0xe, 0, "{first}");
+}
+
 #[test]
 fn bad_command_lines_fail_cleanly() {
     for args in [
@@ -261,10 +275,9 @@ fn bad_command_lines_fail_cleanly() {
         &["-e", "signal=NOPE", "true"],
         &["/nonexistent/program"],
         &["-p", "0"],
-        // Not implemented: refused, never accepted and ignored.
-        &["-d", "true"],
-        &["-c", "-U", "calls", "true"],
         // Implemented, with strace's checks.
+        &["-c", "-U", "calls,nosuchcolumn", "true"],
+        &["-U", "calls", "true"],
         &["-DDDD", "true"],
         &["-O", "-5", "true"],
         &["-e", "inject=open:error=NOSUCHERRNO", "true"],

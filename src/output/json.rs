@@ -313,8 +313,18 @@ pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
                 rtrace_arch::tables::errno_name(*errno).unwrap_or("E???"),
             );
         }
+        Some(Ret::ErrValue { value, errno }) => {
+            let _ = write!(out, "{value},\"errno\":");
+            push_str(
+                out,
+                rtrace_arch::tables::errno_name(*errno).unwrap_or("E???"),
+            );
+        }
         Some(Ret::Int(i)) => {
             let _ = write!(out, "{i}");
+        }
+        Some(Ret::UInt(u)) => {
+            let _ = write!(out, "{u}");
         }
         Some(Ret::Pid(pid, comm)) => {
             let _ = write!(out, "{pid}");
@@ -488,7 +498,12 @@ mod tests {
     fn syscall_lines_start_with_type_and_parse() {
         let args = samples();
         let e = Ret::Err { errno: 2 };
-        for ret in [Some(&Ret::Int(3)), Some(&e), None] {
+        let ev = Ret::ErrValue {
+            value: 0xffff_fffe,
+            errno: 2,
+        };
+        let big = Ret::UInt(1 << 63);
+        for ret in [Some(&Ret::Int(3)), Some(&e), Some(&ev), Some(&big), None] {
             let mut s = String::new();
             syscall_line(
                 &mut s,
@@ -518,6 +533,13 @@ mod tests {
                         (Some(-1), Some("ENOENT"))
                     )
                 }
+                Some(Ret::ErrValue { .. }) => {
+                    assert_eq!(
+                        (j["return"].as_i64(), j["errno"].as_str()),
+                        (Some(0xffff_fffe), Some("ENOENT"))
+                    )
+                }
+                Some(Ret::UInt(_)) => assert_eq!(j["return"].as_u64(), Some(1 << 63)),
                 Some(_) => {
                     assert_eq!(j["return"], 3);
                     assert_eq!(j["duration"].as_f64(), Some(0.000012345));

@@ -300,11 +300,27 @@ pub fn errno_message(e: u64) -> String {
     }
 }
 
+/// `ENAME (message)` of an error return, or `(errno N)` for a number no
+/// name is known for.
+fn render_errno(out: &mut String, errno: u64) {
+    match rtrace_arch::tables::errno_name(errno) {
+        Some(n) => {
+            let _ = write!(out, "{n} ({})", errno_message(errno));
+        }
+        None => {
+            let _ = write!(out, "(errno {errno})");
+        }
+    }
+}
+
 /// Appends ` = RET` as strace prints it (without the leading space handling).
 pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
     match r {
         Ret::Int(i) => {
             let _ = write!(out, "= {i}");
+        }
+        Ret::UInt(u) => {
+            let _ = write!(out, "= {u}");
         }
         Ret::Hex(0) => out.push_str("= 0"),
         Ret::Hex(h) => {
@@ -337,21 +353,16 @@ pub fn render_ret(out: &mut String, r: &Ret, o: &RenderOpts) {
             );
         }
         Ret::Err { errno } => {
-            let name = rtrace_arch::tables::errno_name(*errno);
             if (512..=516).contains(errno) {
                 out.push_str("= ? ");
             } else {
                 out.push_str("= -1 ");
             }
-            match name {
-                Some(n) => {
-                    let _ = write!(out, "{n} ({})", errno_message(*errno));
-                }
-                // strace: a number no name is known for.
-                None => {
-                    let _ = write!(out, "(errno {errno})");
-                }
-            }
+            render_errno(out, *errno);
+        }
+        Ret::ErrValue { value, errno } => {
+            let _ = write!(out, "= {value} ");
+            render_errno(out, *errno);
         }
         Ret::Annotated(r, c) => {
             render_ret(out, r, o);
@@ -425,5 +436,19 @@ mod tests {
         let mut s = String::new();
         render_ret(&mut s, &Ret::Err { errno: 2 }, &RenderOpts::default());
         assert_eq!(s, "= -1 ENOENT (No such file or directory)");
+        let mut s = String::new();
+        let r = Ret::ErrValue {
+            value: 0xffff_ffda,
+            errno: 38,
+        };
+        render_ret(&mut s, &r, &RenderOpts::default());
+        assert_eq!(s, "= 4294967258 ENOSYS (Function not implemented)");
+    }
+
+    #[test]
+    fn unsigned_return() {
+        let mut s = String::new();
+        render_ret(&mut s, &Ret::UInt(1 << 63), &RenderOpts::default());
+        assert_eq!(s, "= 9223372036854775808");
     }
 }

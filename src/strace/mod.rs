@@ -24,7 +24,8 @@ use std::ffi::OsString;
 
 /// How rstrace was invoked (`argv[0]`), the prefix of its messages as
 /// strace prefixes its own (`strace: Process 12 attached`, or the path it
-/// was run by); rstrace linked or aliased as `strace` speaks as strace.
+/// was run by); rstrace linked or aliased as `strace` speaks as strace, and
+/// so does one run without any `argv[0]`, as strace then does.
 pub fn prog() -> &'static str {
     static PROG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PROG.get_or_init(|| {
@@ -32,11 +33,14 @@ pub fn prog() -> &'static str {
             .next()
             .map(|a| a.to_string_lossy().into_owned())
             .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| "rstrace".to_string())
+            .unwrap_or_else(|| "strace".to_string())
     })
 }
 
 fn usage_exit(e: &cli::UsageError) -> i32 {
+    for note in &e.notes {
+        eprintln!("{}: {note}", crate::strace::prog());
+    }
     eprintln!("{}: {}", crate::strace::prog(), e.msg);
     if e.hint {
         eprintln!("Try '{} -h' for more information.", crate::strace::prog());

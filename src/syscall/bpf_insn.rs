@@ -1,11 +1,11 @@
 //! What bpf(2) decodes only under `-v`, as strace 6.1 prints it: eBPF
 //! instruction arrays (`{code=BPF_ALU64|BPF_K|BPF_MOV, dst_reg=BPF_REG_0,
 //! ...}`) and the `struct bpf_map_info` BPF_OBJ_GET_INFO_BY_FD returns for a
-//! map descriptor.
+//! map descriptor (a program's is in `bpf/prog_info.rs`).
 
 use super::array::array_at;
 use super::printers::{dev_value, le16, le32, le64, xflags, xint};
-use super::{Ctx, Field, StrVal, Value};
+use super::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
 /// strace's `BPF_MAXINSNS`: instructions past it print as `...`.
@@ -80,12 +80,16 @@ pub(super) fn insns_value(c: &mut Ctx, addr: u64, n: u64) -> Value {
 }
 
 /// The `info` field of BPF_OBJ_GET_INFO_BY_FD at exit: its address, or
-/// under `-v` for a map descriptor the `struct bpf_map_info` the kernel wrote.
+/// under `-v` the `struct bpf_map_info` or `struct bpf_prog_info` the kernel
+/// wrote for a map or program descriptor.
 pub(super) fn info_value(c: &mut Ctx, fd: u64, addr: u64, len: u64) -> Value {
     if !c.opts.verbose {
         return Value::Ptr(addr);
     }
     let path = c.fds.fd_path(c.pid, fd as u32 as i32 as i64);
+    if path.as_deref() == Some(b"anon_inode:bpf-prog".as_slice()) {
+        return super::bpf::prog_info::prog_info(c, addr, len).unwrap_or(Value::Ptr(addr));
+    }
     if path.as_deref() != Some(b"anon_inode:bpf-map".as_slice()) || len == 0 || len > 4096 {
         return Value::Ptr(addr);
     }
@@ -112,15 +116,9 @@ pub(super) fn info_value(c: &mut Ctx, fd: u64, addr: u64, len: u64) -> Value {
         ),
     ];
     if n > 24 {
-        let raw = &b[24..40];
-        let z = raw.iter().position(|&x| x == 0);
         f.push(Field::new(
             "name",
-            Value::Str(StrVal {
-                bytes: raw[..z.unwrap_or(16)].to_vec(),
-                truncated: z.is_none(),
-                c_string: true,
-            }),
+            super::bpf::prog_info::cstring(&b[24..40]),
         ));
     }
     if n > 40 {

@@ -160,6 +160,7 @@ pub(super) fn kvm(c: &mut Ctx, code: u32, arg: u64) -> Io {
         return Io::Hex;
     };
     let v = match name {
+        "KVM_RUN" if c.opts.kvm_vcpu => return kvm_run_ret(c),
         "KVM_CREATE_VCPU" => {
             return Io::Ret(Some(Value::UInt(arg & 0xffff_ffff)), RetFmt::Fd);
         }
@@ -194,7 +195,6 @@ pub(super) fn kvm(c: &mut Ctx, code: u32, arg: u64) -> Io {
 /// `-e kvm=vcpu`'s note after a successful `KVM_RUN` on descriptor `fd`:
 /// the exit reason in the `struct kvm_run` the tracee mapped from that
 /// vCPU (`KVM_EXIT_???` when unnamed), or `None` when no mapping is found.
-#[allow(dead_code)] // Used once the options carry `-e kvm=vcpu`.
 pub(super) fn vcpu_exit_reason(c: &mut Ctx, fd: i64) -> Option<&'static str> {
     let pid = c.pid;
     let path = c.fds.fd_path(pid, fd)?;
@@ -214,7 +214,6 @@ pub(super) fn vcpu_exit_reason(c: &mut Ctx, fd: i64) -> Option<&'static str> {
 }
 
 /// `KVM_RUN`'s return value with the exit reason (`0 (KVM_EXIT_HLT)`).
-#[allow(dead_code)] // Used once the options carry `-e kvm=vcpu`.
 pub(super) fn kvm_run_ret(c: &mut Ctx) -> Io {
     if c.entering() {
         return Io::Exit;

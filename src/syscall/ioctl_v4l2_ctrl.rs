@@ -5,7 +5,7 @@
 //! (their limits only under `-v`), `struct v4l2_ext_controls` with its
 //! control array, and `struct v4l2_tuner`.
 
-use super::super::Io;
+use super::super::{exit_state, Io};
 use super::{changed, d, load, u};
 use crate::syscall::array::array_at;
 use crate::syscall::printers::{le32, le64, xflags, xint};
@@ -177,12 +177,19 @@ fn reserved(b: &[u8], off: usize, n: usize) -> Option<Field> {
 fn query_common(c: &mut Ctx, arg: u64, size: usize) -> Result<(Vec<u8>, Vec<Field>), Io> {
     let b = load(c, arg, size)?;
     if c.entering() {
-        return Err(Io::Exit);
+        // The id asked for: the kernel may answer with the next one.
+        return Err(Io::ExitWith(le32(&b, 0)));
     }
-    let mut f = vec![Field::new("id", cid(c, le32(&b, 0), true))];
+    let (asked, now) = (exit_state(c), le32(&b, 0));
     if c.failed() {
-        return Err(Io::Arg(Value::structure(f)));
+        return Err(Io::Arg(Value::structure(vec![Field::new("id", cid(c, asked, true))])));
     }
+    let id = if now == asked {
+        cid(c, now, true)
+    } else {
+        Value::Changed(Box::new(cid(c, asked, true)), Box::new(cid(c, now, false)))
+    };
+    let mut f = vec![Field::new("id", id)];
     f.push(Field::new(
         "type",
         c.enum_value(le32(&b, 4), &xlat::V4L2_CONTROL_TYPES, "V4L2_CTRL_TYPE_???"),

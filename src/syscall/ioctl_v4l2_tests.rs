@@ -4,7 +4,7 @@
 
 use crate::syscall::ioctl::ioctl;
 use crate::syscall::memory::FakeMemory;
-use crate::syscall::testutil::{run, run_with};
+use crate::syscall::testutil::{run, run_changed, run_with, Env};
 use crate::syscall::DecodeOpts;
 
 /// Little-endian 32-bit words as bytes.
@@ -117,6 +117,20 @@ fn control_ids() {
         run(ioctl, "ioctl", &[3, 0xc044_5624, q], 0, &mut m),
         "ioctl(3, VIDIOC_QUERYCTRL, {id=V4L2_CID_SATURATION, type=V4L2_CTRL_TYPE_INTEGER, \
          name=\"Saturation\", ...}) = 0"
+    );
+    // Asked for the control after SATURATION; the kernel answered HUE.
+    let mut asked = words(&[0x8098_0902]);
+    asked.resize(68, 0);
+    let mut answer = words(&[0x0098_0903, 1]);
+    answer.extend_from_slice(b"Hue");
+    answer.resize(68, 0);
+    let (mut before, mut after) = (FakeMemory::default(), FakeMemory::default());
+    let (q, q2) = (before.put(&asked), after.put(&answer));
+    assert_eq!(q, q2);
+    assert_eq!(
+        run_changed(ioctl, "ioctl", &[3, 0xc044_5624, q], 0, &mut before, &mut after, &Env::default()),
+        "ioctl(3, VIDIOC_QUERYCTRL, {id=V4L2_CTRL_FLAG_NEXT_CTRL|V4L2_CID_SATURATION => \
+         V4L2_CID_HUE, type=V4L2_CTRL_TYPE_INTEGER, name=\"Hue\", ...}) = 0"
     );
 }
 

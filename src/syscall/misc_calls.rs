@@ -5,7 +5,7 @@
 use super::array::array_at;
 use super::printers::{le32, le64, num_at, time_string, xflags, xint};
 use super::time::timespec_at;
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
@@ -260,8 +260,21 @@ fn futex_waitv(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
-/// `modify_ldt(func, ptr, bytecount)`.
+/// `modify_ldt(func, ptr, bytecount)`. The kernel's result is an `int`
+/// that x86_64 does not sign-extend: strace still reads
+/// `0xfffff000..` as a negated errno (`= 4294967258 ENOSYS (...)`).
 fn modify_ldt(c: &mut Ctx) -> Step {
+    if c.exiting() {
+        let r = c.retval();
+        if c.failed() || (r as u64) < 0xffff_f000 {
+            return Step::Done(RetFmt::Int);
+        }
+        let errno = u64::from((r as u32).wrapping_neg());
+        if errno == 0 {
+            return Step::Done(RetFmt::Int);
+        }
+        return Step::Done(RetFmt::Value(Ret::ErrValue { value: r, errno }));
+    }
     c.int(0);
     let (addr, len) = (c.arg_ulong(1), c.arg_ulong(2));
     let v = if len != 16 || addr == 0 {
@@ -274,7 +287,8 @@ fn modify_ldt(c: &mut Ctx) -> Step {
     };
     c.push(v);
     c.ulong(2);
-    Step::Done(RetFmt::Int)
+    c.entry_complete = true;
+    Step::Exit
 }
 
 #[cfg(test)]
@@ -393,6 +407,15 @@ mod tests {
         assert_eq!(
             run(modify_ldt, "modify_ldt", &[1, d, 16], -38, &mut m),
             "modify_ldt(1, {entry_number=-1, base_addr=00000000, limit=00000000, seg_32bit=1, contents=0, read_exec_only=0, limit_in_pages=0, seg_not_present=1, useable=1, lm=0}, 16) = -1 ENOSYS (Function not implemented)"
+        );
+        // The kernel's `int` -ENOSYS, not sign-extended on x86_64.
+        assert_eq!(
+            run(modify_ldt, "modify_ldt", &[0, 0, 0], 0xffff_ffda, &mut m),
+            "modify_ldt(0, NULL, 0) = 4294967258 ENOSYS (Function not implemented)"
+        );
+        assert_eq!(
+            run(modify_ldt, "modify_ldt", &[0, 0, 0], 16, &mut m),
+            "modify_ldt(0, NULL, 0) = 16"
         );
     }
 }

@@ -258,11 +258,8 @@ pub fn make_ret(ctx: &mut Ctx, fmt: RetFmt) -> Ret {
         return Ret::Hex(r as u64);
     }
     match fmt {
-        RetFmt::Int => Ret::Int(if ctx.arch.word_size() == 4 {
-            r as i32 as i64
-        } else {
-            r
-        }),
+        // strace's default RVAL_UDECIMAL: unsigned, 32 bits for i386.
+        RetFmt::Int => Ret::UInt(ctx.arg_ulong_value(r as u64)),
         RetFmt::Hex => Ret::Hex(ctx.arg_ulong_value(r as u64)),
         RetFmt::Oct => Ret::Oct(r as u64),
         RetFmt::Fd => {

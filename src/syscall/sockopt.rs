@@ -392,9 +392,15 @@ fn getsockopt(c: &mut Ctx) -> Step {
         return Step::Done(RetFmt::Int);
     }
     let ulen = c.saved as u32 as i32;
-    let rlen = c.read_pod::<i32>(len_addr);
+    // A failed call shows the length as it was passed, even when the
+    // kernel wrote another before failing (strace reads none).
+    let rlen = if c.failed() {
+        None
+    } else {
+        c.read_pod::<i32>(len_addr)
+    };
     match rlen {
-        Some(r) if !c.failed() => {
+        Some(r) => {
             let v = get_value(c, c.arg(1) as u32, c.arg(2) as u32, addr, ulen, r);
             c.push(v);
         }
@@ -535,5 +541,44 @@ mod tests {
                  (Protocol not available)"
             )
         );
+    }
+
+    /// The kernel rewrote optlen, then the call failed (netlink's
+    /// NETLINK_LIST_MEMBERSHIPS with a bad optval): the length passed shows.
+    #[test]
+    fn failed_call_shows_length_passed() {
+        use crate::syscall::testutil::FixedFds;
+        use crate::syscall::{decode_entry, decode_exit, DecodeOpts, Entry};
+        let mut m = FakeMemory::default();
+        let val = m.put(&[0; 8]);
+        let len = m.put(&4i32.to_ne_bytes());
+        let args = [3, 270, 9, val, len, 0];
+        let entry = Entry {
+            name: None,
+            nargs: 5,
+            classes: rtrace_arch::tables::Classes(0),
+            decoder: Some(getsockopt),
+        };
+        let opts = DecodeOpts::default();
+        let mut fds = FixedFds(Vec::new());
+        let arch = rtrace_arch::Arch::X86_64;
+        let mut c = Ctx::new(&mut m, &mut fds, &opts, 1, arch, args);
+        let step = decode_entry(&entry, &mut c);
+        let (saved, entry_args) = (c.saved, std::mem::take(&mut c.entry_args));
+        let off = (len - m.base) as usize;
+        m.data[off..off + 4].copy_from_slice(&8i32.to_ne_bytes());
+        let mut out = Vec::new();
+        for ret in [-14, 0] {
+            let mut c = Ctx::new(&mut m, &mut fds, &opts, 1, arch, args);
+            c.saved = saved;
+            c.entry_args = entry_args.clone();
+            c.ret = Some(ret);
+            decode_exit(&entry, &mut c, step.clone());
+            let mut s = String::new();
+            let ro = crate::output::text::RenderOpts::default();
+            crate::output::text::render_value(&mut s, c.exit_args.last().unwrap(), &ro);
+            out.push(s);
+        }
+        assert_eq!(out, ["[4]", "[4 => 8]"]);
     }
 }

@@ -4,7 +4,7 @@
 
 use super::ctx::FdResolver;
 use super::memory::FakeMemory;
-use super::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry};
+use super::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry, Ret};
 use crate::output::text::{render_ret, render_value, RenderOpts};
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;
@@ -97,6 +97,43 @@ pub(crate) fn run_env(
     let step = decode_entry(&entry, &mut c);
     c.ret = Some(ret);
     let r = decode_exit(&entry, &mut c, step);
+    render_call(name, &c, &r)
+}
+
+/// As [`run_env`], with the tracee's memory at exit `after` (what the
+/// kernel wrote) instead of `before`; each side is decoded in its own
+/// context, as the tracer does.
+pub(crate) fn run_changed(
+    dec: Decoder,
+    name: &str,
+    args: &[u64],
+    ret: i64,
+    before: &mut FakeMemory,
+    after: &mut FakeMemory,
+    env: &Env,
+) -> String {
+    let mut a = [0u64; 6];
+    a[..args.len()].copy_from_slice(args);
+    let entry = Entry {
+        name: None,
+        nargs: 6,
+        classes: Classes(0),
+        decoder: Some(dec),
+    };
+    let mut fds = FixedFds(env.fds.clone());
+    let mut c = Ctx::new(before, &mut fds, &env.opts, 1, env.arch, a);
+    let step = decode_entry(&entry, &mut c);
+    let (saved, entry_args, complete) = (c.saved, std::mem::take(&mut c.entry_args), c.entry_complete);
+    let mut fds = FixedFds(env.fds.clone());
+    let mut c = Ctx::new(after, &mut fds, &env.opts, 1, env.arch, a);
+    (c.saved, c.entry_args, c.entry_complete) = (saved, entry_args, complete);
+    c.ret = Some(ret);
+    let r = decode_exit(&entry, &mut c, step);
+    render_call(name, &c, &r)
+}
+
+/// `name(args) = ret` of a decoded call.
+fn render_call(name: &str, c: &Ctx, r: &Ret) -> String {
     let ro = RenderOpts::default();
     let mut s = format!("{name}(");
     let n_entry = c.entry_args.len();
@@ -109,6 +146,6 @@ pub(crate) fn run_env(
         render_value(&mut s, v, &ro);
     }
     s.push_str(") ");
-    render_ret(&mut s, &r, &ro);
+    render_ret(&mut s, r, &ro);
     s
 }

@@ -146,6 +146,10 @@ impl Value {
 pub enum Ret {
     /// `= N` (signed decimal).
     Int(i64),
+    /// `= N` (unsigned decimal): strace's default format (`RVAL_UDECIMAL`)
+    /// for every call whose decoder asks for no other, so a value such as
+    /// an injected `1 << 63` prints `9223372036854775808`.
+    UInt(u64),
     /// `= 0x...` (mmap, brk).
     Hex(u64),
     /// `= 0NNN` (umask).
@@ -157,6 +161,16 @@ pub enum Ret {
     /// `= -1 ENAME (message)`; `restart` codes print `= ? ERESTARTSYS (...)`.
     Err {
         /// The positive errno value.
+        errno: u64,
+    },
+    /// `= N ENAME (message)`: a value outside the error range that the
+    /// decoder knows to be a negated errno all the same (modify_ldt's
+    /// 32-bit `int` result on a 64-bit kernel, shown as strace does: the
+    /// full value, then the error).
+    ErrValue {
+        /// The raw value as the kernel returned it.
+        value: i64,
+        /// The positive errno value it stands for.
         errno: u64,
     },
     /// A decoded value with a trailing comment (`= 0 (Timeout)`, `= 3 (flags ...)`).

@@ -2,7 +2,7 @@
 //! timestamp formats and the `-e KEY=VALUE` qualifiers.
 
 use super::table::Long;
-use super::{err, err_hint, Options, Seen, SortBy, TimeFormat, UsageError};
+use super::{err, err_hint, Options, Seen, TimeFormat, UsageError};
 use crate::strace::filter::{self, NameSet, SyscallSet};
 /// strace's `error_opt_arg`: `invalid -X argument: 'V'` or, when the option
 /// was given by its long name, `invalid --NAME argument: 'V'`.
@@ -93,7 +93,7 @@ pub(super) fn apply_short(
             }
             o.summary = true;
         }
-        b'd' => return Err(err("-d (debug output) is not implemented in rstrace")),
+        b'd' => o.debug = true,
         b'D' => {
             seen.daemonize = true;
             seen.daemonize_short += 1;
@@ -153,17 +153,8 @@ pub(super) fn apply_short(
         }
         b'S' => {
             seen.sortby_set = true;
-            o.sort_by = match v.as_str() {
-                "time" | "time_total" | "total_time" => SortBy::Time,
-                "calls" | "count" => SortBy::Calls,
-                "errors" | "error" => SortBy::Errors,
-                "name" | "syscall" | "syscall_name" => SortBy::Name,
-                "avg-time" | "avg_time" | "time_avg" => SortBy::AvgTime,
-                "min-time" | "min_time" | "time_min" | "shortest" => SortBy::MinTime,
-                "max-time" | "max_time" | "time_max" | "longest" => SortBy::MaxTime,
-                "nothing" | "none" => SortBy::Nothing,
-                _ => return Err(err_hint(format!("invalid sortby: '{v}'"))),
-            }
+            o.sort_by = crate::strace::summary::sort_by_name(&v)
+                .ok_or_else(|| err_hint(format!("invalid sortby: '{v}'")))?;
         }
         b't' => seen.tflag_short += 1,
         b'T' => {
@@ -175,7 +166,7 @@ pub(super) fn apply_short(
         b'u' => o.user = Some(v),
         b'U' => {
             seen.columns_set = true;
-            return Err(err("-U (summary columns) is not implemented in rstrace"));
+            o.columns = crate::strace::summary::parse_columns(&v).map_err(err_hint)?;
         }
         b'v' => o.abbrev = SyscallSet::none(),
         b'V' => o.version = true,
@@ -238,21 +229,22 @@ pub(super) fn apply_long(
             seen.xflag_long = Some(match val.as_deref() {
                 None | Some("all") => 2,
                 Some("non-ascii") => 1,
-                Some("non-ascii-chars") => {
-                    return Err(err(
-                        "--strings-in-hex=non-ascii-chars is not implemented yet in rstrace",
-                    ))
-                }
+                Some("non-ascii-chars") => 3,
                 Some("none") => 0,
                 Some(v) => return Err(bad(v)),
             })
         }
         Long::PidnsTranslation => (o.decode_pids_comm, o.decode_pids_ns) = (false, true),
         Long::SeccompBpf => o.seccomp = Some(true),
-        Long::Tips => return Err(err("--tips is not supported by rstrace")),
+        Long::Tips => {
+            let v = val.as_deref().unwrap_or("");
+            o.tips.apply(v).map_err(|_| bad(v))?
+        }
+        // strace's own words (a build without SELinux support), which
+        // scripts and strace's tests match.
         Long::Secontext => {
             return Err(err(
-                "SELinux context printing (--secontext option) is not supported by this build of rstrace",
+                "SELinux context printing (--secontext option) is not supported by this build of strace",
             ))
         }
         Long::Qualify(key) => apply_qualify(o, seen, key, val.as_deref().unwrap_or(""))?,
@@ -368,11 +360,11 @@ fn apply_qualify(
             if val != "vcpu" {
                 return Err(err(format!("invalid -e kvm= argument: '{val}'")));
             }
-            return Err(err("-e kvm=vcpu is not supported by rstrace"));
+            o.kvm_vcpu = true;
         }
         "secontext" => {
             return Err(err(
-                "SELinux context printing (--secontext option) is not supported by this build of rstrace",
+                "SELinux context printing (--secontext option) is not supported by this build of strace",
             ))
         }
         _ => unreachable!("unknown qualifier {qual}"),

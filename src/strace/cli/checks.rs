@@ -170,8 +170,18 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
                 .into(),
         );
     }
-    if o.user.is_some() && !running_as_root() {
-        return Err(err("You must be root to use the -u/--username option"));
+    // strace resolves the -P paths here, before -q can quiet the notices.
+    let announce = !o.quiet_set.contains(filter::quiet::PATH_RESOLVE);
+    let (set, notes) = crate::strace::trace::select_paths(&o.trace_paths, announce);
+    o.warnings.extend(notes);
+    o.trace_path_set = Some(set);
+    if let Some(user) = &o.user {
+        if !running_as_root() {
+            return Err(err("You must be root to use the -u/--username option"));
+        }
+        if !user_known(user) {
+            return Err(err(format!("Cannot find user '{user}'")));
+        }
     }
     match o.output.as_deref() {
         Some(out) if out.starts_with('|') || out.starts_with('!') => {
@@ -180,6 +190,10 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
                     "piping the output and -ff/--output-separately are mutually exclusive",
                 ));
             }
+        }
+        // Room for `.PID` within PATH_MAX, as strace requires.
+        Some(out) if o.output_separately && out.len() >= PATH_MAX - 12 => {
+            return Err(err(format!("{out}: File name too long")));
         }
         Some(_) => {}
         // -ff without -o FILE is the same as a single -f.
@@ -209,7 +223,21 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
                 .into(),
         );
     }
+    // strace's first check as it starts the command.
+    if o.command.first().is_some_and(|p| p.len() > PATH_MAX - 1) {
+        return Err(err("exec: File name too long"));
+    }
     Ok(())
+}
+
+/// Linux's `PATH_MAX`.
+const PATH_MAX: usize = 4096;
+
+/// Does `/etc/passwd` have user `name` (strace's `getpwnam` check for `-u`)?
+fn user_known(name: &str) -> bool {
+    std::fs::read_to_string("/etc/passwd")
+        .map(|p| p.lines().any(|l| l.split(':').next() == Some(name)))
+        .unwrap_or(false)
 }
 
 /// Is rstrace running with real and effective uid 0 (strace's `-u` check)?

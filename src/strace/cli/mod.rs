@@ -16,6 +16,7 @@ mod apply;
 mod checks;
 mod help;
 mod table;
+pub mod tips;
 
 pub use apply::apply_expr;
 pub use help::HELP;
@@ -95,6 +96,12 @@ pub struct Options {
     pub overhead: Option<std::time::Duration>,
     /// `-S`.
     pub sort_by: SortBy,
+    /// `-U`: the summary's columns, in order.
+    pub columns: Vec<super::summary::Column>,
+    /// `--tips[=…]`: a tip to print on exit.
+    pub tips: tips::Tips,
+    /// `-d`: rstrace's debug messages on stderr.
+    pub debug: bool,
     /// `-s`.
     pub string_limit: usize,
     /// `-x` count (2: all strings in hex).
@@ -117,6 +124,9 @@ pub struct Options {
     pub pids: Vec<i32>,
     /// `-P`.
     pub trace_paths: Vec<String>,
+    /// The `-P` paths and what they resolve to, as the checks after parsing
+    /// found them (`None`: not resolved yet).
+    pub trace_path_set: Option<Vec<Vec<u8>>>,
     /// `-b execve`: stop tracing a task when it executes a program (except
     /// the launched command's first exec).
     pub detach_on_execve: bool,
@@ -144,6 +154,8 @@ pub struct Options {
     /// `--pidns-translation` / `--decode-pids=pidns`: pids of tracees in
     /// another PID namespace get a `/* N in strace's PID NS */` comment.
     pub decode_pids_ns: bool,
+    /// `-e kvm=vcpu`: KVM_RUN returns with the vCPU's exit reason.
+    pub kvm_vcpu: bool,
     /// `-e raw=`.
     pub raw: SyscallSet,
     /// `-e signal=`: which signals to print.
@@ -194,6 +206,9 @@ impl Default for Options {
             wall_clock: false,
             overhead: None,
             sort_by: SortBy::Time,
+            columns: super::summary::DEFAULT_COLUMNS.to_vec(),
+            tips: Default::default(),
+            debug: false,
             string_limit: 32,
             xflag: 0,
             xlat_style: 0,
@@ -205,6 +220,7 @@ impl Default for Options {
             column: 40,
             pids: Vec::new(),
             trace_paths: Vec::new(),
+            trace_path_set: None,
             detach_on_execve: false,
             decode_fds: 0,
             decode_fd_set: 0,
@@ -217,6 +233,7 @@ impl Default for Options {
             verbose: SyscallSet::all(),
             decode_pids_comm: false,
             decode_pids_ns: false,
+            kvm_vcpu: false,
             raw: SyscallSet::none(),
             signals: NameSet::all(),
             status: NameSet::all(),
@@ -245,12 +262,16 @@ pub struct UsageError {
     pub msg: String,
     /// Follow with "Try 'rstrace -h' for more information.".
     pub hint: bool,
+    /// Warnings strace would have printed before this error (each printed
+    /// as `rstrace: NOTE` first).
+    pub notes: Vec<String>,
 }
 
 fn err(msg: impl Into<String>) -> UsageError {
     UsageError {
         msg: msg.into(),
         hint: false,
+        notes: Vec::new(),
     }
 }
 
@@ -258,6 +279,7 @@ fn err_hint(msg: impl Into<String>) -> UsageError {
     UsageError {
         msg: msg.into(),
         hint: true,
+        notes: Vec::new(),
     }
 }
 
@@ -266,6 +288,7 @@ impl From<filter::FilterError> for UsageError {
         UsageError {
             msg: e.msg,
             hint: e.hint,
+            notes: Vec::new(),
         }
     }
 }
@@ -295,9 +318,20 @@ struct Seen {
     daemonize_long: Option<u8>,
 }
 
-/// Parses `args` (without argv[0]).
+/// Parses `args` (without argv[0]). An error carries the warnings found
+/// before it, which strace would have printed by then.
 pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
     let mut o = Options::default();
+    match parse_into(&mut o, args) {
+        Ok(()) => Ok(o),
+        Err(mut e) => {
+            e.notes = std::mem::take(&mut o.warnings);
+            Err(e)
+        }
+    }
+}
+
+fn parse_into(o: &mut Options, args: &[OsString]) -> Result<(), UsageError> {
     let mut seen = Seen::default();
     let mut i = 0;
     while i < args.len() {
@@ -333,11 +367,11 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
             };
             i += 1;
             match what {
-                Long::Short(c) => apply_short(&mut o, &mut seen, c, val, Some(lname))?,
-                _ => apply_long(&mut o, &mut seen, what, lname, val)?,
+                Long::Short(c) => apply_short(o, &mut seen, c, val, Some(lname))?,
+                _ => apply_long(o, &mut seen, what, lname, val)?,
             }
             if o.help || o.version {
-                return Ok(o);
+                return Ok(());
             }
             continue;
         }
@@ -366,22 +400,22 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
                         }
                     }
                 };
-                apply_short(&mut o, &mut seen, c, Some(val), None)?;
+                apply_short(o, &mut seen, c, Some(val), None)?;
             } else if NO_ARG.contains(&c) {
-                apply_short(&mut o, &mut seen, c, None, None)?;
+                apply_short(o, &mut seen, c, None, None)?;
             } else {
                 let shown = a[j - 1..].chars().next().unwrap_or('?');
                 return Err(err_hint(format!("invalid option -- '{shown}'")));
             }
             if o.help || o.version {
-                return Ok(o);
+                return Ok(());
             }
         }
         i += 1;
     }
     o.command = args[i.min(args.len())..].to_vec();
-    after_parse(&mut o, &mut seen)?;
-    Ok(o)
+    after_parse(o, &mut seen)?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -514,6 +548,87 @@ mod tests {
                 format: TimeFormat::Unix,
                 width: 3
             }
+        );
+    }
+
+    #[test]
+    fn summary_columns_and_sort_names() {
+        use crate::strace::summary::Column;
+        let o = p(&["-c", "-U", "calls,time-max", "-S", "time-percent", "true"]).unwrap();
+        assert_eq!(
+            o.columns,
+            vec![Column::Calls, Column::TimeMax, Column::Name]
+        );
+        assert_eq!(o.sort_by, SortBy::Time);
+        let o = p(&["-c", "--summary-columns=syscall-name,errors", "true"]).unwrap();
+        assert_eq!(o.columns, vec![Column::Name, Column::Errors]);
+        let e = p(&["-c", "-U", "time,,name", "true"]).unwrap_err();
+        assert_eq!((e.msg.as_str(), e.hint), ("unknown column name: ''", true));
+        let e = p(&["-U", "name", "true"]).unwrap_err();
+        assert_eq!(
+            e.msg,
+            "-U/--summary-columns must be given with (-c/--summary-only or -C/--summary)"
+        );
+        assert_eq!(
+            p(&["-S", "syscall-name", "true"]).unwrap().sort_by,
+            SortBy::Name
+        );
+    }
+
+    #[test]
+    fn warnings_before_an_error_come_with_it() {
+        let e = p(&["--seccomp-bpf", "-w", "true"]).unwrap_err();
+        assert_eq!(
+            e.notes,
+            vec!["--seccomp-bpf cannot be used without -f/--follow-forks, disabling".to_string()]
+        );
+        assert!(e.msg.starts_with("-w/--summary-wall-clock must be given"));
+        let e = p(&["-c", "-n", "-u", ":no-such-user:", "true"]).unwrap_err();
+        assert_eq!(e.msg, "Cannot find user ':no-such-user:'");
+        assert_eq!(
+            e.notes,
+            vec!["-n/--syscall-number has no effect with -c/--summary-only"]
+        );
+        // -P paths are resolved (and announced) before -q takes effect.
+        let e = p(&["-q", "--quiet", "-P", "///", "true"]).unwrap_err();
+        assert_eq!(e.notes, vec![r#"Requested path "///" resolved into "/""#]);
+        let o = p(&["-qqq", "-P", "/.", "true"]).unwrap();
+        assert_eq!(o.warnings, vec![r#"Requested path "/." resolved into "/""#]);
+        assert_eq!(o.trace_path_set, Some(vec![b"/.".to_vec(), b"/".to_vec()]));
+    }
+
+    #[test]
+    fn names_too_long() {
+        let long = " ".repeat(4096);
+        assert_eq!(p(&[&long]).unwrap_err().msg, "exec: File name too long");
+        let out = "x".repeat(4084);
+        let e = p(&["-ff", "-o", &out, "true"]).unwrap_err();
+        assert_eq!(e.msg, format!("{out}: File name too long"));
+        assert!(p(&["-ff", "-o", &out[1..], "true"]).is_ok());
+        assert!(p(&["-o", &out, "true"]).is_ok());
+    }
+
+    #[test]
+    fn tips_debug_and_hex_chars() {
+        let o = p(&[
+            "--tips=id:3,full",
+            "-d",
+            "--strings-in-hex=non-ascii-chars",
+            "true",
+        ])
+        .unwrap();
+        assert_eq!(o.tips.id, Some(3));
+        assert_eq!(o.tips.format, tips::TipsFormat::Full);
+        assert!(o.debug);
+        assert_eq!(o.xflag, 3);
+        let e = p(&["--tips=id:", "true"]).unwrap_err();
+        assert_eq!(
+            (e.msg.as_str(), e.hint),
+            ("invalid --tips argument: 'id:'", true)
+        );
+        assert_eq!(
+            p(&["--tips", "--tips=format:none"]).unwrap_err().msg,
+            "must have PROG [ARGS] or -p PID"
         );
     }
 

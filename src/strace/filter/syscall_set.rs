@@ -141,7 +141,13 @@ impl SyscallSet {
             let (body, d) = (&t[..pos], &t[pos + 1..]);
             match designator(d) {
                 Some(Designated::Arch(a)) => rc |= self.add_pers(body, a)?,
-                Some(Designated::Unsupported) => {}
+                Some(Designated::Unsupported) => {
+                    // x32 shares the 64-bit names: one of them is valid
+                    // there too, and selects nothing rtrace traces.
+                    let kept = self.bits.clone();
+                    rc |= self.add_pers(body, Arch::native())?;
+                    self.bits = kept;
+                }
                 None => {
                     return Err(FilterError {
                         msg: format!(

@@ -119,6 +119,9 @@ pub struct Action {
     /// Return value set at exit (`-errno` for `error=`); the syscall is
     /// skipped.
     pub ret: Option<i64>,
+    /// `ret` came from `retval=`: the call shows as a success whatever the
+    /// value, as strace shows it (`retval=-1` prints `= 18446744073709551615`).
+    pub retval: bool,
     /// Signal delivered as the syscall is entered.
     pub signal: Option<i32>,
     /// Syscall run instead (its name; resolved per personality).
@@ -298,6 +301,7 @@ impl Rule {
             error = Some(libc::ENOSYS as u64);
         }
         a.ret = error.map(|e| -(e as i64)).or(retval.map(|r| r as i64));
+        a.retval = error.is_none() && retval.is_some();
         // Something to do. A substitute syscall alone is not an action (its
         // own result is returned), as in strace.
         let acts = a.ret.is_some()

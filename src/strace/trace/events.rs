@@ -235,6 +235,7 @@ impl Handler for Strace {
                         && !p.entry_args_empty
                         && !p.sep_at_exit
                         && !p.entry_complete
+                        && !p.sep_written
                 });
                 let end = if sep {
                     ",  <detached ...>\n"

@@ -57,7 +57,9 @@ impl Strace {
                 t.prev_syscall = p.entry.name;
             }
         }
-        let failed = is_error(ret);
+        // An injected retval= is a success whatever its value.
+        let forced_ok = p.injected.as_ref().is_some_and(|f| f.action.retval);
+        let failed = is_error(ret) && !forced_ok;
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
             if let Some(st) = self.stack.as_mut() {
@@ -95,6 +97,9 @@ impl Strace {
         ctx.saved = p.saved;
         ctx.entry_args = std::mem::take(&mut p.entry_args);
         let mut r = syscall::decode_exit(p.entry, &mut ctx, p.step.clone());
+        if forced_ok && matches!(r, Ret::Err { .. }) {
+            r = Ret::UInt(ctx.arg_ulong_value(ret as u64));
+        }
         let mut exit_args = std::mem::take(&mut ctx.exit_args);
         if self.o.decode_pids_comm {
             for a in exit_args.iter_mut().filter(|_| !self.o.decode_pids_ns) {
@@ -216,7 +221,9 @@ impl Strace {
                 let _ = write!(line, "<... {} resumed>", display_name(p.entry, p.nr));
             }
         }
-        if sep && !exit_args.is_empty() && (!resumed || p.sep_at_exit) {
+        // On the entry's own line the `, ` may be there already.
+        let sep_due = resumed || !p.sep_written;
+        if sep && sep_due && !exit_args.is_empty() && (!resumed || p.sep_at_exit) {
             line.push_str(", ");
         }
         if r.is_none() && p.step == Step::Exit {
@@ -224,7 +231,7 @@ impl Strace {
             // strace's print_event_exit says so (`read(0,  <unfinished
             // ...>) = ?`); a call decoded whole at entry just ends
             // (`exit_group(0) = ?`).
-            if sep && !resumed && !p.sep_at_exit {
+            if sep && sep_due && !resumed && !p.sep_at_exit {
                 line.push_str(", ");
             }
             line.push_str(" <unfinished ...>");

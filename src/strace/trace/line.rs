@@ -104,6 +104,7 @@ impl Strace {
                         && !p.entry_args_empty
                         && !p.sep_at_exit
                         && !p.entry_complete
+                        && !p.sep_written
                 });
             let stream = self.sink.stream(owner);
             if sep {

@@ -12,7 +12,7 @@ mod paths;
 
 use exit::{poke_side, raw_zeros};
 use line::entry_text;
-use paths::select_paths;
+pub use paths::select_paths;
 
 use super::cli::{Options, TimeFormat};
 use super::dumpio;
@@ -48,6 +48,10 @@ struct Pending {
     sep_at_exit: bool,
     /// No argument is left for the exit (see `Ctx::entry_complete`).
     entry_complete: bool,
+    /// The entry text ends with the `, ` before the exit arguments: strace
+    /// prints it with the entry, so it is there even when rstrace is killed
+    /// before the call returns.
+    sep_written: bool,
     saved: u64,
     step: Step,
     start: Instant,
@@ -144,7 +148,32 @@ impl Strace {
         for w in &o.warnings {
             eprintln!("{}: {w}", crate::strace::prog());
         }
-        let paths = select_paths(&o.trace_paths, !o.quiet_set.contains(quiet::PATH_RESOLVE));
+        // Resolved by the command line's checks (their notices are among
+        // the warnings), or here for options built otherwise.
+        let paths = match o.trace_path_set.take() {
+            Some(set) => set,
+            None => {
+                let announce = !o.quiet_set.contains(quiet::PATH_RESOLVE);
+                let (set, notes) = select_paths(&o.trace_paths, announce);
+                for n in notes {
+                    eprintln!("{}: {n}", crate::strace::prog());
+                }
+                set
+            }
+        };
+        if o.debug {
+            // The options the engine's tracer sets (see Tracer::new).
+            use crate::engine::ptrace::opts;
+            let mut ptrace_options =
+                opts::TRACESYSGOOD | opts::TRACEEXEC | opts::TRACESECCOMP | opts::TRACEEXIT;
+            if o.follow {
+                ptrace_options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
+            }
+            eprintln!(
+                "{}: ptrace_setoptions = {ptrace_options:#x}",
+                crate::strace::prog()
+            );
+        }
         let decode = DecodeOpts {
             string_limit: o.string_limit,
             verbose: false,
@@ -154,6 +183,7 @@ impl Strace {
             deref: true,
             pid_comm: o.decode_pids_comm,
             pidns: o.decode_pids_ns,
+            kvm_vcpu: o.kvm_vcpu,
         };
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
@@ -319,6 +349,7 @@ impl Strace {
             entry_args_empty: true,
             sep_at_exit: false,
             entry_complete: false,
+            sep_written: false,
             saved: 0,
             step: Step::Exit,
             start: now,
@@ -391,6 +422,23 @@ impl Strace {
                 line.clear();
                 self.leader(&mut line, tid, ip);
                 entry_text(&mut line, entry, nr, &p.entry_args, &self.render);
+                // strace prints the `, ` before the exit's arguments with
+                // the entry; it matters when nothing ends the line, as when
+                // -I anywhere leaves rstrace to die of a signal mid-call
+                // (strace's -D tests). Elsewhere it is added as the line
+                // goes on, which also spares a call that shows every
+                // argument at entry (select, poll) a stray `, `.
+                let nargs = arch.info(nr).map_or(6, |i| i.nargs as usize);
+                if self.o.interruptible == Some(1)
+                    && p.step == Step::Exit
+                    && !p.entry_args_empty
+                    && p.entry_args.len() < nargs
+                    && !p.sep_at_exit
+                    && !p.entry_complete
+                {
+                    line.push_str(", ");
+                    p.sep_written = true;
+                }
                 if self.defer {
                     p.deferred = true;
                 } else {
@@ -447,8 +495,9 @@ impl Strace {
                 s.open_line = None;
             }
         }
-        if self.counting() {
-            let t = self.summary.render(self.o.sort_by);
+        // strace prints no table when no call was counted.
+        if self.counting() && !self.summary.is_empty() {
+            let t = self.summary.render_columns(self.o.sort_by, &self.o.columns);
             let s = self.sink.main();
             if s.open_line.is_some() {
                 s.write_str("\n");
@@ -457,6 +506,11 @@ impl Strace {
             s.write_str(&t);
         }
         self.sink.close_all();
+        // `--tips`: last, after everything else rstrace prints.
+        if let Some(tip) = self.o.tips.render() {
+            use std::io::Write as _;
+            let _ = std::io::stderr().write_all(tip.as_bytes());
+        }
     }
 
     /// The first write error of the output, if any.

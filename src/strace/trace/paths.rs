@@ -103,10 +103,12 @@ impl Strace {
 }
 
 /// The `-P` set: each path as given and, when it differs, as `realpath`
-/// resolves it now (strace's `pathtrace_select_set`), with strace's notice.
-pub(super) fn select_paths(given: &[String], announce: bool) -> Vec<Vec<u8>> {
+/// resolves it now (strace's `pathtrace_select_set`), with strace's notice
+/// for each path resolved (when `announce`), to print as a warning.
+pub fn select_paths(given: &[String], announce: bool) -> (Vec<Vec<u8>>, Vec<String>) {
     use std::os::unix::ffi::OsStrExt;
     let mut set: Vec<Vec<u8>> = Vec::new();
+    let mut notes = Vec::new();
     let store = |p: Vec<u8>, set: &mut Vec<Vec<u8>>| {
         if !set.contains(&p) {
             set.push(p);
@@ -126,11 +128,11 @@ pub(super) fn select_paths(given: &[String], announce: bool) -> Vec<Vec<u8>> {
             text::quote_bytes(&mut msg, p.as_bytes(), 0);
             msg.push_str(" resolved into ");
             text::quote_bytes(&mut msg, &real, 0);
-            eprintln!("{}: {msg}", crate::strace::prog());
+            notes.push(msg);
         }
         store(real, &mut set);
     }
-    set
+    (set, notes)
 }
 
 /// What `/proc/TID/fd/FD` points to, without the ` (deleted)` the kernel

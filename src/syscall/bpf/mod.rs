@@ -8,6 +8,7 @@
 //! BPF_LINK_DETACH, BPF_PROG_BIND_MAP and newer) print the attribute's address.
 
 mod cmds;
+pub(super) mod prog_info;
 
 use super::printers::{hex_quoted, le32, le64, xflags, xint};
 use super::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
@@ -239,10 +240,14 @@ fn bpf(c: &mut Ctx) -> Step {
                 24..=27 => 32,
                 _ => 4,
             };
-            c.saved = match c.read_bytes(addr, size) {
-                Some(b) => le32(&b, off) | 1 << 32,
+            let attr = c.read_bytes(addr, size);
+            c.saved = match &attr {
+                Some(b) => le32(b, off) | 1 << 32,
                 None => 0,
             };
+            if let (15, Some(b)) = (cmd, attr) {
+                info_entry(c, &b);
+            }
             return Step::Exit;
         }
         let v = attr_value(c, cmd, addr, size);
@@ -258,6 +263,21 @@ fn bpf(c: &mut Ctx) -> Step {
     }
     c.push(Value::UInt(size as u64));
     Step::Done(known(cmd).map_or(RetFmt::Int, |k| k.1))
+}
+
+/// BPF_OBJ_GET_INFO_BY_FD's entry under `-v`: a program's info structure
+/// as passed, for the fields the kernel rewrites (strace picks the
+/// structure by the descriptor's `anon_inode:` name at entry).
+fn info_entry(c: &mut Ctx, attr: &[u8]) {
+    if !c.opts.verbose {
+        return;
+    }
+    let mut b = attr.to_vec();
+    b.resize(16, 0);
+    let fd = le32(&b, 0) as u32 as i32 as i64;
+    if c.fds.fd_path(c.pid, fd).as_deref() == Some(b"anon_inode:bpf-prog".as_slice()) {
+        prog_info::save_entry(c, le64(&b, 8), le32(&b, 4));
+    }
 }
 
 /// The decoded attribute, or its address when it cannot be read.

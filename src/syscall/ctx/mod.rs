@@ -40,6 +40,8 @@ pub struct DecodeOpts {
     /// arrays print as their addresses (strings and data buffers still
     /// print), as strace's `umoven_or_printaddr` does.
     pub deref: bool,
+    /// `-e kvm=vcpu`: KVM_RUN's result carries the vCPU's exit reason.
+    pub kvm_vcpu: bool,
 }
 
 impl Default for DecodeOpts {
@@ -53,6 +55,7 @@ impl Default for DecodeOpts {
             deref: true,
             pid_comm: false,
             pidns: false,
+            kvm_vcpu: false,
         }
     }
 }
@@ -69,7 +72,7 @@ pub enum Step {
 /// How to show a successful return value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RetFmt {
-    /// Signed decimal.
+    /// Unsigned decimal (strace's default, RVAL_UDECIMAL; 32 bits for i386).
     Int,
     /// Hexadecimal (mmap, brk).
     Hex,
