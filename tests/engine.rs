@@ -258,7 +258,10 @@ fn debug_prints_ptrace_options() {
     let (code, _, err) = run(&["-d", "-e", "trace=none", "true"]);
     assert_eq!(code, 0, "{err}");
     let first = err.lines().next().unwrap_or_default();
-    assert!(first.starts_with("rstrace: ptrace_setoptions = 0x"), "{err}");
+    assert!(
+        first.starts_with("rstrace: ptrace_setoptions = 0x"),
+        "{err}"
+    );
     let v = u32::from_str_radix(first.rsplit("0x").next().unwrap(), 16).unwrap();
     // TRACESYSGOOD, TRACEEXEC and TRACEEXIT at least; no fork events without -f.
     assert_eq!(v & 0x51, 0x51, "{first}");

@@ -28,7 +28,6 @@ pub use super::values::{DwarfValues, HitFrame, RegValues};
 /// `si_code` of the SIGTRAP an INT3 raises (`SI_KERNEL`).
 const SI_KERNEL: i32 = 0x80;
 
-
 /// A probe: one spec and its hit count.
 pub struct Probe {
     /// The spec.

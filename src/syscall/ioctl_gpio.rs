@@ -4,7 +4,7 @@
 //! values and line configurations with their attribute arrays. Also the
 //! local-array printer the other family files share.
 
-use super::misc::{cstring_field, fetch};
+use super::misc::{cstring_field, fetch, in_out_bytes};
 use super::Io;
 use crate::syscall::printers::{le32, le64, xflags, xint};
 use crate::syscall::{Ctx, Field, Value};
@@ -182,14 +182,9 @@ fn in_out(
     before: impl Fn(&Ctx, &[u8]) -> Value,
     after: impl Fn(&mut Ctx, &[u8]) -> Option<Value>,
 ) -> Io {
-    if c.entering() {
-        return match fetch(c, arg, size) {
-            Ok(_) => Io::Exit,
-            Err(v) => Io::Arg(v),
-        };
-    }
-    let Some(b) = c.read_bytes(arg, size) else {
-        return Io::Arg(Value::Unreadable(arg));
+    let b = match in_out_bytes(c, arg, size) {
+        Ok(b) => b,
+        Err(io) => return io,
     };
     let first = before(c, &b);
     if c.failed() {

@@ -7,7 +7,7 @@
 //! the new value after a successful call.
 
 use super::kd_font as font;
-use super::misc::fetch;
+use super::misc::{fetch, in_out_bytes};
 use super::Io;
 use crate::syscall::array::array_at;
 use crate::syscall::ctx::{render_flags, signal_name};
@@ -282,14 +282,9 @@ fn in_out(
     before: impl Fn(&[u8]) -> Value,
     after: impl Fn(&[u8]) -> Value,
 ) -> Io {
-    if c.entering() {
-        return match fetch(c, arg, size) {
-            Ok(_) => Io::Exit,
-            Err(v) => Io::Arg(v),
-        };
-    }
-    let Some(b) = c.read_bytes(arg, size) else {
-        return Io::Arg(Value::Unreadable(arg));
+    let b = match in_out_bytes(c, arg, size) {
+        Ok(b) => b,
+        Err(io) => return io,
     };
     let first = before(&b);
     if c.failed() {

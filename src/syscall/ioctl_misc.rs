@@ -34,6 +34,21 @@ pub(super) fn fetch(c: &mut Ctx, addr: u64, len: usize) -> Result<Vec<u8>, Value
     c.read_bytes(addr, len).ok_or(Value::Unreadable(addr))
 }
 
+/// A structure the kernel reads and writes back: at entry only checked
+/// (`Err(Io::Exit)`, or what prints instead of it); at exit its bytes, or
+/// the address when it cannot be read. Read once, at exit: a field the
+/// kernel overwrote shows its new value in the part printed as the input.
+pub(super) fn in_out_bytes(c: &mut Ctx, arg: u64, size: usize) -> Result<Vec<u8>, Io> {
+    if c.entering() {
+        return Err(match fetch(c, arg, size) {
+            Ok(_) => Io::Exit,
+            Err(v) => Io::Arg(v),
+        });
+    }
+    c.read_bytes(arg, size)
+        .ok_or(Io::Arg(Value::Unreadable(arg)))
+}
+
 /// `printnum_*`: `[N]` of a `size`-byte number, the address after a failed call.
 pub(super) fn num(c: &mut Ctx, addr: u64, size: usize, signed: bool) -> Value {
     if c.exiting() && c.failed() && addr != 0 {

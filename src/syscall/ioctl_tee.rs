@@ -6,7 +6,7 @@
 //! `TEE_IOC_SUPPL_SEND`): `{buf_len=N, buf_ptr=...}` with the argument
 //! structure and its parameter array decoded when the buffer is consistent.
 
-use super::misc::fetch;
+use super::misc::{fetch, in_out_bytes};
 use super::{exit_state, Io};
 use crate::syscall::array::array_at;
 use crate::syscall::printers::{le32, le64, xflags, xint};
@@ -244,14 +244,9 @@ fn in_out(
     input: impl Fn(&mut Ctx, &[u8]) -> Value,
     output: impl Fn(&Ctx, &[u8]) -> Value,
 ) -> Io {
-    if c.entering() {
-        return match fetch(c, arg, size) {
-            Ok(_) => Io::Exit,
-            Err(v) => Io::Arg(v),
-        };
-    }
-    let Some(b) = c.read_bytes(arg, size) else {
-        return Io::Arg(Value::Unreadable(arg));
+    let b = match in_out_bytes(c, arg, size) {
+        Ok(b) => b,
+        Err(io) => return io,
     };
     let first = input(c, &b);
     if c.failed() {

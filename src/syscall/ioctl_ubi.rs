@@ -4,7 +4,7 @@
 //! volume properties and the plain integer arguments.
 
 use super::gpio::local_array;
-use super::misc::{cstring_field, fetch, num};
+use super::misc::{cstring_field, fetch, in_out_bytes, num};
 use super::Io;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
 use crate::syscall::{Ctx, Field, Value};
@@ -29,14 +29,9 @@ fn name(b: &[u8], len: u64) -> Value {
 /// The request at entry and, after success, ` => [N]` of the `int` the
 /// kernel wrote at the start of the argument.
 fn with_result(c: &mut Ctx, arg: u64, size: usize, f: impl Fn(&Ctx, &[u8]) -> Value) -> Io {
-    if c.entering() {
-        return match fetch(c, arg, size) {
-            Ok(_) => Io::Exit,
-            Err(v) => Io::Arg(v),
-        };
-    }
-    let Some(b) = c.read_bytes(arg, size) else {
-        return Io::Arg(Value::Unreadable(arg));
+    let b = match in_out_bytes(c, arg, size) {
+        Ok(b) => b,
+        Err(io) => return io,
     };
     let req = f(c, &b);
     if c.failed() {

@@ -182,7 +182,10 @@ fn query_common(c: &mut Ctx, arg: u64, size: usize) -> Result<(Vec<u8>, Vec<Fiel
     }
     let (asked, now) = (exit_state(c), le32(&b, 0));
     if c.failed() {
-        return Err(Io::Arg(Value::structure(vec![Field::new("id", cid(c, asked, true))])));
+        return Err(Io::Arg(Value::structure(vec![Field::new(
+            "id",
+            cid(c, asked, true),
+        )])));
     }
     let id = if now == asked {
         cid(c, now, true)

@@ -128,7 +128,15 @@ fn control_ids() {
     let (q, q2) = (before.put(&asked), after.put(&answer));
     assert_eq!(q, q2);
     assert_eq!(
-        run_changed(ioctl, "ioctl", &[3, 0xc044_5624, q], 0, &mut before, &mut after, &Env::default()),
+        run_changed(
+            ioctl,
+            "ioctl",
+            &[3, 0xc044_5624, q],
+            0,
+            &mut before,
+            &mut after,
+            &Env::default()
+        ),
         "ioctl(3, VIDIOC_QUERYCTRL, {id=V4L2_CTRL_FLAG_NEXT_CTRL|V4L2_CID_SATURATION => \
          V4L2_CID_HUE, type=V4L2_CTRL_TYPE_INTEGER, name=\"Hue\", ...}) = 0"
     );

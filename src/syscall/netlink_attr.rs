@@ -571,6 +571,7 @@ pub(super) fn uint_struct(
 mod tests {
     use super::*;
     use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;
     use crate::syscall::{RetFmt, Step};
     use rtrace_arch::xlat;
@@ -581,14 +582,6 @@ mod tests {
             crate::syscall::netlink_route_link::link_attrs(c, 0, c.arg_ulong(0), c.arg_ulong(1));
         c.push(v);
         Step::Done(RetFmt::Int)
-    }
-
-    fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
-        let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
-        v.extend(ty.to_le_bytes());
-        v.extend(data);
-        v.resize((v.len() + 3) & !3, 0);
-        v
     }
 
     #[test]

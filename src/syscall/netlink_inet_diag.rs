@@ -255,6 +255,7 @@ pub(super) fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Valu
 mod tests {
     use crate::syscall::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
+    use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;
     use crate::syscall::{Ctx, RetFmt, Step};
 
@@ -271,14 +272,6 @@ mod tests {
         v.extend(flags.to_le_bytes());
         v.extend([0; 8]);
         v.extend(payload);
-        v
-    }
-
-    fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
-        let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
-        v.extend(ty.to_le_bytes());
-        v.extend(data);
-        v.resize((v.len() + 3) & !3, 0);
         v
     }
 

@@ -311,6 +311,7 @@ pub(super) fn mctp_af_spec(c: &mut Ctx, addr: u64, len: u64) -> Value {
 mod tests {
     use crate::syscall::memory::FakeMemory;
     use crate::syscall::netlink_route_link::link_attrs;
+    use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;
     use crate::syscall::{Ctx, RetFmt, Step};
 
@@ -320,14 +321,6 @@ mod tests {
         let v = link_attrs(c, c.arg_ulong(2) as u8, c.arg_ulong(0), c.arg_ulong(1));
         c.push(v);
         Step::Done(RetFmt::Int)
-    }
-
-    fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
-        let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
-        v.extend(ty.to_le_bytes());
-        v.extend(data);
-        v.resize((v.len() + 3) & !3, 0);
-        v
     }
 
     #[test]

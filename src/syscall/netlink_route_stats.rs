@@ -245,6 +245,7 @@ mod tests {
     use super::*;
     use crate::syscall::ctx::DecodeOpts;
     use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::nla;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::{RetFmt, Step};
 
@@ -259,14 +260,6 @@ mod tests {
         );
         c.push(v);
         Step::Done(RetFmt::Int)
-    }
-
-    fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
-        let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
-        v.extend(ty.to_le_bytes());
-        v.extend(data);
-        v.resize((v.len() + 3) & !3, 0);
-        v
     }
 
     #[test]

@@ -205,6 +205,7 @@ pub(super) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64) -> Vec<Val
 mod tests {
     use crate::syscall::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
+    use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;
     use crate::syscall::{Ctx, RetFmt, Step};
 
@@ -213,14 +214,6 @@ mod tests {
         let v = netlink_value(c, 4, c.arg_ulong(0), c.arg_ulong(1));
         c.push(v);
         Step::Done(RetFmt::Int)
-    }
-
-    fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
-        let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
-        v.extend(ty.to_le_bytes());
-        v.extend(data);
-        v.resize((v.len() + 3) & !3, 0);
-        v
     }
 
     #[test]

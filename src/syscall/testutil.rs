@@ -28,6 +28,15 @@ impl FdResolver for FixedFds {
     }
 }
 
+/// One netlink attribute: `nla_len`, `nla_type`, the data, padded to 4.
+pub(crate) fn nla(ty: u16, data: &[u8]) -> Vec<u8> {
+    let mut v = ((4 + data.len()) as u16).to_le_bytes().to_vec();
+    v.extend(ty.to_le_bytes());
+    v.extend(data);
+    v.resize((v.len() + 3) & !3, 0);
+    v
+}
+
 /// Runs `dec` as syscall `name` on x86_64 with default options.
 pub(crate) fn run(
     dec: Decoder,
@@ -84,14 +93,7 @@ pub(crate) fn run_env(
     mem: &mut FakeMemory,
     env: &Env,
 ) -> String {
-    let mut a = [0u64; 6];
-    a[..args.len()].copy_from_slice(args);
-    let entry = Entry {
-        name: None,
-        nargs: 6,
-        classes: Classes(0),
-        decoder: Some(dec),
-    };
+    let (a, entry) = call(dec, args);
     let mut fds = FixedFds(env.fds.clone());
     let mut c = Ctx::new(mem, &mut fds, &env.opts, 1, env.arch, a);
     let step = decode_entry(&entry, &mut c);
@@ -112,6 +114,22 @@ pub(crate) fn run_changed(
     after: &mut FakeMemory,
     env: &Env,
 ) -> String {
+    let (a, entry) = call(dec, args);
+    let mut fds = FixedFds(env.fds.clone());
+    let mut c = Ctx::new(before, &mut fds, &env.opts, 1, env.arch, a);
+    let step = decode_entry(&entry, &mut c);
+    let (saved, entry_args, complete) =
+        (c.saved, std::mem::take(&mut c.entry_args), c.entry_complete);
+    let mut fds = FixedFds(env.fds.clone());
+    let mut c = Ctx::new(after, &mut fds, &env.opts, 1, env.arch, a);
+    (c.saved, c.entry_args, c.entry_complete) = (saved, entry_args, complete);
+    c.ret = Some(ret);
+    let r = decode_exit(&entry, &mut c, step);
+    render_call(name, &c, &r)
+}
+
+/// The six arguments and a table entry for decoder `dec`.
+fn call(dec: Decoder, args: &[u64]) -> ([u64; 6], Entry) {
     let mut a = [0u64; 6];
     a[..args.len()].copy_from_slice(args);
     let entry = Entry {
@@ -120,16 +138,7 @@ pub(crate) fn run_changed(
         classes: Classes(0),
         decoder: Some(dec),
     };
-    let mut fds = FixedFds(env.fds.clone());
-    let mut c = Ctx::new(before, &mut fds, &env.opts, 1, env.arch, a);
-    let step = decode_entry(&entry, &mut c);
-    let (saved, entry_args, complete) = (c.saved, std::mem::take(&mut c.entry_args), c.entry_complete);
-    let mut fds = FixedFds(env.fds.clone());
-    let mut c = Ctx::new(after, &mut fds, &env.opts, 1, env.arch, a);
-    (c.saved, c.entry_args, c.entry_complete) = (saved, entry_args, complete);
-    c.ret = Some(ret);
-    let r = decode_exit(&entry, &mut c, step);
-    render_call(name, &c, &r)
+    (a, entry)
 }
 
 /// `name(args) = ret` of a decoded call.
