@@ -614,4 +614,12 @@ fn fuzz_regressions() {
         warnings.contains(&rtrace::symbols::Warning::BadCompression),
         "{warnings:?}"
     );
+
+    // spec_filters: a syscall regex with a long run of repetition operators
+    // (`o+++…`) made glibc's regcomp take gigabytes (exponential in the
+    // run); such a run is refused with regcomp's own out-of-memory text.
+    let mut o = rtrace::strace::cli::Options::default();
+    let e = rtrace::strace::cli::apply_expr(&mut o, "/(\r/* (o+++++++++++++++++++++++++++++/")
+        .unwrap_err();
+    assert!(format!("{e:?}").contains("Memory exhausted"), "{e:?}");
 }
