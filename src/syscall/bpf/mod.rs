@@ -138,20 +138,27 @@ pub(super) fn ifindex_value(idx: u32) -> Value {
     )
 }
 
+/// The first `min(len, -s)` bytes at `addr` and that count; what prints
+/// instead for NULL or unreadable memory.
+fn upto_limit(c: &mut Ctx, addr: u64, len: u64) -> Result<(Vec<u8>, usize), Value> {
+    if addr == 0 {
+        return Err(Value::Ptr(0));
+    }
+    let n = len.min(c.opts.string_limit as u64) as usize;
+    if n == 0 {
+        return Ok((Vec::new(), 0));
+    }
+    c.read_bytes(addr, n)
+        .map(|b| (b, n))
+        .ok_or(Value::Unreadable(addr))
+}
+
 /// strace's `printstr_ex(addr, len, QUOTE_0_TERMINATED)`: at most
 /// `min(len, -s)` bytes up to a NUL; `...` when no NUL was met.
 fn str0(c: &mut Ctx, addr: u64, len: u64) -> Value {
-    if addr == 0 {
-        return Value::Ptr(0);
-    }
-    let n = len.min(c.opts.string_limit as u64) as usize;
-    let b = if n == 0 {
-        Vec::new()
-    } else {
-        match c.read_bytes(addr, n) {
-            Some(b) => b,
-            None => return Value::Unreadable(addr),
-        }
+    let (b, _) = match upto_limit(c, addr, len) {
+        Ok(x) => x,
+        Err(v) => return v,
     };
     match b.iter().position(|&x| x == 0) {
         Some(z) => str_val(&b[..z], false),

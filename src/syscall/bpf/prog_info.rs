@@ -6,6 +6,7 @@
 //! was at entry and prints `entry => exit` for each such field, and reads
 //! at most the smaller of the two counts from each array.
 
+use super::upto_limit;
 use crate::syscall::printers::{dev_value, hex_quoted, id_value, le32, le64};
 use crate::syscall::{Ctx, Field, StrVal, Value};
 use rtrace_arch::xlat;
@@ -68,17 +69,9 @@ pub(in crate::syscall) fn cstring(raw: &[u8]) -> Value {
 /// strace's `printstr_ex(..., QUOTE_FORCE_HEX)`: at most `-s` bytes, every
 /// one as `\xNN`.
 fn hex_string(c: &mut Ctx, addr: u64, len: u64) -> Value {
-    if addr == 0 {
-        return Value::Ptr(0);
-    }
-    let n = len.min(c.opts.string_limit as u64) as usize;
-    let b = if n == 0 {
-        Vec::new()
-    } else {
-        match c.read_bytes(addr, n) {
-            Some(b) => b,
-            None => return Value::Unreadable(addr),
-        }
+    let (b, n) = match upto_limit(c, addr, len) {
+        Ok(x) => x,
+        Err(v) => return v,
     };
     let mut s = hex_quoted(&b);
     if len as usize > n {
