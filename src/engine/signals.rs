@@ -58,6 +58,15 @@ pub fn is_waker(pid: i32) -> bool {
 /// signal number): the command inherits them ignored, as under strace.
 static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
+/// Whether `sig` was ignored when rtrace started. What the constructor in
+/// startup.rs saw before `main` is the truth: an earlier [`install`] of
+/// this run (rltrace's kernel backend installs, then its ptrace helper
+/// installs again) may have set it to SIG_IGN itself, so the current
+/// disposition is only the fallback.
+fn ignored_at_start(sig: i32) -> bool {
+    super::startup::ignored_at_start(sig).unwrap_or_else(|| ignored_now(sig))
+}
+
 fn ignored_now(sig: i32) -> bool {
     // SAFETY: querying a disposition into an owned, zeroed struct.
     unsafe {
@@ -75,7 +84,7 @@ pub fn install(mode: Interruptible) {
         let was_ignored = if sig == libc::SIGPIPE {
             super::startup::sigpipe_ignored_at_start().unwrap_or(false)
         } else {
-            ignored_now(sig)
+            ignored_at_start(sig)
         };
         if was_ignored {
             ignored |= 1 << sig;
@@ -116,16 +125,17 @@ pub fn take_pending() -> Option<i32> {
     }
 }
 
-/// Restores the dispositions rtrace started with (in a forked child
-/// before exec): default, or ignored when they were ignored.
+/// Restores the dispositions and the signal mask rtrace started with (in a
+/// forked child before exec): default, or ignored when they were ignored.
+/// Async-signal-safe.
 pub fn reset_in_child() {
+    super::startup::restore_mask();
+    // Atomic loads only: safe between fork and exec. Without [`install`]
+    // (rtrace kernel's commands) the constructor's record still holds.
     let ignored = IGNORED_AT_START.load(Ordering::SeqCst);
     for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
-        let disp = if ignored & (1 << sig) != 0 {
-            libc::SIG_IGN
-        } else {
-            libc::SIG_DFL
-        };
+        let was = super::startup::ignored_at_start(sig).unwrap_or(ignored & (1 << sig) != 0);
+        let disp = if was { libc::SIG_IGN } else { libc::SIG_DFL };
         // SAFETY: setting a disposition.
         unsafe {
             libc::signal(sig, disp);

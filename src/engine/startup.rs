@@ -7,11 +7,15 @@
 //! descriptors back their "closed for the command" meaning, the way strace's
 //! placeholder descriptors do (open for the tracer, close-on-exec).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Bit 0..=2: standard descriptor N was closed at start. Bit 8: SIGPIPE
 /// was ignored at start. Bit 31: the constructor ran.
 static STATE: AtomicU32 = AtomicU32::new(0);
+/// Bit N-1: signal N (1..=64) was ignored at start.
+static IGNORED: AtomicU64 = AtomicU64::new(0);
+/// Bit N-1: signal N (1..=64) was blocked at start.
+static BLOCKED: AtomicU64 = AtomicU64::new(0);
 
 const RAN: u32 = 1 << 31;
 const SIGPIPE_IGNORED: u32 = 1 << 8;
@@ -24,15 +28,28 @@ extern "C" fn capture() {
             st |= 1 << fd;
         }
     }
-    // SAFETY: querying a disposition into an owned, zeroed struct.
+    let (mut ignored, mut blocked) = (0u64, 0u64);
+    // SAFETY: querying dispositions and the mask into owned, zeroed structs.
     unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0
-            && old.sa_sigaction == libc::SIG_IGN
-        {
-            st |= SIGPIPE_IGNORED;
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        let have_mask = libc::sigprocmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) == 0;
+        for sig in 1..=64 {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                ignored |= 1 << (sig - 1);
+            }
+            if have_mask && libc::sigismember(&mask, sig) == 1 {
+                blocked |= 1 << (sig - 1);
+            }
         }
     }
+    if ignored & (1 << (libc::SIGPIPE - 1)) != 0 {
+        st |= SIGPIPE_IGNORED;
+    }
+    IGNORED.store(ignored, Ordering::SeqCst);
+    BLOCKED.store(blocked, Ordering::SeqCst);
     STATE.store(st, Ordering::SeqCst);
 }
 
@@ -47,6 +64,35 @@ static CAPTURE: extern "C" fn() = capture;
 pub fn sigpipe_ignored_at_start() -> Option<bool> {
     let st = STATE.load(Ordering::SeqCst);
     (st & RAN != 0).then_some(st & SIGPIPE_IGNORED != 0)
+}
+
+/// Whether signal `sig` was ignored when the process started (`None` when
+/// that could not be captured). rtrace itself ignores fatal signals under
+/// `-I3`/`-I4`, so the current disposition cannot tell.
+pub fn ignored_at_start(sig: i32) -> Option<bool> {
+    let ran = STATE.load(Ordering::SeqCst) & RAN != 0;
+    (ran && (1..=64).contains(&sig)).then(|| IGNORED.load(Ordering::SeqCst) & (1 << (sig - 1)) != 0)
+}
+
+/// Gives the calling thread the signal mask the process started with
+/// (async-signal-safe: for a forked child before exec, so the command
+/// starts with the mask it would have had untraced).
+pub fn restore_mask() {
+    if STATE.load(Ordering::SeqCst) & RAN == 0 {
+        return;
+    }
+    let blocked = BLOCKED.load(Ordering::SeqCst);
+    // SAFETY: building a set in an owned struct and installing it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in 1..=64 {
+            if blocked & (1 << (sig - 1)) != 0 {
+                libc::sigaddset(&mut set, sig);
+            }
+        }
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+    }
 }
 
 /// Whether standard descriptor `fd` (0, 1 or 2) was closed at start.

@@ -113,6 +113,9 @@ impl Child {
             // SAFETY: see above.
             unsafe {
                 libc::close(fds[1]);
+                // The dispositions and mask the command would have had
+                // without rtrace (which may ignore fatal signals itself).
+                crate::engine::signals::reset_in_child();
                 let mut b = 0u8;
                 let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
                 if n != 1 {
