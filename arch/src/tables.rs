@@ -264,6 +264,14 @@ pub fn errno_value(name: &str) -> Option<u32> {
         .map(|p| p as u32)
 }
 
+/// strace's ioctl request names for aarch64 (and the generic ioctl
+/// numbering): one `0xREQUEST NAME` per line, sorted by request.
+pub const IOCTLENT_AARCH64: &str = include_str!("../tables/ioctlent_aarch64.txt");
+/// strace's ioctl request names for x86_64 and i386, as
+/// [`IOCTLENT_AARCH64`].
+pub const IOCTLENT_X86_64: &str = include_str!("../tables/ioctlent_x86_64.txt");
+
+
 #[cfg(test)]
 mod tests {
     use super::*;

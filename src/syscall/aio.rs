@@ -2,14 +2,14 @@
 //! iocb`), io_cancel, io_getevents and io_pgetevents (`struct io_event`
 //! arrays, the timeout and the `struct __aio_sigset`), as strace prints them.
 
-use super::array::{array_at, iov_upto};
-use super::printers::{le16, le32, le64, num_at, timespec_value, xflags, xint};
-use super::signal::sigset_at;
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::array::{array_at, iov_upto};
+use crate::syscall::printers::{le16, le32, le64, num_at, timespec_value, xflags, xint};
+use crate::syscall::signal::sigset_at;
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("io_setup", io_setup),
     ("io_destroy", io_destroy),
     ("io_submit", io_submit),
@@ -274,9 +274,9 @@ fn io_pgetevents(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn aio_calls() {

@@ -8,13 +8,13 @@
 //! first ends the array with `... /* 0xaddr */`; without `-v`, elements past
 //! `-s` become `...`.
 
-use super::printers::{le32, le64};
-use super::{Ctx, Field, Value};
+use crate::syscall::printers::{le32, le64};
+use crate::syscall::{Ctx, Field, Value};
 use std::borrow::Cow;
 
 /// strace's `print_array` over `n` elements of `size` bytes at `addr`;
 /// `f` decodes one element (and may stop the array by returning `None`).
-pub(super) fn array_at(
+pub(in crate::syscall) fn array_at(
     c: &mut Ctx,
     addr: u64,
     n: u64,
@@ -67,7 +67,7 @@ pub(super) fn array_at(
 /// entries at `addr`; bases print at most the bytes left of `data` (`None`:
 /// each whole `iov_len`); `base_f` prints a base and its shown length (a
 /// string, or netlink messages on a netlink socket).
-pub(super) fn iov_upto(
+pub(in crate::syscall) fn iov_upto(
     c: &mut Ctx,
     addr: u64,
     n: u64,

@@ -2,12 +2,13 @@
 //! `{version=_LINUX_CAPABILITY_VERSION_3, pid=0}` and the sets as
 //! `1<<CAP_CHOWN|1<<CAP_KILL|…` (two 32-bit words for versions 2 and 3).
 
-use super::{printers::le32, Field};
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::{printers::le32, Field};
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[("capget", capget), ("capset", capset)];
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] =
+    &[("capget", capget), ("capset", capset)];
 
 /// The header's `(version, pid)`, or `None` when NULL or unreadable.
 fn header(c: &mut Ctx) -> Option<(u64, i64)> {

@@ -5,12 +5,12 @@
 //! On i386 the calls without the `32` suffix take 16-bit ids (`old_uid_t`):
 //! their `-1` is 0xffff and their group lists have 2-byte elements.
 
-use super::array::array_at;
-use super::printers::{le16, le32};
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::printers::{le16, le32};
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::Arch;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("setuid", one_id),
     ("setgid", one_id),
     ("setfsuid", one_id),

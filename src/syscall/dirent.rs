@@ -2,12 +2,12 @@
 //! every entry under `-v`), mkdir, mkdirat, rmdir, chdir, fchdir, getcwd,
 //! chroot.
 
-use super::printers::{hex_quoted, le16, le32, le64, umode_arg};
-use super::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
+use crate::syscall::printers::{hex_quoted, le16, le32, le64, umode_arg};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("getdents64", getdents64),
     ("getdents", getdents),
     ("mkdir", mkdir),

@@ -3,13 +3,13 @@
 //! `fanotify.c`). The timerfd calls are decoded with the other timers in
 //! `time.rs`.
 
-use super::file::open_flags_value;
-use super::printers::{flags_arg, xflags};
-use super::signal::sigset_at;
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::file::open_flags_value;
+use crate::syscall::printers::{flags_arg, xflags};
+use crate::syscall::signal::sigset_at;
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("eventfd", eventfd),
     ("eventfd2", eventfd2),
     ("signalfd", signalfd),

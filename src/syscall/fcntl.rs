@@ -2,16 +2,16 @@
 //! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`) and flock. ioctl is in
 //! `ioctl.rs`.
 
-use super::ctx::{render_flags, signal_name, PidKind};
-use super::file::{open_flags_value, open_modes};
-use super::printers::{
+use crate::syscall::ctx::{render_flags, signal_name, PidKind};
+use crate::syscall::file::{open_flags_value, open_modes};
+use crate::syscall::printers::{
     enum_arg, flags_arg, layout64, le16, le32, le64, lld_arg, struct_at, xflags, xint,
 };
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[("fcntl", fcntl), ("flock", flock)];
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[("fcntl", fcntl), ("flock", flock)];
 
 // ---- fcntl ----
 

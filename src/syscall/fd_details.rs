@@ -15,7 +15,7 @@
 //! The details are returned after a NUL byte (no path contains one): the
 //! renderers escape the path before it and print the details as they are.
 
-use super::ctx::FdResolver;
+use crate::syscall::ctx::FdResolver;
 use std::ffi::CString;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::unix::ffi::OsStringExt;

@@ -5,14 +5,14 @@
 //! Structures are decoded for the 64-bit layouts (x86_64, aarch64); the i386
 //! personality gets the pointer until its layouts are added.
 
-use super::printers::{
+use crate::syscall::printers::{
     dev_value, flags_arg, hex_quoted, id_value, le64, mode_value, struct_at, umode_arg, xflags,
     xint,
 };
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("open", open),
     ("openat", openat),
     ("openat2", openat2),
@@ -56,11 +56,11 @@ fn needs_mode(flags: u64) -> bool {
 
 /// The value of `open` flags: access mode name first, then the other bits
 /// (strace's `tprint_open_modes`, which follows `-X`).
-pub(super) fn open_flags_value(c: &Ctx, flags: u64) -> Value {
+pub(in crate::syscall) fn open_flags_value(c: &Ctx, flags: u64) -> Value {
     match c.opts.xlat_style {
         1 => xint(flags),
         2 => {
-            let s = super::ctx::render_flags(&open_modes(flags));
+            let s = crate::syscall::ctx::render_flags(&open_modes(flags));
             Value::Commented(Box::new(xint(flags)), std::borrow::Cow::Owned(s))
         }
         _ => open_modes(flags),
@@ -69,7 +69,7 @@ pub(super) fn open_flags_value(c: &Ctx, flags: u64) -> Value {
 
 /// `open` flags by name whatever `-X` says, as `sprint_open_modes` prints
 /// them in `F_GETFL`'s return comment.
-pub(super) fn open_modes(flags: u64) -> Value {
+pub(in crate::syscall) fn open_modes(flags: u64) -> Value {
     let acc = flags & 3;
     let mut names = Vec::new();
     let mut rest = flags & !3;

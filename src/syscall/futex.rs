@@ -1,13 +1,14 @@
 //! futex: the operation's name (`FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME`)
 //! and exactly the arguments that operation uses, as strace prints them.
 
-use super::printers::xint;
-use super::time::timespec_at;
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::printers::xint;
+use crate::syscall::time::timespec_at;
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[("futex", futex), ("futex_time64", futex64)];
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] =
+    &[("futex", futex), ("futex_time64", futex64)];
 
 /// `FUTEX_PRIVATE_FLAG` and `FUTEX_CLOCK_REALTIME` (linux/futex.h).
 const PRIVATE: u64 = 128;
@@ -156,7 +157,7 @@ fn timeout(c: &mut Ctx, w: usize) {
             (_, Some(b)) => {
                 let sec = i64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
                 let nsec = u64::from_le_bytes(b[8..].try_into().unwrap_or([0; 8]));
-                super::printers::timespec_value(sec, nsec)
+                crate::syscall::printers::timespec_value(sec, nsec)
             }
             (_, None) => Value::Unreadable(addr),
         }
@@ -238,9 +239,9 @@ fn futex64(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     const W: u64 = 0x5652_f680_61a0;
     /// Stands for "a pointer to {tv_sec=0, tv_nsec=1000}" in `f`'s arguments.

@@ -1,7 +1,7 @@
 //! The decoder of last resort: every argument in hex, as strace prints a
 //! syscall it has no decoder for.
 
-use super::{Ctx, Entry, RetFmt, Step};
+use crate::syscall::{Ctx, Entry, RetFmt, Step};
 
 /// Prints `entry.nargs` arguments in hex.
 pub fn decode(entry: &Entry, ctx: &mut Ctx) -> Step {

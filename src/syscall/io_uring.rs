@@ -4,14 +4,14 @@
 //! each register opcode's argument (buffers, files, eventfds, probes,
 //! restrictions, io-wq affinity and limits, ring descriptors, buffer rings).
 
-use super::array::array_at;
-use super::printers::{le16, le32, le64, xflags, xint};
-use super::signal::sigset_at;
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::printers::{le16, le32, le64, xflags, xint};
+use crate::syscall::signal::sigset_at;
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("io_uring_setup", io_uring_setup),
     ("io_uring_enter", io_uring_enter),
     ("io_uring_register", io_uring_register),
@@ -403,7 +403,7 @@ fn rsrc(c: &mut Ctx, op: u64, addr: u64, size: u64) -> Value {
         nonzero_x(&mut f, "resv2", le32(&b, 28));
     }
     if size > 32 {
-        if let Some(t) = super::printers::nonzero_bytes(c, addr, 32, size.min(4096)) {
+        if let Some(t) = crate::syscall::printers::nonzero_bytes(c, addr, 32, size.min(4096)) {
             let t = if t == Value::Unknown {
                 Value::sym("???")
             } else {

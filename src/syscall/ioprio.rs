@@ -3,11 +3,11 @@
 //! `IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)`, also as the comment on
 //! ioprio_get's result (`= 16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))`).
 
-use super::{Ctx, Decoder, Ret, RetFmt, Step, Value};
+use crate::syscall::{Ctx, Decoder, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] =
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] =
     &[("ioprio_get", ioprio_get), ("ioprio_set", ioprio_set)];
 
 const CLASS_SHIFT: u64 = 13;
@@ -29,7 +29,7 @@ fn which_who(c: &mut Ctx) {
     c.xenum(0, &xlat::IOPRIO_WHO, "IOPRIO_WHO_???");
     match xlat::IOPRIO_WHO.lookup(which) {
         _ if which == IOPRIO_WHO_PROCESS => c.pid(1),
-        Some("IOPRIO_WHO_PGRP") => c.id(1, super::ctx::PidKind::Pgid),
+        Some("IOPRIO_WHO_PGRP") => c.id(1, crate::syscall::ctx::PidKind::Pgid),
         _ => c.int(1),
     }
 }
@@ -61,7 +61,7 @@ fn ioprio_set(c: &mut Ctx) -> Step {
         1 => Value::Int(raw as i32 as i64),
         2 => Value::Commented(
             Box::new(Value::Int(raw as i32 as i64)),
-            Cow::Owned(super::ctx::render_flags(&v)),
+            Cow::Owned(crate::syscall::ctx::render_flags(&v)),
         ),
         _ => v,
     };

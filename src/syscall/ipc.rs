@@ -7,15 +7,15 @@
 //! `shmid64_ds`, `msginfo`, `shminfo64`, `shm_info`); for i386 their
 //! address prints.
 
-use super::array::array_at;
-use super::file::open_flags_value;
-use super::printers::{layout64, le16, le32, le64, struct_at, xflags, xint};
-use super::time::{sigevent_at, timespec_at};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::file::open_flags_value;
+use crate::syscall::printers::{layout64, le16, le32, le64, struct_at, xflags, xint};
+use crate::syscall::time::{sigevent_at, timespec_at};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Xlat};
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("msgget", msgget),
     ("msgsnd", msgsnd),
     ("msgrcv", msgrcv),
@@ -78,7 +78,7 @@ fn flags_mode_value(c: &Ctx, v: u64, table: &Xlat) -> Value {
     let mut s = String::new();
     let high = v & !0o777;
     if high != 0 {
-        s = super::ctx::render_flags(&c.flags_value(high, table));
+        s = crate::syscall::ctx::render_flags(&c.flags_value(high, table));
         if !table.split_flags(high).0.is_empty() {
             s.push('|');
         }
@@ -370,7 +370,7 @@ fn shmget(c: &mut Ctx) -> Step {
     let flags = all & !0o777 & !mask;
     let mut s = String::new();
     if flags != 0 {
-        s = super::ctx::render_flags(&c.flags_value(flags, &xlat::SHM_RESOURCE_FLAGS));
+        s = crate::syscall::ctx::render_flags(&c.flags_value(flags, &xlat::SHM_RESOURCE_FLAGS));
     }
     if huge != 0 {
         if flags != 0 {
@@ -422,7 +422,7 @@ fn shmid_ds(c: &mut Ctx, addr: u64, full: bool) -> Value {
         Value::structure(f)
     });
     for name in ["shm_cpid", "shm_lpid"] {
-        c.field_id(&mut v, name, super::ctx::PidKind::Tgid);
+        c.field_id(&mut v, name, crate::syscall::ctx::PidKind::Tgid);
     }
     v
 }
@@ -560,7 +560,7 @@ fn mq_timedreceive(c: &mut Ctx) -> Step {
     let v = if c.failed() {
         Value::Ptr(prio)
     } else {
-        super::printers::num_at(c, prio, 4, false)
+        crate::syscall::printers::num_at(c, prio, 4, false)
     };
     c.push(v);
     // The timeout was read at entry by the kernel; strace prints it at exit.
@@ -568,8 +568,8 @@ fn mq_timedreceive(c: &mut Ctx) -> Step {
     let v = if ts == 0 {
         Value::Ptr(0)
     } else {
-        match c.read_bytes(ts, super::time::timespec_size(c)) {
-            Some(b) => super::time::timespec_bytes(c, &b),
+        match c.read_bytes(ts, crate::syscall::time::timespec_size(c)) {
+            Some(b) => crate::syscall::time::timespec_bytes(c, &b),
             None => Value::Unreadable(ts),
         }
     };

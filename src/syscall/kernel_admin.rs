@@ -3,12 +3,12 @@
 //! delete_module, sethostname/setdomainname, iopl, lookup_dcookie and
 //! _sysctl.
 
-use super::array::array_at;
-use super::printers::{le64, xflags};
-use super::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::printers::{le64, xflags};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("acct", acct),
     ("reboot", reboot),
     ("syslog", syslog),
@@ -30,7 +30,7 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 /// strace's `printstr_ex(…, max, QUOTE_0_TERMINATED)`: `...` follows when
 /// no NUL occurs within the bytes shown; the address prints when those bytes
 /// cannot all be read.
-pub(super) fn cstr_upto(c: &mut Ctx, addr: u64, max: usize) -> Value {
+pub(in crate::syscall) fn cstr_upto(c: &mut Ctx, addr: u64, max: usize) -> Value {
     if addr == 0 {
         return Value::Ptr(0);
     }
@@ -153,7 +153,7 @@ fn swapon(c: &mut Ctx) -> Step {
         c.push(Value::UInt(prio));
     } else {
         let f = xflags(c, rest, &xlat::SWAP_FLAGS, "SWAP_FLAG_???");
-        let s = super::ctx::render_flags(&f);
+        let s = crate::syscall::ctx::render_flags(&f);
         c.push(Value::sym_owned(format!("{s}|{prio}")));
     }
     Step::Done(RetFmt::Int)
@@ -180,7 +180,7 @@ fn kexec_load(c: &mut Ctx) -> Step {
         array_at(c, addr, n, 4 * w, |_, b| {
             let word = |i: usize| {
                 if w == 4 {
-                    super::printers::le32(b, 4 * i)
+                    crate::syscall::printers::le32(b, 4 * i)
                 } else {
                     le64(b, 8 * i)
                 }
@@ -200,9 +200,9 @@ fn kexec_load(c: &mut Ctx) -> Step {
     if rest == 0 {
         c.push(arch);
     } else {
-        let a = super::ctx::render_flags(&arch);
+        let a = crate::syscall::ctx::render_flags(&arch);
         let f = xflags(c, rest, &xlat::KEXEC_LOAD_FLAGS, "KEXEC_???");
-        let s = super::ctx::render_flags(&f);
+        let s = crate::syscall::ctx::render_flags(&f);
         c.push(Value::sym_owned(format!("{a}|{s}")));
     }
     Step::Done(RetFmt::Int)
@@ -305,10 +305,10 @@ fn lookup_dcookie(c: &mut Ctx) -> Step {
 fn sysctl(c: &mut Ctx) -> Step {
     let addr = c.arg_ulong(0);
     let w = c.arch.word_size();
-    let v = super::printers::struct_at(c, addr, Some(6 * w), |_, b| {
+    let v = crate::syscall::printers::struct_at(c, addr, Some(6 * w), |_, b| {
         let word = |i: usize| {
             if w == 4 {
-                super::printers::le32(b, 4 * i)
+                crate::syscall::printers::le32(b, 4 * i)
             } else {
                 le64(b, 8 * i)
             }
@@ -328,9 +328,9 @@ fn sysctl(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn admin_calls() {

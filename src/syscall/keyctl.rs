@@ -3,13 +3,13 @@
 //! default keyrings, the Diffie-Hellman and public-key parameter structures
 //! and the capability bytes), as strace's `keyctl.c` prints them.
 
-use super::array::{array_at, iov_upto};
-use super::printers::{id_value, le16, le32, le64, xflags, xint};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::array::{array_at, iov_upto};
+use crate::syscall::printers::{id_value, le16, le32, le64, xflags, xint};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("add_key", add_key),
     ("request_key", request_key),
     ("keyctl", keyctl),

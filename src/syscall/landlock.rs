@@ -1,11 +1,11 @@
 //! Landlock: landlock_create_ruleset, landlock_add_rule and
 //! landlock_restrict_self, as strace 6.1's `landlock.c` prints them.
 
-use super::printers::{flags_arg, le32, le64, xflags, xint};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::printers::{flags_arg, le32, le64, xflags, xint};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("landlock_create_ruleset", landlock_create_ruleset),
     ("landlock_add_rule", landlock_add_rule),
     ("landlock_restrict_self", landlock_restrict_self),

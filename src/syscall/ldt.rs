@@ -3,11 +3,11 @@
 //! `set_thread_area` with `entry_number=-1`; the kernel's choice is shown
 //! after the return value, `= 0 (entry_number=12)`).
 
-use super::{Ctx, Decoder, Ret, RetFmt, Step, Value};
 use crate::syscall::value::Field;
+use crate::syscall::{Ctx, Decoder, Ret, RetFmt, Step, Value};
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("set_thread_area", set_thread_area),
     ("get_thread_area", get_thread_area),
 ];
@@ -61,7 +61,7 @@ fn entry_of(b: &[u8]) -> u32 {
 }
 
 /// The whole `struct user_desc` in `b` as strace prints it.
-pub(super) fn user_desc(b: &[u8], lm: bool) -> Value {
+pub(in crate::syscall) fn user_desc(b: &[u8], lm: bool) -> Value {
     let mut f = vec![Field::new("entry_number", id32(entry_of(b)))];
     f.extend(user_desc_rest(b, lm));
     Value::Struct(f, false)

@@ -2,12 +2,12 @@
 //! mprotect, pkey_mprotect, brk, mremap, madvise, msync, mlock, mlock2,
 //! munlock, mlockall, munlockall, mincore, membarrier, pkey_alloc, pkey_free.
 
-use super::printers::{enum_arg, flags_arg, le32, xflags, xint};
-use super::{Ctx, Decoder, Ret, RetFmt, Step, Value};
+use crate::syscall::printers::{enum_arg, flags_arg, le32, xflags, xint};
+use crate::syscall::{Ctx, Decoder, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("mmap", mmap),
     ("mmap2", mmap2),
     ("munmap", addr_len),
@@ -39,7 +39,7 @@ const MAP_HUGE_MASK: u64 = 0x3f;
 
 /// strace's `print_mmap_flags`: the mapping type (`MAP_PRIVATE`, `MAP_FILE`
 /// for 0), the other flags, then `21<<MAP_HUGE_SHIFT`.
-pub(super) fn mmap_flags_value(c: &Ctx, flags: u64) -> Value {
+pub(in crate::syscall) fn mmap_flags_value(c: &Ctx, flags: u64) -> Value {
     if c.opts.xlat_style == 1 {
         return xint(flags);
     }
@@ -304,10 +304,10 @@ fn pkey_free(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::{run, run_with};
-    use super::super::DecodeOpts;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::{run, run_with};
+    use crate::syscall::DecodeOpts;
 
     #[test]
     fn mmaps() {

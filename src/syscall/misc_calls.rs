@@ -2,14 +2,14 @@
 //! memfd_secret, readahead, remap_file_pages, set_mempolicy_home_node, tee,
 //! futimesat, utime, utimes, ustat, userfaultfd, futex_waitv and modify_ldt.
 
-use super::array::array_at;
-use super::printers::{le32, le64, num_at, time_string, xflags, xint};
-use super::time::timespec_at;
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::printers::{le32, le64, num_at, time_string, xflags, xint};
+use crate::syscall::time::timespec_at;
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("getcpu", getcpu),
     ("memfd_secret", memfd_secret),
     ("readahead", readahead),
@@ -64,7 +64,7 @@ fn remap_file_pages(c: &mut Ctx) -> Step {
     let p = xflags(c, c.arg_ulong(2), &xlat::MMAP_PROT, "PROT_???");
     c.push(p);
     c.ulong(3);
-    let f = super::memory_calls::mmap_flags_value(c, c.arg_ulong(4));
+    let f = crate::syscall::memory_calls::mmap_flags_value(c, c.arg_ulong(4));
     c.push(f);
     Step::Done(RetFmt::Int)
 }
@@ -134,7 +134,7 @@ fn utimes(c: &mut Ctx) -> Step {
 fn utime(c: &mut Ctx) -> Step {
     c.path(0);
     let w = c.arch.word_size();
-    let v = super::printers::struct_at(c, c.arg_ulong(1), Some(2 * w), |_, b| {
+    let v = crate::syscall::printers::struct_at(c, c.arg_ulong(1), Some(2 * w), |_, b| {
         let t = |i: usize| {
             let sec = if w == 4 {
                 le32(b, 4 * i) as u32 as i32 as i64
@@ -158,13 +158,13 @@ fn utime(c: &mut Ctx) -> Step {
 /// `ustat(dev, ubuf)`: the device, then `{f_tfree=N, f_tinode=N}` at exit.
 fn ustat(c: &mut Ctx) -> Step {
     if c.entering() {
-        let d = super::printers::dev_value(c, c.arg(0) as u32 as u64);
+        let d = crate::syscall::printers::dev_value(c, c.arg(0) as u32 as u64);
         c.push(d);
         return Step::Exit;
     }
     let w = c.arch.word_size();
     let size = if w == 4 { 20 } else { 32 };
-    let v = super::printers::struct_at(c, c.arg_ulong(1), Some(size), |_, b| {
+    let v = crate::syscall::printers::struct_at(c, c.arg_ulong(1), Some(size), |_, b| {
         let inode = if w == 4 { le32(b, 4) } else { le64(b, 8) };
         Value::structure(vec![
             Field::new("f_tfree", Value::UInt(le32(b, 0))),
@@ -196,7 +196,7 @@ fn userfaultfd(c: &mut Ctx) -> Step {
 /// `[{tv_sec=S, tv_usec=U}, {…}]`: the two timevals of utimes/futimesat.
 fn timeval_pair(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
-    super::printers::struct_at(c, addr, Some(4 * w), |_, b| {
+    crate::syscall::printers::struct_at(c, addr, Some(4 * w), |_, b| {
         let word = |i: usize| {
             if w == 4 {
                 le32(b, 4 * i) as i32 as i64 as u64
@@ -281,7 +281,7 @@ fn modify_ldt(c: &mut Ctx) -> Step {
         Value::Ptr(addr)
     } else {
         match c.read_bytes(addr, 16) {
-            Some(b) => super::ldt::user_desc(&b, c.arch.word_size() == 8),
+            Some(b) => crate::syscall::ldt::user_desc(&b, c.arch.word_size() == 8),
             None => Value::Unreadable(addr),
         }
     };
@@ -293,9 +293,9 @@ fn modify_ldt(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn misc() {

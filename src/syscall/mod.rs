@@ -6,87 +6,59 @@
 //! personality. A syscall without a decoder is printed generically: its
 //! arguments in hex, as many as the kernel defines.
 
-pub mod ctx;
-pub mod fd_cache;
-pub mod fd_details;
-pub mod memory;
-pub mod value;
-
+mod aio;
 mod array;
+mod bpf;
+mod caps;
+mod creds;
+pub mod ctx;
 mod desc;
-mod desc_iov;
 mod dirent;
 mod eventfds;
 mod fcntl;
+pub mod fd_cache;
+pub mod fd_details;
 mod file;
 mod futex;
 mod generic;
+mod io_uring;
+mod ioctl;
+mod ioprio;
+mod ipc;
+mod kernel_admin;
+mod keyctl;
+mod landlock;
 mod ldt;
+pub mod memory;
 mod memory_calls;
-mod msghdr;
+mod misc_calls;
+mod mount;
 mod net;
 mod netlink;
-mod netlink_attr;
-mod netlink_diag;
-mod netlink_generic;
-mod netlink_inet_diag;
-mod netlink_kobject_uevent;
-mod netlink_netfilter;
-mod netlink_netlink_diag;
-mod netlink_packet_diag;
-mod netlink_route;
-mod netlink_route_attrs;
-mod netlink_route_link;
-mod netlink_route_link_info;
-mod netlink_route_link_nested;
-mod netlink_route_msgs;
-mod netlink_route_stats;
-mod netlink_route_tc;
-mod netlink_smc_diag;
-mod netlink_unix_diag;
+mod numa;
+mod perf_event;
+mod pidfd;
 mod poll;
 mod prctl;
-mod prctl_ext;
 mod printers;
 mod process;
+pub(in crate::syscall) mod ptrace;
+mod quotactl;
 mod resource;
+mod sched;
+mod seccomp_filter;
 pub mod signal;
-mod sockaddr;
-mod sockaddr_other;
-mod sockopt;
 mod stat;
 #[cfg(test)]
 mod testutil;
 mod time;
-// decsys families
-mod caps;
-mod cbpf;
-mod creds;
-mod ioctl;
-mod ioctl_term;
-mod ioprio;
-mod ipc;
-mod keyctl;
-mod landlock;
-mod mount;
-mod numa;
-mod ptrace_info;
-mod ptrace_req;
-mod sched;
-mod seccomp_filter;
-mod xattr;
-// bpf, perf_event_open and io_uring
-mod bpf;
-mod bpf_insn;
-mod io_uring;
-mod perf_event;
-// sys families (issue 6)
-mod aio;
-mod kernel_admin;
-mod misc_calls;
-mod pidfd;
-mod quotactl;
 mod timex;
+pub mod value;
+mod xattr;
+
+// decsys families
+// bpf, perf_event_open and io_uring
+// sys families (issue 6)
 
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
 pub use value::{Field, Ret, StrVal, Value};
@@ -126,7 +98,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
         let families: &[&[(&str, Decoder)]] = &[
             file::DECODERS,
             desc::DECODERS,
-            desc_iov::DECODERS,
+            crate::syscall::desc::iov::DECODERS,
             stat::DECODERS,
             fcntl::DECODERS,
             dirent::DECODERS,
@@ -139,8 +111,8 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             futex::DECODERS,
             ldt::DECODERS,
             net::DECODERS,
-            msghdr::DECODERS,
-            sockopt::DECODERS,
+            crate::syscall::net::msghdr::DECODERS,
+            crate::syscall::net::sockopt::DECODERS,
             poll::DECODERS,
             eventfds::DECODERS,
             // decsys families
@@ -153,7 +125,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             creds::DECODERS,
             numa::DECODERS,
             ioprio::DECODERS,
-            ptrace_req::DECODERS,
+            crate::syscall::ptrace::req::DECODERS,
             landlock::DECODERS,
             keyctl::DECODERS,
             bpf::DECODERS,

@@ -3,12 +3,12 @@
 //! `umount.c`, `fsconfig.c`, `fsmount.c`, `fspick.c`, `move_mount.c`,
 //! `open_tree.c` and `mount_setattr.c` print them.
 
-use super::printers::{flags_arg, le64, nonzero_bytes, xflags};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::printers::{flags_arg, le64, nonzero_bytes, xflags};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("mount", mount),
     ("umount2", umount2),
     ("fsopen", fsopen),
@@ -123,7 +123,7 @@ fn fsconfig(c: &mut Ctx) -> Step {
             let addr = c.arg_ulong(3);
             let v = match c.buf_value(addr, aux as u64) {
                 Value::Str(s) => {
-                    let mut t = super::printers::hex_quoted(&s.bytes);
+                    let mut t = crate::syscall::printers::hex_quoted(&s.bytes);
                     if s.truncated {
                         t.push_str("...");
                     }

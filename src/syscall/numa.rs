@@ -7,13 +7,13 @@
 //! each as C's `%#0*lx` of width `2 * sizeof(long)` (the `0x` counts, a zero word
 //! has no `0x`).
 
-use super::array::array_at;
-use super::printers::{le32, le64};
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::printers::{le32, le64};
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("mbind", mbind),
     ("set_mempolicy", set_mempolicy),
     ("get_mempolicy", get_mempolicy),
@@ -31,7 +31,7 @@ fn mode_value(c: &Ctx, v: u64) -> Value {
         return c.enum_value(mode, &xlat::MPOL_MODES, "MPOL_???");
     }
     let Some(m) = xlat::MPOL_MODES.lookup(mode) else {
-        return super::printers::xflags(c, v, &xlat::MPOL_MODE_FLAGS, "MPOL_???");
+        return crate::syscall::printers::xflags(c, v, &xlat::MPOL_MODE_FLAGS, "MPOL_???");
     };
     let (names, _) = xlat::MPOL_MODE_FLAGS.split_flags(flags);
     let text = format!("{m}|{}", names.join("|"));

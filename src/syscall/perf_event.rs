@@ -7,12 +7,12 @@
 //! formats, the flag bits that are set (`precise_ip` always) and `...`; with
 //! `-v` every field the structure's size covers.
 
-use super::printers::{le16, le32, le64, xflags, xint};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::printers::{le16, le32, le64, xflags, xint};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[("perf_event_open", perf_event_open)];
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[("perf_event_open", perf_event_open)];
 
 /// `PERF_ATTR_SIZE_VER0` and the structure strace 6.1 knows (VER7).
 const VER0: u64 = 64;
@@ -113,7 +113,7 @@ fn attr_value(c: &mut Ctx, addr: u64) -> Value {
 
 /// `PERF_EVENT_IOC_MODIFY_ATTRIBUTES`' argument, read at entry: the
 /// attribute structure at `addr`, or its address.
-pub(super) fn ioctl_attr(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn ioctl_attr(c: &mut Ctx, addr: u64) -> Value {
     match c.read_bytes(addr.wrapping_add(4), 4) {
         Some(b) if addr != 0 => attr_sized(c, addr, le32(&b, 0)),
         _ => Value::Ptr(addr),
@@ -336,13 +336,13 @@ fn config_value(c: &Ctx, ty: u64, v: u64) -> Value {
             Value::sym_owned(format!(
                 "{:#x}<<32|{}",
                 v >> 32,
-                super::ctx::render_flags(&id)
+                crate::syscall::ctx::render_flags(&id)
             ))
         }
         TYPE_SOFTWARE => c.enum_value(v, &xlat::PERF_SW_IDS, "PERF_COUNT_SW_???"),
         TYPE_TRACEPOINT => Value::UInt(v),
         TYPE_HW_CACHE => {
-            let part = |x: u64, t, d| super::ctx::render_flags(&c.enum_value(x, t, d));
+            let part = |x: u64, t, d| crate::syscall::ctx::render_flags(&c.enum_value(x, t, d));
             let mut s = String::new();
             if v >> 32 != 0 {
                 s.push_str(&format!("{:#x}<<32|", v >> 32));

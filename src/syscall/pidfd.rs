@@ -3,13 +3,13 @@
 //! process_vm_readv/process_vm_writev, as strace prints them (a descriptor
 //! of another process shows that process's path under `-y`).
 
-use super::array::iov_upto;
-use super::printers::{le32, xflags, xint};
-use super::signal::sig_value;
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::array::iov_upto;
+use crate::syscall::printers::{le32, xflags, xint};
+use crate::syscall::signal::sig_value;
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("pidfd_open", pidfd_open),
     ("pidfd_getfd", pidfd_getfd),
     ("pidfd_send_signal", pidfd_send_signal),
@@ -27,7 +27,7 @@ fn fd_of_pid(c: &mut Ctx, pid: i64, fd: i64) -> Value {
     let pid = if c.opts.pidns {
         let tracee = c.pid;
         c.fds
-            .translate_pid(tracee, pid, super::ctx::PidKind::Tgid)
+            .translate_pid(tracee, pid, crate::syscall::ctx::PidKind::Tgid)
             .unwrap_or(0)
     } else {
         pid
@@ -87,9 +87,9 @@ fn pidfd_send_signal(c: &mut Ctx) -> Step {
     let s = sig_value(c.opts.xlat_style, c.arg_int(1) as i64);
     c.push(s);
     let addr = c.arg_ulong(2);
-    let v = match c.read_bytes(addr, super::signal::SIGINFO_SIZE) {
+    let v = match c.read_bytes(addr, crate::syscall::signal::SIGINFO_SIZE) {
         _ if addr == 0 => Value::Ptr(0),
-        Some(b) => super::signal::siginfo_value_styled(c.arch, c.opts.xlat_style, &b),
+        Some(b) => crate::syscall::signal::siginfo_value_styled(c.arch, c.opts.xlat_style, &b),
         None => Value::Unreadable(addr),
     };
     let mut v = v;
@@ -226,9 +226,9 @@ fn process_vm_writev(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn pidfd_calls() {

@@ -4,15 +4,15 @@
 //! left {tv_sec=0, tv_nsec=99000})`, `= 1 (in [3], left {...})`, or
 //! `(Timeout)`.
 
-use super::array::array_at;
-use super::ctx::render_flags;
-use super::printers::{enum_arg, flags_arg, le32, le64, xflags};
-use super::signal::sigset_at;
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::ctx::render_flags;
+use crate::syscall::printers::{enum_arg, flags_arg, le32, le64, xflags};
+use crate::syscall::signal::sigset_at;
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("poll", poll),
     ("ppoll", ppoll),
     ("ppoll_time64", ppoll64),

@@ -5,12 +5,12 @@
 //! (`makedev(0x8, 0x1)`) and timestamps with strace's local-time comments
 //! (`/* 2023-11-14T22:13:20.123456789+0000 */`).
 
-use super::{Ctx, Field, Value};
+use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::{xlat, Xlat};
 use std::borrow::Cow;
 
 /// An integer strace prints with `%#x`: hex, but a bare `0` for zero.
-pub(super) fn xint(v: u64) -> Value {
+pub(in crate::syscall) fn xint(v: u64) -> Value {
     if v == 0 {
         Value::UInt(0)
     } else {
@@ -21,7 +21,7 @@ pub(super) fn xint(v: u64) -> Value {
 /// strace's `printflags`: the names of the set bits and the unknown rest in
 /// hex; the table's zero name (or `0`) when no bit is set; and the hex value
 /// with a `/* PREFIX_??? */` comment when no set bit has a name.
-pub(super) fn xflags(c: &Ctx, v: u64, table: &Xlat, dflt: &'static str) -> Value {
+pub(in crate::syscall) fn xflags(c: &Ctx, v: u64, table: &Xlat, dflt: &'static str) -> Value {
     if v == 0 {
         return match (table.lookup(0), c.opts.xlat_style) {
             (Some(n), 0) => Value::sym(n),
@@ -37,24 +37,24 @@ pub(super) fn xflags(c: &Ctx, v: u64, table: &Xlat, dflt: &'static str) -> Value
 }
 
 /// Flags argument `i` (an `unsigned int`) printed by [`xflags`].
-pub(super) fn flags_arg(c: &mut Ctx, i: usize, table: &Xlat, dflt: &'static str) {
+pub(in crate::syscall) fn flags_arg(c: &mut Ctx, i: usize, table: &Xlat, dflt: &'static str) {
     let v = xflags(c, c.arg(i) as u32 as u64, table, dflt);
     c.push(v);
 }
 
 /// Enum argument `i` (an `unsigned int`) with strace's `/* X_??? */` fallback.
-pub(super) fn enum_arg(c: &mut Ctx, i: usize, table: &Xlat, dflt: &'static str) {
+pub(in crate::syscall) fn enum_arg(c: &mut Ctx, i: usize, table: &Xlat, dflt: &'static str) {
     let v = c.enum_value(c.arg(i) as u32 as u64, table, dflt);
     c.push(v);
 }
 
 /// A `umode_t` argument in octal (`print_numeric_umode_t`: 16 bits).
-pub(super) fn umode_arg(c: &mut Ctx, i: usize) {
+pub(in crate::syscall) fn umode_arg(c: &mut Ctx, i: usize) {
     c.push(Value::Oct(c.arg(i) & 0xffff));
 }
 
 /// A `uid_t`/`gid_t`: `-1` for the "unchanged" value, else unsigned.
-pub(super) fn id_value(v: u32) -> Value {
+pub(in crate::syscall) fn id_value(v: u32) -> Value {
     if v == u32::MAX {
         Value::Int(-1)
     } else {
@@ -63,14 +63,14 @@ pub(super) fn id_value(v: u32) -> Value {
 }
 
 /// A `loff_t`/`off_t` argument: a signed 64-bit number.
-pub(super) fn lld_arg(c: &mut Ctx, i: usize) {
+pub(in crate::syscall) fn lld_arg(c: &mut Ctx, i: usize) {
     c.push(Value::Int(c.arg(i) as i64));
 }
 
 /// Reads `size` bytes at `addr` and decodes them with `f`; prints the pointer
 /// instead when it is NULL, the call failed, the personality has no layout
 /// (`size` is `None`) or the memory cannot be read.
-pub(super) fn struct_at(
+pub(in crate::syscall) fn struct_at(
     c: &mut Ctx,
     addr: u64,
     size: Option<usize>,
@@ -90,26 +90,26 @@ pub(super) fn struct_at(
 
 /// `size` when the personality is 64-bit, where the structure layouts decoded
 /// here apply; `None` (print the pointer) for i386.
-pub(super) fn layout64(c: &Ctx, size: usize) -> Option<usize> {
+pub(in crate::syscall) fn layout64(c: &Ctx, size: usize) -> Option<usize> {
     (c.arch.word_size() == 8).then_some(size)
 }
 
 /// Little-endian `u16` at `off` of `b` (0 past the end).
-pub(super) fn le16(b: &[u8], off: usize) -> u64 {
+pub(in crate::syscall) fn le16(b: &[u8], off: usize) -> u64 {
     b.get(off..off + 2)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u16::from_le_bytes) as u64
 }
 
 /// Little-endian `u32` at `off` of `b` (0 past the end).
-pub(super) fn le32(b: &[u8], off: usize) -> u64 {
+pub(in crate::syscall) fn le32(b: &[u8], off: usize) -> u64 {
     b.get(off..off + 4)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u32::from_le_bytes) as u64
 }
 
 /// Little-endian `u64` at `off` of `b` (0 past the end).
-pub(super) fn le64(b: &[u8], off: usize) -> u64 {
+pub(in crate::syscall) fn le64(b: &[u8], off: usize) -> u64 {
     b.get(off..off + 8)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u64::from_le_bytes)
@@ -117,7 +117,7 @@ pub(super) fn le64(b: &[u8], off: usize) -> u64 {
 
 /// A pointer to a number (`[42]`), as strace's `printnum_*`: the pointer when
 /// it is NULL or unreadable. `signed` and `size` (4 or 8) give the C type.
-pub(super) fn num_at(c: &mut Ctx, addr: u64, size: usize, signed: bool) -> Value {
+pub(in crate::syscall) fn num_at(c: &mut Ctx, addr: u64, size: usize, signed: bool) -> Value {
     if addr == 0 {
         return Value::Ptr(0);
     }
@@ -136,7 +136,7 @@ pub(super) fn num_at(c: &mut Ctx, addr: u64, size: usize, signed: bool) -> Value
 }
 
 /// Bytes quoted in forced hex (`"\x00\x01"`), as strace's `QUOTE_FORCE_HEX`.
-pub(super) fn hex_quoted(b: &[u8]) -> String {
+pub(in crate::syscall) fn hex_quoted(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 4 + 2);
     s.push('"');
     for x in b {
@@ -150,7 +150,12 @@ pub(super) fn hex_quoted(b: &[u8]) -> String {
 /// decoded: bytes `start..total` at `addr`, nothing when they are all zero,
 /// `???` when they cannot be read, else `/* bytes 40..47 */ "\x01..."` (in
 /// hex, `-s` limited). The value goes in an unnamed field.
-pub(super) fn nonzero_bytes(c: &mut Ctx, addr: u64, start: u64, total: u64) -> Option<Value> {
+pub(in crate::syscall) fn nonzero_bytes(
+    c: &mut Ctx,
+    addr: u64,
+    start: u64,
+    total: u64,
+) -> Option<Value> {
     if start >= total {
         return None;
     }
@@ -174,7 +179,7 @@ pub(super) fn nonzero_bytes(c: &mut Ctx, addr: u64, start: u64, total: u64) -> O
 
 /// `print_symbolic_mode_t`: `S_IFREG|S_ISUID|0755`; a mode of unknown type in
 /// octal; `-X raw` octal; `-X verbose` octal with the symbolic comment.
-pub(super) fn mode_value(c: &Ctx, mode: u64) -> Value {
+pub(in crate::syscall) fn mode_value(c: &Ctx, mode: u64) -> Value {
     let fmt = mode & libc::S_IFMT as u64;
     let ifmt = if fmt == 0 {
         Some("")
@@ -217,7 +222,7 @@ fn oct03(v: u64) -> String {
 }
 
 /// `print_dev_t`: `makedev(0x8, 0x1)` with glibc's major/minor split.
-pub(super) fn dev_value(c: &Ctx, dev: u64) -> Value {
+pub(in crate::syscall) fn dev_value(c: &Ctx, dev: u64) -> Value {
     let major = (((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff)) as u32;
     let minor = ((dev & 0xff) | ((dev >> 12) & !0xff)) as u32;
     let call = Value::Call(
@@ -228,7 +233,7 @@ pub(super) fn dev_value(c: &Ctx, dev: u64) -> Value {
         1 => xint(dev),
         2 => Value::Commented(
             Box::new(xint(dev)),
-            Cow::Owned(super::ctx::render_flags(&call)),
+            Cow::Owned(crate::syscall::ctx::render_flags(&call)),
         ),
         _ => call,
     }
@@ -236,7 +241,7 @@ pub(super) fn dev_value(c: &Ctx, dev: u64) -> Value {
 
 /// strace's `sprinttime_nsec`: local time as `%FT%T[.nnnnnnnnn]%z`, or `None`
 /// (no comment) for the epoch itself and for out-of-range nanoseconds.
-pub(super) fn time_string(sec: i64, nsec: u64) -> Option<String> {
+pub(in crate::syscall) fn time_string(sec: i64, nsec: u64) -> Option<String> {
     if (sec == 0 && nsec == 0) || nsec > 999_999_999 {
         return None;
     }
@@ -301,7 +306,7 @@ fn utc_offset(_sec: i64) -> Option<i64> {
 }
 
 /// `v` followed by the time comment of `sec`/`nsec`, when strace prints one.
-pub(super) fn with_time(v: Value, sec: i64, nsec: u64) -> Value {
+pub(in crate::syscall) fn with_time(v: Value, sec: i64, nsec: u64) -> Value {
     match time_string(sec, nsec) {
         Some(t) => Value::Commented(Box::new(v), Cow::Owned(t)),
         None => v,
@@ -309,7 +314,7 @@ pub(super) fn with_time(v: Value, sec: i64, nsec: u64) -> Value {
 }
 
 /// `{tv_sec=S, tv_nsec=N}`.
-pub(super) fn timespec_value(sec: i64, nsec: u64) -> Value {
+pub(in crate::syscall) fn timespec_value(sec: i64, nsec: u64) -> Value {
     Value::structure(vec![
         Field::new("tv_sec", Value::Int(sec)),
         Field::new("tv_nsec", Value::UInt(nsec)),

@@ -3,12 +3,12 @@
 //! `struct if_dqinfo`, the XFS `fs_disk_quota`/`fs_quota_stat[v]`
 //! structures, flag words), as strace prints them.
 
-use super::printers::{le16, le32, le64, struct_at, xflags};
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::printers::{le16, le32, le64, struct_at, xflags};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] =
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] =
     &[("quotactl", quotactl), ("quotactl_fd", quotactl_fd)];
 
 const Q_SYNC: u32 = 0x80_0001;
@@ -106,7 +106,7 @@ fn xfs_dquot(c: &Ctx, b: &[u8]) -> Value {
             "d_flags",
             xflags(c, b[1] as u64, &xlat::XFS_DQBLK_FLAGS, "FS_???_QUOTA"),
         ),
-        Field::new("d_fieldmask", super::printers::xint(le16(b, 2))),
+        Field::new("d_fieldmask", crate::syscall::printers::xint(le16(b, 2))),
         Field::new("d_id", Value::UInt(le32(b, 4))),
         Field::new("d_blk_hardlimit", u(8)),
         Field::new("d_blk_softlimit", u(16)),
@@ -271,9 +271,9 @@ fn quotactl_fd(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn quotas() {

@@ -2,14 +2,14 @@
 //! getrusage, getpriority/setpriority, uname, sysinfo, times, getrandom,
 //! rseq and personality.
 
-use super::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, struct_at, xint};
-use super::signal::clock_t_styled;
-use super::time::timeval_fields;
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
+use crate::syscall::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, struct_at, xint};
+use crate::syscall::signal::clock_t_styled;
+use crate::syscall::time::timeval_fields;
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("getrlimit", getrlimit),
     ("ugetrlimit", getrlimit),
     ("setrlimit", setrlimit),
@@ -126,7 +126,7 @@ const RUSAGE_LONGS: [&str; 14] = [
 
 /// strace's `printrusage`: `{ru_utime={...}, ru_stime={...}, ...}`, every
 /// field under `-v`.
-pub(super) fn rusage_at(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn rusage_at(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
     struct_at(c, addr, Some(18 * w), |c, b| {
         let mut f = vec![
@@ -166,7 +166,7 @@ fn getpriority(c: &mut Ctx) -> Step {
     enum_arg(c, 0, &xlat::PRIORITIES, "PRIO_???");
     match xlat::PRIORITIES.lookup(c.arg(0) as u32 as u64) {
         Some("PRIO_PROCESS") => c.pid(1),
-        Some("PRIO_PGRP") => c.id(1, super::ctx::PidKind::Pgid),
+        Some("PRIO_PGRP") => c.id(1, crate::syscall::ctx::PidKind::Pgid),
         _ => c.int(1),
     }
     Step::Done(RetFmt::Int)
@@ -401,10 +401,10 @@ fn personality(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::{pair, run, run_with};
-    use super::super::DecodeOpts;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::{pair, run, run_with};
+    use crate::syscall::DecodeOpts;
 
     #[test]
     fn rlimits() {

@@ -4,13 +4,13 @@
 //! sched_setattr/getattr, as strace 6.1's `sched.c` and `affinity.c` print
 //! them.
 
-use super::printers::{enum_arg, le32, le64, num_at};
-use super::time::timespec_at;
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::printers::{enum_arg, le32, le64, num_at};
+use crate::syscall::time::timespec_at;
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("sched_yield", no_args),
     ("sched_getaffinity", sched_getaffinity),
     ("sched_setaffinity", sched_setaffinity),
@@ -220,7 +220,7 @@ fn sched_attr(c: &mut Ctx, addr: u64, usize: Option<u64>) -> Value {
         }
         f.push(Field::new(
             "sched_flags",
-            super::printers::xflags(c, flags, &xlat::SCHED_FLAGS, "SCHED_FLAG_???"),
+            crate::syscall::printers::xflags(c, flags, &xlat::SCHED_FLAGS, "SCHED_FLAG_???"),
         ));
         if !is_set || flags & 0x10 == 0 {
             f.push(Field::new(
@@ -289,9 +289,9 @@ fn sched_getattr(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn scheduler() {

@@ -4,10 +4,10 @@
 //! `BPF_JUMP(…)`, return values as seccomp actions
 //! (`SECCOMP_RET_ERRNO|0x10`); without `-v` the program's address.
 
-use super::array::array_at;
-use super::cbpf::{hex, insn_text, xv};
-use super::printers::{le16, le32, le64};
-use super::{Ctx, Field, Value};
+use crate::syscall::array::array_at;
+use crate::syscall::net::cbpf::{hex, insn_text, xv};
+use crate::syscall::printers::{le16, le32, le64};
+use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
 /// strace's `BPF_MAXINSNS`.
@@ -47,7 +47,7 @@ fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
 }
 
 /// `struct sock_fprog` at `addr`: `{len=N, filter=…}`.
-pub(super) fn fprog(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn fprog(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
     if addr == 0 {
         return Value::Ptr(0);
@@ -66,9 +66,9 @@ pub(super) fn fprog(c: &mut Ctx, addr: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run_with;
-    use super::super::DecodeOpts;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run_with;
+    use crate::syscall::DecodeOpts;
 
     #[test]
     fn seccomp_program() {
@@ -89,7 +89,7 @@ mod tests {
         let mut fp = 3u64.to_le_bytes().to_vec();
         fp.extend_from_slice(&p.to_le_bytes());
         let fp = m.put(&fp);
-        let d = super::super::all_decoders()["seccomp"];
+        let d = crate::syscall::all_decoders()["seccomp"];
         let opts = DecodeOpts {
             verbose: true,
             ..DecodeOpts::default()

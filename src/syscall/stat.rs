@@ -6,15 +6,15 @@
 //! `struct stat` differs between x86_64 and aarch64 (asm-generic); both are
 //! decoded, chosen by personality. i386 gets the pointer for now.
 
-use super::printers::{
+use crate::syscall::printers::{
     dev_value, flags_arg, layout64, le16, le32, le64, mode_value, struct_at, timespec_value,
     with_time, xflags, xint,
 };
-use super::{Ctx, Decoder, Field, RetFmt, Step, Value};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("stat", stat),
     ("lstat", stat),
     ("fstat", fstat),
@@ -253,12 +253,12 @@ fn statx_flags_value(c: &Ctx, flags: u64) -> Value {
         let sync_v = xflags(c, sync, &xlat::AT_STATX_SYNC_TYPES, "");
         let mut s = match (c.opts.xlat_style, sync) {
             (1, 0) => String::new(),
-            _ => super::ctx::render_flags(&sync_v),
+            _ => crate::syscall::ctx::render_flags(&sync_v),
         };
         let rest = flags & !sync_mask;
         if rest != 0 {
             s.push('|');
-            s.push_str(&super::ctx::render_flags(&xflags(
+            s.push_str(&crate::syscall::ctx::render_flags(&xflags(
                 c,
                 rest,
                 &xlat::AT_FLAGS,

@@ -2,10 +2,10 @@
 //! [`FakeMemory`] and render the call as strace prints it (without the column
 //! padding before `=`).
 
-use super::ctx::FdResolver;
-use super::memory::FakeMemory;
-use super::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry, Ret};
 use crate::output::text::{render_ret, render_value, RenderOpts};
+use crate::syscall::ctx::FdResolver;
+use crate::syscall::memory::FakeMemory;
+use crate::syscall::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry, Ret};
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;
 

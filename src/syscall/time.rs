@@ -7,13 +7,13 @@
 //! The legacy i386 calls take 32-bit `time_t` structures; their `*_time64`
 //! twins and every 64-bit personality take 64-bit ones.
 
-use super::printers::{enum_arg, flags_arg, le32, le64, num_at, struct_at, time_string};
-use super::signal::sig_value;
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::printers::{enum_arg, flags_arg, le32, le64, num_at, struct_at, time_string};
+use crate::syscall::signal::sig_value;
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("nanosleep", nanosleep),
     ("clock_nanosleep", clock_nanosleep),
     ("clock_nanosleep_time64", clock_nanosleep64),
@@ -73,7 +73,7 @@ fn timespec_fields(b: &[u8], off: usize, w: usize) -> Value {
 }
 
 /// `{tv_sec=S, tv_usec=U}` from a timeval whose fields are `w` bytes.
-pub(super) fn timeval_fields(b: &[u8], off: usize, w: usize) -> Value {
+pub(in crate::syscall) fn timeval_fields(b: &[u8], off: usize, w: usize) -> Value {
     Value::structure(vec![
         Field::new("tv_sec", Value::Int(sword(b, off, w))),
         Field::new("tv_usec", Value::UInt(uword(b, off + w, w))),
@@ -81,12 +81,12 @@ pub(super) fn timeval_fields(b: &[u8], off: usize, w: usize) -> Value {
 }
 
 /// The size of the personality's native `struct timespec`.
-pub(super) fn timespec_size(c: &Ctx) -> usize {
+pub(in crate::syscall) fn timespec_size(c: &Ctx) -> usize {
     2 * c.arch.word_size()
 }
 
 /// A native `struct timespec` from its bytes.
-pub(super) fn timespec_bytes(c: &Ctx, b: &[u8]) -> Value {
+pub(in crate::syscall) fn timespec_bytes(c: &Ctx, b: &[u8]) -> Value {
     timespec_fields(b, 0, c.arch.word_size())
 }
 
@@ -96,13 +96,13 @@ fn ts_at(c: &mut Ctx, addr: u64, w: usize) -> Value {
 }
 
 /// strace's `print_timespec`: the native `struct timespec` at `addr`.
-pub(super) fn timespec_at(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn timespec_at(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
     ts_at(c, addr, w)
 }
 
 /// strace's `print_timeval`: the native `struct timeval` at `addr`.
-pub(super) fn timeval_at(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn timeval_at(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
     struct_at(c, addr, Some(2 * w), |_, b| timeval_fields(b, 0, w))
 }
@@ -308,7 +308,7 @@ fn time(c: &mut Ctx) -> Step {
 /// strace's `print_sigevent`: `{sigev_value={sival_int=…, sival_ptr=…},
 /// sigev_signo=SIGUSR1, sigev_notify=SIGEV_SIGNAL}` (the value only when
 /// non-zero; the thread id or function for `SIGEV_THREAD_ID`/`SIGEV_THREAD`).
-pub(super) fn sigevent_at(c: &mut Ctx, addr: u64) -> Value {
+pub(in crate::syscall) fn sigevent_at(c: &mut Ctx, addr: u64) -> Value {
     let w = c.arch.word_size();
     // strace reads its own struct_sigevent: the value, signo, notify and
     // the two-pointer union (32 bytes on 64-bit), not the libc 64.
@@ -503,9 +503,9 @@ fn alarm(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::{pair, run, run_env, Env};
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::{pair, run, run_env, Env};
     use rtrace_arch::Arch;
 
     #[test]

@@ -2,12 +2,12 @@
 //! decoded at exit and the clock state on the return value
 //! (`= 5 (TIME_ERROR)`), as strace prints them.
 
-use super::printers::{le32, le64, struct_at, xflags};
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::printers::{le32, le64, struct_at, xflags};
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] =
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] =
     &[("adjtimex", adjtimex), ("clock_adjtime", clock_adjtime)];
 
 /// `sizeof(struct timex)` on 64-bit personalities.
@@ -89,9 +89,9 @@ fn clock_adjtime(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn timex() {

@@ -98,7 +98,7 @@ pub struct StrVal {
 
 impl Value {
     /// Fills in the command name of every pid in this value that has none
-    /// yet (`-Y` for values decoded without a [`super::Ctx`], such as a
+    /// yet (`-Y` for values decoded without a [`crate::syscall::Ctx`], such as a
     /// signal's siginfo), with `comm`.
     pub fn fill_pid_comms(&mut self, comm: &mut dyn FnMut(i64) -> Option<Vec<u8>>) {
         match self {

@@ -6,11 +6,11 @@
 //! address when the size exceeds `XATTR_SIZE_MAX`; names as `-s`-limited C
 //! strings; lists as the `ret` bytes the kernel filled, NULs shown.
 
-use super::printers::flags_arg;
-use super::{Ctx, Decoder, RetFmt, Step, StrVal, Value};
+use crate::syscall::printers::flags_arg;
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, StrVal, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("setxattr", setxattr),
     ("lsetxattr", setxattr),
     ("fsetxattr", fsetxattr),

@@ -2,18 +2,18 @@
 //! BPF_PROG_LOAD, BPF_LINK_CREATE, BPF_PROG_QUERY, BPF_TASK_FD_QUERY and the
 //! map batch operations, as strace 6.1 prints them.
 
-use super::{kernel_version, str0, Attr, S};
+use crate::syscall::bpf::{kernel_version, str0, Attr, S};
 use crate::syscall::printers::{le32, le64, xflags, xint};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::{xlat, Xlat};
 use std::borrow::Cow;
 /// An enum of a 64-bit field.
-pub(super) fn c_enum64(c: &Ctx, v: u64, t: &Xlat, d: &'static str) -> Value {
+pub(in crate::syscall::bpf) fn c_enum64(c: &Ctx, v: u64, t: &Xlat, d: &'static str) -> Value {
     c.enum_value(v, t, d)
 }
 
 /// `entry => exit` when the kernel changed a field kept in `saved`.
-pub(super) fn changed(saved: u64, now: u64) -> Value {
+pub(in crate::syscall::bpf) fn changed(saved: u64, now: u64) -> Value {
     let before = saved & 0xffff_ffff;
     if before != now {
         Value::Changed(Box::new(Value::UInt(before)), Box::new(Value::UInt(now)))
@@ -22,7 +22,7 @@ pub(super) fn changed(saved: u64, now: u64) -> Value {
     }
 }
 
-pub(super) fn map_create(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+pub(in crate::syscall::bpf) fn map_create(c: &mut Ctx, a: &Attr) -> Vec<Field> {
     let mut s = S::new(c, a);
     s.xval("map_type", 0, &xlat::BPF_MAP_TYPES, "BPF_MAP_TYPE_???");
     s.u("key_size", 4).u("value_size", 8).u("max_entries", 12);
@@ -72,8 +72,8 @@ pub(super) fn map_create(c: &mut Ctx, a: &Attr) -> Vec<Field> {
     s.done()
 }
 
-pub(super) fn prog_load(c: &mut Ctx, a: &Attr) -> Vec<Field> {
-    let insns = crate::syscall::bpf_insn::insns_value(c, a.u64(8), a.u32(4));
+pub(in crate::syscall::bpf) fn prog_load(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+    let insns = crate::syscall::bpf::insn::insns_value(c, a.u64(8), a.u32(4));
     let license = c.cstr_value(a.u64(16));
     let log = if a.has(24) {
         str0(c, a.u64(32), a.u32(28))
@@ -148,7 +148,7 @@ static BPF_KPROBE_MULTI_FLAGS: Xlat = Xlat {
 /// BPF_LINK_CREATE: the common fields, then the union member strace 6.1
 /// guesses from the attach type; also where its "extra data" starts when
 /// the member decides it (`None`: the whole structure).
-pub(super) fn link_create(c: &mut Ctx, a: &Attr) -> (Vec<Field>, Option<usize>) {
+pub(in crate::syscall::bpf) fn link_create(c: &mut Ctx, a: &Attr) -> (Vec<Field>, Option<usize>) {
     let mut s = S::new(c, a);
     s.fd("prog_fd", 0).fd("target_fd", 4);
     s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
@@ -232,7 +232,7 @@ static BPF_TASK_FD_TYPE: Xlat = Xlat {
 
 /// BPF_PROG_QUERY at exit: `{query={…, prog_ids=[…], prog_cnt=N}}`, the
 /// count as `ENTRY => EXIT` when the kernel changed it.
-pub(super) fn prog_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+pub(in crate::syscall::bpf) fn prog_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
     let cnt = a.u32(24);
     let ids = if c.failed() && cnt > 0 {
         Value::Ptr(a.u64(16))
@@ -250,7 +250,7 @@ pub(super) fn prog_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
 }
 
 /// BPF_TASK_FD_QUERY at exit: `{task_fd_query={pid=…, …, buf="…", …}}`.
-pub(super) fn task_fd_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
+pub(in crate::syscall::bpf) fn task_fd_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
     let len = a.u32(12);
     let shown = len.min(c.saved & 0xffff_ffff);
     let buf = str0(c, a.u64(16), shown);
@@ -268,7 +268,7 @@ pub(super) fn task_fd_query(c: &mut Ctx, a: &Attr) -> Vec<Field> {
 
 /// BPF_MAP_{LOOKUP,LOOKUP_AND_DELETE,UPDATE,DELETE}_BATCH at entry (the
 /// count as it was then).
-pub(super) fn batch(c: &mut Ctx, cmd: u64, a: &Attr) -> Vec<Field> {
+pub(in crate::syscall::bpf) fn batch(c: &mut Ctx, cmd: u64, a: &Attr) -> Vec<Field> {
     let before = c.saved & 0xffff_ffff;
     let mut s = S::new(c, a);
     if cmd <= 25 {
@@ -292,7 +292,7 @@ pub(super) fn batch(c: &mut Ctx, cmd: u64, a: &Attr) -> Vec<Field> {
 
 /// The batch count the kernel wrote back: `=> {batch={count=N}}` after the
 /// entry structure when it changed.
-pub(super) fn batch_exit(c: &Ctx, entry: Value, a: &Attr) -> Value {
+pub(in crate::syscall::bpf) fn batch_exit(c: &Ctx, entry: Value, a: &Attr) -> Value {
     let now = a.u32(32);
     if now == c.saved & 0xffff_ffff {
         return entry;

@@ -8,10 +8,11 @@
 //! BPF_LINK_DETACH, BPF_PROG_BIND_MAP and newer) print the attribute's address.
 
 mod cmds;
-pub(super) mod prog_info;
+pub(in crate::syscall) mod insn;
+pub(in crate::syscall) mod prog_info;
 
-use super::printers::{hex_quoted, le32, le64, xflags, xint};
-use super::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
+use crate::syscall::printers::{hex_quoted, le32, le64, xflags, xint};
+use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, StrVal, Value};
 use cmds::{
     batch, batch_exit, c_enum64, changed, link_create, map_create, prog_load, prog_query,
     task_fd_query,
@@ -19,7 +20,7 @@ use cmds::{
 use rtrace_arch::{xlat, Xlat};
 use std::borrow::Cow;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[("bpf", bpf)];
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[("bpf", bpf)];
 
 /// The attribute bytes: `min(size, known)` bytes, zero-extended to `known`.
 struct Attr {
@@ -121,7 +122,7 @@ fn str_val(b: &[u8], truncated: bool) -> Value {
 }
 
 /// `PRINT_FIELD_IFINDEX`: `if_nametoindex("lo")` for a known interface.
-pub(super) fn ifindex_value(idx: u32) -> Value {
+pub(in crate::syscall) fn ifindex_value(idx: u32) -> Value {
     if idx == 0 {
         return Value::UInt(0);
     }
@@ -182,7 +183,7 @@ fn kernel_version(c: &Ctx, v: u64) -> Value {
     if c.opts.xlat_style == 2 {
         return Value::Commented(
             Box::new(xint(v)),
-            Cow::Owned(super::ctx::render_flags(&call)),
+            Cow::Owned(crate::syscall::ctx::render_flags(&call)),
         );
     }
     call
@@ -426,7 +427,7 @@ fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
         30 => S::new(c, a).u("link_id", 0).done(),
         15 => {
             let len = changed(c.saved, a.u32(4));
-            let info = super::bpf_insn::info_value(c, a.u32(0), a.u64(8), a.u32(4));
+            let info = crate::syscall::bpf::insn::info_value(c, a.u32(0), a.u64(8), a.u32(4));
             let inner = S::new(c, a)
                 .fd("bpf_fd", 0)
                 .put("info_len", len)

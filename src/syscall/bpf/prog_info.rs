@@ -6,7 +6,7 @@
 //! was at entry and prints `entry => exit` for each such field, and reads
 //! at most the smaller of the two counts from each array.
 
-use super::upto_limit;
+use crate::syscall::bpf::upto_limit;
 use crate::syscall::printers::{dev_value, hex_quoted, id_value, le32, le64};
 use crate::syscall::{Ctx, Field, StrVal, Value};
 use rtrace_arch::xlat;
@@ -144,7 +144,7 @@ pub(in crate::syscall) fn prog_info(c: &mut Ctx, addr: u64, len: u64) -> Option<
     f.push(Field::new("jited_prog_insns", jited));
     f.push(Field::new("xlated_prog_len", ch32(20)));
     let insns = le32(&before, 20).min(le32(&b, 20)) / 8;
-    let xlated = crate::syscall::bpf_insn::insns_value(c, le64(&b, 32), insns);
+    let xlated = crate::syscall::bpf::insn::insns_value(c, le64(&b, 32), insns);
     f.push(Field::new("xlated_prog_insns", xlated));
     if n > 40 {
         f.push(Field::new("load_time", boottime(c, le64(&b, 40))));
@@ -160,7 +160,7 @@ pub(in crate::syscall) fn prog_info(c: &mut Ctx, addr: u64, len: u64) -> Option<
     if n > 80 {
         f.push(Field::new(
             "ifindex",
-            super::ifindex_value(le32(&b, 80) as u32),
+            crate::syscall::bpf::ifindex_value(le32(&b, 80) as u32),
         ));
         f.push(Field::new("gpl_compatible", Value::UInt(le32(&b, 84) & 1)));
         f.push(Field::new("netns_dev", dev_value(c, le64(&b, 88))));
@@ -233,7 +233,7 @@ mod tests {
             name: None,
             nargs: 3,
             classes: rtrace_arch::tables::Classes(0),
-            decoder: Some(super::super::DECODERS[0].1),
+            decoder: Some(crate::syscall::bpf::DECODERS[0].1),
         };
         let opts = DecodeOpts {
             verbose: true,

@@ -1,7 +1,7 @@
 //! Pids and fds as decoders print them: `-y` paths through an
 //! [`FdResolver`], `--decode-pids=comm`, and pid namespace translation.
 
-use super::*;
+use crate::syscall::ctx::*;
 
 impl Ctx<'_> {
     /// The value of descriptor `fd`, with its path under `-y`.

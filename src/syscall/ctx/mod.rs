@@ -13,8 +13,8 @@ pub use ids::{
     mark_real_deleted, pid_value_of, translate_pids, FdResolver, PidKind, ProcFdResolver,
 };
 
-use super::memory::Memory;
-use super::value::{Field, Ret, StrVal, Value};
+use crate::syscall::memory::Memory;
+use crate::syscall::value::{Field, Ret, StrVal, Value};
 use rtrace_arch::{Arch, Xlat};
 use std::borrow::Cow;
 

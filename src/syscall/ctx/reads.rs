@@ -2,7 +2,7 @@
 //! with strace's rules (`umovestr`, `-s`, unterminated strings), paths and
 //! buffers, and the `addr` fallback when memory cannot be read.
 
-use super::*;
+use crate::syscall::ctx::*;
 
 impl Ctx<'_> {
     /// Reads exactly `len` bytes at `addr`, or `None`.

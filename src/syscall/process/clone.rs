@@ -1,9 +1,9 @@
 //! clone, clone3 and `struct clone_args`: the flags with the exit signal,
 //! the stack, parent/child tid pointers, tls, pidfd and cgroup fields.
 
-use super::named;
 use crate::syscall::ctx::PidKind;
 use crate::syscall::printers::{le64, num_at, xflags, xint};
+use crate::syscall::process::named;
 use crate::syscall::signal::sig_value;
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Arch};
@@ -34,7 +34,7 @@ static UNSHARE_FLAGS: rtrace_arch::Xlat = rtrace_arch::Xlat {
 };
 
 /// `unshare(flags)`: all the bits of the long, `CLONE_???` when none is known.
-pub(super) fn unshare(c: &mut Ctx) -> Step {
+pub(in crate::syscall::process) fn unshare(c: &mut Ctx) -> Step {
     let v = xflags(c, c.arg_ulong(0), &UNSHARE_FLAGS, "CLONE_???");
     c.push(v);
     Step::Done(RetFmt::Int)
@@ -92,7 +92,7 @@ fn clone_flags_value(c: &Ctx, raw: u64) -> Value {
 }
 
 /// `clone(child_stack=…, flags=…, parent_tid=[…], tls=…, child_tidptr=…)`.
-pub(super) fn clone(c: &mut Ctx) -> Step {
+pub(in crate::syscall::process) fn clone(c: &mut Ctx) -> Step {
     let raw = c.arg_ulong(0);
     let flags = raw & !CSIGNAL;
     let pos = clone_args(c.arch);
@@ -151,7 +151,7 @@ const CLONE_ARGS_MIN: u64 = 64;
 
 /// `clone3({flags=…, …} => {parent_tid=[…]}, size)`. Decoded wholly at exit
 /// when the kernel writes something back, so the `=>` part joins the struct.
-pub(super) fn clone3(c: &mut Ctx) -> Step {
+pub(in crate::syscall::process) fn clone3(c: &mut Ctx) -> Step {
     let addr = c.arg_ulong(0);
     let size = c.arg_ulong(1);
     let fetch = size.min(CLONE_ARGS_SIZE);

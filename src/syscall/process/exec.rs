@@ -114,13 +114,13 @@ fn exec_args(c: &mut Ctx, i: usize) {
 }
 
 /// `execve(path, argv, envp)`.
-pub(super) fn execve(c: &mut Ctx) -> Step {
+pub(in crate::syscall::process) fn execve(c: &mut Ctx) -> Step {
     exec_args(c, 0);
     Step::Done(RetFmt::Int)
 }
 
 /// `execveat(dirfd, path, argv, envp, flags)`.
-pub(super) fn execveat(c: &mut Ctx) -> Step {
+pub(in crate::syscall::process) fn execveat(c: &mut Ctx) -> Step {
     c.atfd(0);
     exec_args(c, 1);
     flags_arg(c, 4, &xlat::AT_FLAGS, "AT_???");

@@ -18,14 +18,14 @@ mod exec;
 use clone::{clone, clone3, unshare};
 use exec::{execve, execveat};
 
-use super::ctx::PidKind;
-use super::printers::{flags_arg, num_at, xint};
-use super::resource::rusage_at;
-use super::signal::{sig_arg, siginfo_at};
-use super::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::ctx::PidKind;
+use crate::syscall::printers::{flags_arg, num_at, xint};
+use crate::syscall::resource::rusage_at;
+use crate::syscall::signal::{sig_arg, siginfo_at};
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("execve", execve),
     ("execveat", execveat),
     ("clone", clone),
@@ -59,7 +59,7 @@ pub(super) const DECODERS: &[(&str, Decoder)] = &[
 
 /// An argument printed with its name, as strace prints clone's:
 /// `child_stack=NULL`.
-pub(super) fn named(name: &'static str, v: Value) -> Value {
+pub(in crate::syscall) fn named(name: &'static str, v: Value) -> Value {
     Value::Joined(vec![Value::sym(name), v], "")
 }
 
@@ -105,9 +105,9 @@ fn two_pids(c: &mut Ctx) -> Step {
 // ---- wait ----
 
 /// strace's `printstatus`: `[{WIFEXITED(s) && WEXITSTATUS(s) == 0}]`.
-pub(super) fn wait_status_value(status: u32) -> Value {
+pub(in crate::syscall) fn wait_status_value(status: u32) -> Value {
     let signame = |sig: u32| -> String {
-        match super::ctx::signal_name(sig as u64) {
+        match crate::syscall::ctx::signal_name(sig as u64) {
             Some(n) => n.into_owned(),
             None => sig.to_string(),
         }
@@ -290,9 +290,9 @@ fn get_robust_list(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::run;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::run;
 
     #[test]
     fn waits() {
@@ -317,7 +317,7 @@ mod tests {
             run(wait4, "wait4", &[-1i64 as u64, sig, 1, 0], -10, &mut m),
             format!("wait4(-1, {sig:#x}, WNOHANG, NULL) = -1 ECHILD (No child processes)")
         );
-        let txt = |s: u32| super::super::ctx::render_flags(&wait_status_value(s));
+        let txt = |s: u32| crate::syscall::ctx::render_flags(&wait_status_value(s));
         assert_eq!(txt(0x137f), "[{WIFSTOPPED(s) && WSTOPSIG(s) == SIGSTOP}]");
         assert_eq!(
             txt(0x857f),

@@ -16,18 +16,18 @@
 mod siginfo;
 mod sigset;
 
-pub(super) use siginfo::{clock_t_styled, siginfo_array_at, siginfo_at};
+pub(in crate::syscall) use siginfo::{clock_t_styled, siginfo_array_at, siginfo_at};
 pub use siginfo::{siginfo_value, siginfo_value_styled, SIGINFO_SIZE};
-pub(super) use sigset::{sig_arg, sig_value, sigset_at};
+pub(in crate::syscall) use sigset::{sig_arg, sig_value, sigset_at};
 use sigset::{sigset_arg, NSIG_BYTES};
 pub use sigset::{sigset_value, sigset_value_styled};
 
-use super::ctx::signal_name;
-use super::printers::{le32, le64, struct_at, xflags};
-use super::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
+use crate::syscall::ctx::signal_name;
+use crate::syscall::printers::{le32, le64, struct_at, xflags};
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Arch};
 
-pub(super) const DECODERS: &[(&str, Decoder)] = &[
+pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("rt_sigaction", rt_sigaction),
     ("rt_sigprocmask", rt_sigprocmask),
     ("rt_sigpending", rt_sigpending),
@@ -166,7 +166,7 @@ fn rt_sigtimedwait(c: &mut Ctx) -> Step {
         sigset_arg(c, 0, 3);
         if info == 0 {
             c.push(Value::Ptr(0));
-            let v = super::time::timespec_at(c, c.arg_ulong(2));
+            let v = crate::syscall::time::timespec_at(c, c.arg_ulong(2));
             c.push(v);
         }
         return Step::Exit;
@@ -180,8 +180,8 @@ fn rt_sigtimedwait(c: &mut Ctx) -> Step {
         let v = if addr == 0 {
             Value::Ptr(0)
         } else {
-            match c.read_bytes(addr, super::time::timespec_size(c)) {
-                Some(b) => super::time::timespec_bytes(c, &b),
+            match c.read_bytes(addr, crate::syscall::time::timespec_size(c)) {
+                Some(b) => crate::syscall::time::timespec_bytes(c, &b),
                 None => Value::Unreadable(addr),
             }
         };
@@ -210,7 +210,7 @@ fn rt_sigqueueinfo(c: &mut Ctx) -> Step {
 /// `rt_tgsigqueueinfo(tgid, tid, sig, info)`.
 fn rt_tgsigqueueinfo(c: &mut Ctx) -> Step {
     c.pid(0);
-    c.id(1, super::ctx::PidKind::Tid);
+    c.id(1, crate::syscall::ctx::PidKind::Tid);
     sig_arg(c, 2);
     let v = siginfo_at(c, c.arg_ulong(3));
     c.push(v);
@@ -247,10 +247,10 @@ fn sigaltstack(c: &mut Ctx) -> Step {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memory::FakeMemory;
-    use super::super::testutil::{run, run_env, run_with, Env};
-    use super::super::DecodeOpts;
     use super::*;
+    use crate::syscall::memory::FakeMemory;
+    use crate::syscall::testutil::{run, run_env, run_with, Env};
+    use crate::syscall::DecodeOpts;
 
     pub(super) fn sigset(sigs: &[u64]) -> [u8; 8] {
         let mut m = 0u64;
@@ -261,7 +261,7 @@ mod tests {
     }
 
     pub(super) fn text(v: &Value) -> String {
-        super::super::ctx::render_flags(v)
+        crate::syscall::ctx::render_flags(v)
     }
 
     pub(super) fn siginfo(words: &[(usize, u64, usize)]) -> Vec<u8> {
@@ -447,7 +447,7 @@ mod tests {
         frame.extend_from_slice(&sigset(&[17]));
         let sp = m.put(&frame);
         let env = Env::default();
-        let mut fds = super::super::testutil::FixedFds(Vec::new());
+        let mut fds = crate::syscall::testutil::FixedFds(Vec::new());
         let mut c = Ctx::new(&mut m, &mut fds, &env.opts, 1, Arch::X86_64, [0; 6]);
         assert_eq!(text(&sigreturn_value(&mut c, sp)), "{mask=[CHLD]}");
         let _ = run_env;

@@ -2,8 +2,8 @@
 //! ...}`) for every personality, from bytes or from tracee memory; and
 //! `clock_t` values.
 
-use super::sig_value;
 use crate::syscall::printers::{id_value, le32, le64, struct_at, xint};
+use crate::syscall::signal::sig_value;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
@@ -287,8 +287,8 @@ pub(in crate::syscall) fn siginfo_array_at(c: &mut Ctx, addr: u64, n: u64) -> Va
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{siginfo, text};
     use super::*;
+    use crate::syscall::signal::tests::{siginfo, text};
 
     #[test]
     fn siginfo_lines() {

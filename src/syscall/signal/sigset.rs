@@ -8,7 +8,7 @@ use crate::syscall::{Ctx, Value};
 use std::borrow::Cow;
 
 /// The size of the kernel's `sigset_t` (64 signals) in bytes.
-pub(super) const NSIG_BYTES: u64 = 8;
+pub(in crate::syscall::signal) const NSIG_BYTES: u64 = 8;
 
 // ---- signal numbers ----
 
@@ -102,7 +102,7 @@ pub(in crate::syscall) fn sigset_at(c: &mut Ctx, addr: u64, len: u64, min_len: u
 }
 
 /// A sigset argument `i` whose size is argument `len_arg`.
-pub(super) fn sigset_arg(c: &mut Ctx, i: usize, len_arg: usize) {
+pub(in crate::syscall::signal) fn sigset_arg(c: &mut Ctx, i: usize, len_arg: usize) {
     let min = c.arch.word_size() as u64;
     let v = sigset_at(c, c.arg_ulong(i), c.arg_ulong(len_arg), min);
     c.push(v);
@@ -110,8 +110,8 @@ pub(super) fn sigset_arg(c: &mut Ctx, i: usize, len_arg: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{sigset, text};
     use super::*;
+    use crate::syscall::signal::tests::{sigset, text};
 
     #[test]
     fn sigsets() {

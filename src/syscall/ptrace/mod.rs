@@ -1,0 +1,4 @@
+//! ptrace: grouping module.
+
+pub(in crate::syscall) mod info;
+pub(in crate::syscall) mod req;
