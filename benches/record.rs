@@ -139,7 +139,7 @@ fn main() {
 
 /// Megabytes of trace file per million recorded syscalls.
 fn size_per_million(file: &Path) -> String {
-    let Ok(rec) = rtrace::record::file::Recording::read(file) else {
+    let Ok(rec) = rtrace::tracefile::Recording::read(file) else {
         return "n/a".into();
     };
     let n = rec.events.iter().filter(|e| e["type"] == "syscall").count();

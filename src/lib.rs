@@ -6,6 +6,10 @@
 //! [`output`] renderers. [`strace`] wires these into the strace-compatible
 //! tool.
 
+pub mod tracefile;
+pub mod value;
+pub mod vars;
+
 /// `eprintln!` that never panics: std's panics when stderr is a closed pipe
 /// or a full disk, and a tracer whose reader went away must still detach
 /// and restore what it changed. A failed write is dropped; rtrace's own

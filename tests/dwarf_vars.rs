@@ -9,7 +9,7 @@
 //! arguments), unwinds it for per-frame registers and CFAs, and reads
 //! parameters, locals (of frame 0 and of the caller `main`), globals and
 //! paths (`config.origin.y`, `pp->y`, `table[3]`) with
-//! [`rtrace::symbols::vars`]. Separately, gdb runs the same binary to the
+//! [`rtrace::vars`]. Separately, gdb runs the same binary to the
 //! same stop and prints `info args`, `info locals`, `print EXPR`, `whatis`
 //! and `print &EXPR`. Values, the order of names, type names and addresses
 //! must agree; where gdb says `<optimized out>`, so must we. The one gap
@@ -32,14 +32,14 @@ mod corrupt;
 #[path = "dwarf_vars/support.rs"]
 mod support;
 
-use rtrace::engine::memory::ProcMem;
-use rtrace::output::text::{render_value, RenderOpts};
-use rtrace::symbols::vars::cond::{parse_cond, FrameEnv};
-use rtrace::symbols::vars::{format_value, PathError, VarDesc, VarError, Vars};
+use rtrace::engine::memory::proc::ProcMem;
+use rtrace::engine::memory::Memory;
 use rtrace::symbols::Symbolizer;
-use rtrace::syscall::memory::Memory;
-use rtrace::syscall::value::Value;
 use rtrace::unwind::Unwinder;
+use rtrace::value::text::{render_value, RenderOpts};
+use rtrace::value::Value;
+use rtrace::vars::cond::{parse_cond, FrameEnv};
+use rtrace::vars::{format_value, PathError, VarDesc, VarError, Vars};
 use std::process::Command;
 use support::*;
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use rtrace::record::file::Recording;
+use rtrace::tracefile::Recording;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

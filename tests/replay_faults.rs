@@ -235,7 +235,7 @@ fn with_rtrace_record() {
         text(&replayed.stderr).lines().any(|l| l == msg),
         "{replayed:?}"
     );
-    let r = rtrace::record::file::Recording::read(&again).unwrap();
+    let r = rtrace::tracefile::Recording::read(&again).unwrap();
     let injected: Vec<&serde_json::Value> = r
         .events
         .iter()

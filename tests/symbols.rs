@@ -5,7 +5,7 @@
 
 mod common;
 
-use rtrace::engine::memory::ProcMem;
+use rtrace::engine::memory::proc::ProcMem;
 use rtrace::symbols::{ModuleMap, Symbolizer, Warning};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -347,7 +347,7 @@ fn corrupt_debug_info_gives_fewer_details_not_a_panic() {
         }
         let _ = sym.lookup(&path, "*");
         let _ = sym.lines_to_addresses(&path, "bt_chain.c", 30);
-        let mut mem = rtrace::syscall::memory::FakeMemory::default();
+        let mut mem = rtrace::engine::memory::FakeMemory::default();
         let regs = rtrace::unwind::from_prstatus_x86_64(&[0; 27]);
         let _ = rtrace::unwind::Unwinder::new().unwind(&sym, &map, &regs, &mut mem, 16);
     }

@@ -26,7 +26,7 @@
 
 mod common;
 
-use rtrace::engine::memory::ProcMem;
+use rtrace::engine::memory::proc::ProcMem;
 use rtrace::engine::ptrace;
 use rtrace::symbols::{ModuleMap, Symbolizer};
 use rtrace::unwind::{self, from_prstatus_x86_64, Recovery, Unwinder};

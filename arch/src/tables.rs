@@ -271,7 +271,6 @@ pub const IOCTLENT_AARCH64: &str = include_str!("../tables/ioctlent_aarch64.txt"
 /// [`IOCTLENT_AARCH64`].
 pub const IOCTLENT_X86_64: &str = include_str!("../tables/ioctlent_x86_64.txt");
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 mod support;
 
 use libfuzzer_sys::fuzz_target;
-use rtrace::symbols::vars::{FrameRegs, Vars};
+use rtrace::vars::{FrameRegs, Vars};
 use rtrace::symbols::Symbolizer;
 use rtrace::unwind::{InitialRegs, X86_64};
 

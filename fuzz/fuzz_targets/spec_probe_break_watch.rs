@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rtrace::breakpoint::cond::{self as bcond, EvalError, ValueProvider};
-use rtrace::symbols::vars::cond::{parse_cond, CondEnv, CondError};
+use rtrace::vars::cond::{parse_cond, CondEnv, CondError};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         4 => {
-            let _ = rtrace::symbols::vars::parse_path(&text);
+            let _ = rtrace::vars::parse_path(&text);
         }
         5 => {
             if let Ok(e) = rtrace::watchpoint::spec::Expr::parse(&text) {

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use rtrace::symbols::ModuleMap;
-use rtrace::syscall::memory::Memory;
+use rtrace::engine::memory::Memory;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::{AsRawFd, FromRawFd};

@@ -22,10 +22,10 @@
 //! [`EvalError::NoVariables`]).
 //!
 //! This parser is kept, rather than replaced by
-//! `crate::symbols::vars::cond::parse_cond`, because it has what that one
+//! `crate::vars::cond::parse_cond`, because it has what that one
 //! lacks and existing specs use: `$argN`, `$retval`, bit operators and
 //! `+`/`-`. Variable paths are handed whole to
-//! `crate::symbols::vars::Vars::lookup_scalar`, so both accept the same
+//! `crate::vars::Vars::lookup_scalar`, so both accept the same
 //! paths.
 
 use std::fmt;

@@ -31,7 +31,7 @@
 //! the pages.
 //!
 //! Arguments, locals and variables in conditions come from DWARF
-//! (`crate::symbols::vars`): at a hit, [`values::HitFrame`] computes the
+//! (`crate::vars`): at a hit, [`values::HitFrame`] computes the
 //! innermost frame (registers, CFA) on first use; the arguments of the
 //! function at the pc are read by name and type and printed as gdb's frame
 //! line, `func(a=1, s="text", p=0x5555…) at file.c:LINE` (format in

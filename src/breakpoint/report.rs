@@ -17,13 +17,13 @@
 //!
 //! JSON hit records carry `function`, and `args`/`locals` as arrays of
 //! `{"name", "type", "value"}` with the value in rtrace's JSON value form
-//! (`crate::output::json::value_json`).
+//! (`crate::value::json::value_json`).
 //!
 //! Nested return-probed calls are indented two spaces per level.
 
-use crate::output::json::value_json;
-use crate::output::text::{render_value, RenderOpts};
-use crate::syscall::value::Value;
+use crate::value::json::value_json;
+use crate::value::text::{render_value, RenderOpts};
+use crate::value::Value;
 use rtrace_arch::x86_64::REG_NAMES;
 use serde_json::{json, Map, Value as J};
 use std::io::Write;

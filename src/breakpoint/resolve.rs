@@ -3,7 +3,7 @@
 //! `file:line` through DWARF line tables, labels for output.
 
 use super::spec::Location;
-use crate::engine::memory::ProcMem;
+use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
 use crate::symbols::{Mapping, Module, ModuleMap, Symbolizer};
 use std::path::Path;

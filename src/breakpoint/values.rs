@@ -4,11 +4,11 @@
 
 use super::cond::{EvalError, ValueProvider};
 use super::report::{FrameVals, Named};
-use crate::engine::memory::ProcMem;
+use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
-use crate::symbols::vars::{FrameRegs, Vars};
 use crate::symbols::ModuleMap;
 use crate::unwind::Unwinder;
+use crate::vars::{FrameRegs, Vars};
 use rtrace_arch::x86_64::{reg_index, ARG_REGS, PC, RET};
 
 /// Register values for conditions.
@@ -121,7 +121,7 @@ impl<'a> HitFrame<'a> {
         let frame = self.frame();
         let scope = self.vars.scope(self.map, frame.lookup_pc())?;
         let f = scope.frames.into_iter().next()?;
-        let mut read = |v: &crate::symbols::vars::VarDesc| Named {
+        let mut read = |v: &crate::vars::VarDesc| Named {
             name: v.name.clone(),
             ty: v.ty.name(),
             value: self

@@ -4,9 +4,10 @@
 //! Tools (rstrace, and later breakpoints and watchpoints) plug in as
 //! [`tracer::Handler`]s and never call ptrace themselves.
 
+pub mod memory;
+
 pub mod affinity;
 pub mod delay;
-pub mod memory;
 pub mod memory_write;
 pub mod page_cache;
 pub mod ptrace;

@@ -9,8 +9,8 @@
 //! changes its memory while it runs), and call [`PageCache::invalidate`]
 //! after writing to the tracee.
 
-use super::memory::ProcMem;
-use crate::syscall::memory::Memory;
+use crate::engine::memory::proc::ProcMem;
+use crate::engine::memory::Memory;
 
 /// Pages kept (strace keeps four).
 pub const SLOTS: usize = 4;
@@ -130,7 +130,7 @@ impl<M: Memory> Memory for PageCache<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
 
     /// Fake memory counting the reads that reach it.
     struct Counting {

@@ -2,9 +2,9 @@
 //! registers. Valid only while the tracee is in a ptrace-stop, i.e. inside a
 //! [`super::Handler`] callback for that thread.
 
-use super::memory::ProcMem;
 use super::ptrace::{self, Tid};
-use crate::syscall::memory::Memory;
+use crate::engine::memory::proc::ProcMem;
+use crate::engine::memory::Memory;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::Mutex;

@@ -3,9 +3,9 @@
 
 use super::format::{common, decode_field, EventFormat, FieldKind};
 use super::tracefs::Tracefs;
-use crate::output::json::value_json;
-use crate::output::text::{render_value, RenderOpts};
-use crate::syscall::value::{StrVal, Value};
+use crate::value::json::value_json;
+use crate::value::text::{render_value, RenderOpts};
+use crate::value::{StrVal, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! `__data_loc`/`__rel_loc` strings) and the decoding of one raw record's
 //! payload into named [`Value`]s.
 
-use crate::syscall::value::{StrVal, Value};
+use crate::value::{StrVal, Value};
 
 /// How a field's bytes are laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]

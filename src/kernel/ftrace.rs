@@ -8,7 +8,7 @@ use super::session;
 use super::sink::Sink;
 use super::trace::{mode_from_args, run_session, PidScope, Target};
 use super::tracefs::{instance_name, Instance, Tracefs};
-use crate::syscall::value::Value;
+use crate::value::Value;
 use std::ffi::OsString;
 
 /// Kernel symbols sorted by address.

@@ -4,8 +4,8 @@
 
 use super::event::{json_line, resolve_user_strings, text_line, Comms, KEvent};
 use super::tracefs::Tracefs;
-use crate::output::text::{render_value, RenderOpts};
-use crate::syscall::value::Value;
+use crate::value::text::{render_value, RenderOpts};
+use crate::value::Value;
 use std::collections::HashMap;
 use std::io::Write;
 

@@ -5,9 +5,9 @@
 //! `process_vm_readv`. Register names stay in `rtrace_arch`.
 
 use super::format::{ArgSource, RetVals};
-use crate::engine::memory::ProcMem;
+use crate::engine::memory::proc::ProcMem;
+use crate::engine::memory::Memory;
 use crate::engine::ptrace::Tid;
-use crate::syscall::memory::Memory;
 use rtrace_arch::x86_64::{self as x, ARG_REGS, RET, SP};
 
 /// Reads the floating-point register set (`PTRACE_GETREGSET`,

@@ -3,11 +3,11 @@
 //! rstrace's decoders (`crate::syscall`), so they read like strace's.
 
 use super::output::{Out, Summary};
-use crate::engine::memory::ProcMem;
-use crate::output::json;
-use crate::output::text::{self, RenderOpts};
+use crate::engine::memory::proc::ProcMem;
 use crate::syscall::ctx::ProcFdResolver;
 use crate::syscall::{self, Ctx, DecodeOpts, Entry, Ret, Step, SyscallTable, Value};
+use crate::value::json;
+use crate::value::text::{self, RenderOpts};
 use rtrace_arch::Arch;
 use std::collections::HashMap;
 use std::time::{Instant, SystemTime};
@@ -39,7 +39,7 @@ pub struct Syscalls {
 
 impl Syscalls {
     /// Strings up to `string_len` bytes; `json`: one object per call, in
-    /// rstrace `--json`'s shape (`crate::output::json`).
+    /// rstrace `--json`'s shape (`crate::value::json`).
     pub fn new(string_len: usize, json: bool) -> Syscalls {
         Syscalls {
             opts: DecodeOpts {

@@ -1,12 +1,12 @@
 //! The trace file's first and last lines: the `header` (command, cwd,
 //! environment digest, host, kernel, start time) and the `footer` (exit
-//! status, elapsed time, event counts), schema in [`super::file`] and
+//! status, elapsed time, event counts), schema in [`crate::tracefile`] and
 //! README.md ("Trace file").
 
 use super::capture::Args;
 use crate::engine::Outcome;
-use crate::output::json::push_str;
 use crate::strace::Ended;
+use crate::value::json::push_str;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -88,7 +88,7 @@ pub(super) fn header(a: &Args, o: Cmd) -> String {
         .unwrap_or_default();
     let mut h = format!(
         "{{\"type\":\"header\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
-        super::file::VERSION,
+        crate::tracefile::VERSION,
         env!("CARGO_PKG_VERSION")
     );
     push_os_list(&mut h, o.command);

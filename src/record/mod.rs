@@ -5,14 +5,12 @@
 //! The trace file ([`file`]) is JSON Lines: a `header` object, the events
 //! rstrace's `--json` prints (plus library calls, probe hits and injections),
 //! and a `footer` with the command's fate. Every reader goes through
-//! [`file::Recording`].
+//! [`crate::tracefile::Recording`].
 
 pub mod capture;
 pub mod diff;
 pub mod export;
-pub mod file;
 mod header;
 pub mod probe;
 pub mod report;
-pub mod tree;
 mod writers;

@@ -3,7 +3,7 @@
 //! for the footer), [`Shared`] (a handle on a shared tally) and
 //! [`TypeFirst`] (moves a libcall object's `"type"` key to the front).
 
-use super::file::ZstdWriter;
+use crate::tracefile::ZstdWriter;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, Write};

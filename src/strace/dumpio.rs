@@ -15,7 +15,7 @@
 //! ` = N buffers in vector I`.
 
 use super::filter::{string_to_uint, FilterError};
-use crate::syscall::memory::Memory;
+use crate::engine::memory::Memory;
 use std::fmt::Write as _;
 
 /// A set of descriptors (`[!]all|none|N[,N]…`), like strace's number set
@@ -286,7 +286,7 @@ fn hexline(out: &mut String, offset: u64, bytes: &[u8], width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
 
     #[test]
     fn fd_sets() {

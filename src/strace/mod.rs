@@ -93,7 +93,7 @@ pub fn main(args: &[OsString]) -> i32 {
                 "{}: can't fopen '{}': {}",
                 crate::strace::prog(),
                 o.output.as_deref().unwrap_or(""),
-                crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
+                crate::value::text::errno_message(e.raw_os_error().unwrap_or(0) as u64)
             );
             return 1;
         }
@@ -302,7 +302,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     for &pid in &pids {
         let before = tracer.live();
         if let Err(e) = tracer.attach(pid, &mut h) {
-            let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+            let msg = crate::value::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!(
                 "{}: attach: ptrace(PTRACE_SEIZE, {pid}): {msg}",
                 crate::strace::prog()
@@ -334,7 +334,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
             tracer.launch(&cmd)
         };
         if let Err(e) = launched {
-            let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+            let msg = crate::value::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
             eprintln!(
                 "{}: Can't stat '{}': {msg}",
                 crate::strace::prog(),
@@ -372,7 +372,7 @@ fn report_output_error(h: &trace::Strace, outfname: Option<&str>) {
     let (Some(e), Some(name)) = (h.output_error(), outfname) else {
         return;
     };
-    let msg = crate::output::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
+    let msg = crate::value::text::errno_message(e.raw_os_error().unwrap_or(0) as u64);
     let _ = std::io::Write::write_fmt(
         &mut std::io::stderr(),
         format_args!("{}: {name}: {msg}\n", crate::strace::prog()),

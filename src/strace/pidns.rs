@@ -330,7 +330,7 @@ mod tests {
 
     fn text(v: &crate::syscall::Value) -> String {
         let mut s = String::new();
-        crate::output::text::render_value(&mut s, v, &Default::default());
+        crate::value::text::render_value(&mut s, v, &Default::default());
         s
     }
 
@@ -370,8 +370,8 @@ mod tests {
 
     #[test]
     fn returned_ids_and_siginfo_get_their_comment() {
+        use crate::engine::memory::FakeMemory;
         use crate::syscall::ctx::{translate_pids, RetFmt};
-        use crate::syscall::memory::FakeMemory;
         use crate::syscall::{make_ret, Ctx, DecodeOpts};
         let on = DecodeOpts {
             pidns: true,
@@ -391,7 +391,7 @@ mod tests {
             c.ret = Some(val);
             let mut s = String::new();
             let rv = make_ret(&mut c, fmt);
-            crate::output::text::render_ret(&mut s, &rv, &Default::default());
+            crate::value::text::render_ret(&mut s, &rv, &Default::default());
             // kill's first argument: a process group below -1.
             c.ret = None;
             c.pid_or_pgid(0);

@@ -23,8 +23,8 @@
 //! call is shown. At the end rstrace says how many points were reached.
 
 use super::filter::SyscallSet;
-use crate::record::file::Recording;
-use crate::record::tree::ProcessTree;
+use crate::tracefile::tree::ProcessTree;
+use crate::tracefile::Recording;
 use rtrace_arch::Arch;
 use std::collections::HashMap;
 use std::path::Path;

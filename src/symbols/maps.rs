@@ -2,7 +2,7 @@
 //! bias of every file-backed mapping and the vDSO image.
 
 use super::elf::{bias_for_mapping, read_load_segments, LoadSegment};
-use crate::syscall::memory::Memory;
+use crate::engine::memory::Memory;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -27,7 +27,6 @@ mod module;
 mod plt;
 mod symbolizer;
 mod symtab;
-pub mod vars;
 
 pub use debuglink::{crc32, DEFAULT_DEBUG_DIRS};
 pub use demangle::demangle;

@@ -123,7 +123,7 @@ fn capset(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     fn words(w: &[u32]) -> Vec<u8> {

@@ -448,7 +448,7 @@ mod tests {
             fd: fd as i64,
             path: Some(v),
         };
-        crate::output::text::render_value(&mut out, &fd, &Default::default());
+        crate::value::text::render_value(&mut out, &fd, &Default::default());
         // "FD<...>" -> "..."
         out.split_once('<')
             .unwrap()

@@ -240,7 +240,7 @@ fn futex64(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     const W: u64 = 0x5652_f680_61a0;

@@ -540,7 +540,7 @@ fn cpu_mask(c: &mut Ctx, addr: u64, len: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -45,7 +45,7 @@ fn ioprio_get(c: &mut Ctx) -> Step {
         return Step::Done(RetFmt::Int);
     }
     let mut s = String::new();
-    crate::output::text::render_value(&mut s, &prio_value(c, r as u64), &Default::default());
+    crate::value::text::render_value(&mut s, &prio_value(c, r as u64), &Default::default());
     Step::Done(RetFmt::Value(Ret::Annotated(
         Box::new(Ret::Int(r)),
         Cow::Owned(s),

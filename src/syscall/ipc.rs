@@ -601,7 +601,7 @@ fn mq_getsetattr(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -3,8 +3,8 @@
 //! `set_thread_area` with `entry_number=-1`; the kernel's choice is shown
 //! after the return value, `= 0 (entry_number=12)`).
 
-use crate::syscall::value::Field;
 use crate::syscall::{Ctx, Decoder, Ret, RetFmt, Step, Value};
+use crate::value::Field;
 use std::borrow::Cow;
 
 pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
@@ -145,7 +145,7 @@ mod tests {
             b.extend_from_slice(&w.to_le_bytes());
         }
         let mut out = String::new();
-        crate::output::text::render_value(&mut out, &user_desc(&b, false), &Default::default());
+        crate::value::text::render_value(&mut out, &user_desc(&b, false), &Default::default());
         assert_eq!(
             out,
             "{entry_number=-1, base_addr=0xf7edc540, limit=0x0fffff, seg_32bit=1, contents=0, \
@@ -156,7 +156,7 @@ mod tests {
             b.extend_from_slice(&w.to_le_bytes());
         }
         let mut out = String::new();
-        crate::output::text::render_value(&mut out, &user_desc(&b, true), &Default::default());
+        crate::value::text::render_value(&mut out, &user_desc(&b, true), &Default::default());
         assert_eq!(
             out,
             "{entry_number=2206368128, base_addr=00000000, limit=0x8b8a8988, seg_32bit=0, contents=2, \
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn get_thread_area_entry_then_rest() {
-        use crate::syscall::memory::FakeMemory;
+        use crate::engine::memory::FakeMemory;
         use crate::syscall::testutil::run;
         let mut m = FakeMemory::default();
         let e = m.put(&12u32.to_le_bytes());

@@ -305,7 +305,7 @@ fn pkey_free(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::DecodeOpts;
 

@@ -29,7 +29,6 @@ mod kernel_admin;
 mod keyctl;
 mod landlock;
 mod ldt;
-pub mod memory;
 mod memory_calls;
 mod misc_calls;
 mod mount;
@@ -53,15 +52,14 @@ mod stat;
 mod testutil;
 mod time;
 mod timex;
-pub mod value;
 mod xattr;
 
 // decsys families
 // bpf, perf_event_open and io_uring
 // sys families (issue 6)
 
+pub use crate::value::{Field, Ret, StrVal, Value};
 pub use ctx::{Ctx, DecodeOpts, RetFmt, Step};
-pub use value::{Field, Ret, StrVal, Value};
 
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;

@@ -376,7 +376,7 @@ fn config_value(c: &Ctx, ty: u64, v: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::DecodeOpts;
 

@@ -402,7 +402,7 @@ fn personality(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{pair, run, run_with};
     use crate::syscall::DecodeOpts;
 

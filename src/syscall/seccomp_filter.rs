@@ -66,7 +66,7 @@ pub(in crate::syscall) fn fprog(c: &mut Ctx, addr: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run_with;
     use crate::syscall::DecodeOpts;
 

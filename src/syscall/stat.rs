@@ -392,7 +392,7 @@ fn utimensat(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_env, Env};
     use crate::syscall::DecodeOpts;
 

@@ -2,10 +2,10 @@
 //! [`FakeMemory`] and render the call as strace prints it (without the column
 //! padding before `=`).
 
-use crate::output::text::{render_ret, render_value, RenderOpts};
+use crate::engine::memory::FakeMemory;
 use crate::syscall::ctx::FdResolver;
-use crate::syscall::memory::FakeMemory;
 use crate::syscall::{decode_entry, decode_exit, Ctx, DecodeOpts, Decoder, Entry, Ret};
+use crate::value::text::{render_ret, render_value, RenderOpts};
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;
 

@@ -504,7 +504,7 @@ fn alarm(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{pair, run, run_env, Env};
     use rtrace_arch::Arch;
 

@@ -2,7 +2,7 @@
 //! few stack pages many times, and one `process_vm_readv` per page is far
 //! cheaper than one per word.
 
-use crate::syscall::memory::Memory;
+use crate::engine::memory::Memory;
 
 const PAGE: u64 = 4096;
 /// Pages kept per unwind; stacks are walked mostly upwards, so few are live.
@@ -74,7 +74,7 @@ impl<'a> PageCache<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
 
     #[test]
     fn reads_across_pages_and_stops_at_the_end() {

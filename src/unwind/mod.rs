@@ -26,8 +26,8 @@ pub use regs::{
     from_prstatus_aarch64, from_prstatus_x86_64, ArchRegs, InitialRegs, AARCH64, X86_64,
 };
 
+use crate::engine::memory::Memory;
 use crate::symbols::{Frame, ModuleKey, ModuleMap, Symbolizer};
-use crate::syscall::memory::Memory;
 use cfi::ModuleCfi;
 use memcache::PageCache;
 use std::collections::{HashMap, HashSet};
@@ -292,7 +292,7 @@ pub fn symbolize_frames(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
 
     /// A stack of frame records `[saved rbp, return address]` with no CFI
     /// anywhere (an empty module map): the frame-pointer walk.

@@ -38,7 +38,7 @@ pub fn restore(regs: &InitialRegs, mem: &mut PageCache<'_>) -> Option<InitialReg
 mod tests {
     use super::super::regs::X86_64;
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
 
     #[test]
     fn x86_64_ucontext() {

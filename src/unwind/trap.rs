@@ -4,10 +4,10 @@
 //! original return addresses, so the unwinder follows the real callers.
 
 use super::{InitialRegs, Unwinder, UnwoundFrame};
-use crate::engine::memory::ProcMem;
+use crate::engine::memory::proc::ProcMem;
+use crate::engine::memory::Memory;
 use crate::engine::ptrace::Tid;
 use crate::symbols::{ModuleMap, Symbolizer};
-use crate::syscall::memory::Memory;
 use rtrace_arch::x86_64::{PC, TRAP_PC_ADJUST};
 
 /// Tracee memory in which the hijacked slots read as the originals.

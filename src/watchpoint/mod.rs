@@ -29,7 +29,7 @@
 //! Values: integers of the watched length by default; where DWARF describes
 //! the variable, by its type (signed integers, enums, floats, pointers),
 //! through a [`value::ValueFormatter`]. `var.field`, `var[N]` are placed by
-//! DWARF ([`crate::symbols::vars`]) once the program is mapped.
+//! DWARF ([`crate::vars`]) once the program is mapped.
 //!
 //! Non-goals (for now): ranges wider than 8 bytes (several slots), watches
 //! in shared libraries (`lib:var`) or loaded later, locals, following

@@ -1,8 +1,8 @@
 //! Corrupt DWARF gives fewer answers, never a panic or a hang.
 
 use crate::support::{build, VARIANTS};
-use rtrace::symbols::vars::{format_value, FrameRegs, Vars};
 use rtrace::symbols::{ModuleMap, Symbolizer};
+use rtrace::vars::{format_value, FrameRegs, Vars};
 use std::path::Path;
 
 /// Corrupt DWARF gives fewer answers, never a panic or a hang: random
@@ -71,7 +71,7 @@ fn exercise(path: &Path, text_start: u64, text_len: u64) -> usize {
     ));
     map.compute_biases();
     let vars = Vars::new(&Symbolizer::new());
-    let mut mem = rtrace::syscall::memory::FakeMemory::default();
+    let mut mem = rtrace::engine::memory::FakeMemory::default();
     let stack = mem.put(&[0x41u8; 4096]) + 2048;
     let mut regs = rtrace::unwind::InitialRegs::empty(&rtrace::unwind::X86_64);
     for r in 0..17 {

@@ -2,12 +2,12 @@
 //! child stopped by its own SIGSTOP, gdb at the same stop, and the
 //! normalizations that make the two comparable.
 
-use rtrace::engine::memory::ProcMem;
+use rtrace::engine::memory::proc::ProcMem;
 use rtrace::engine::ptrace;
-use rtrace::symbols::vars::{DecodeOpts, FrameRegs, Unavailable, VarError, Vars};
 use rtrace::symbols::{ModuleMap, Symbolizer};
-use rtrace::syscall::value::Value;
 use rtrace::unwind::{from_prstatus_x86_64, Unwinder};
+use rtrace::value::Value;
+use rtrace::vars::{DecodeOpts, FrameRegs, Unavailable, VarError, Vars};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -4,7 +4,8 @@
 
 use super::{Ltrace, Pending};
 use crate::breakpoint::shadow::{self, MAX_SHADOW};
-use crate::engine::memory::ProcMem;
+use crate::engine::memory::proc::ProcMem;
+use crate::engine::memory::Memory;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::Resume;
@@ -13,7 +14,6 @@ use crate::ltrace::args::Args;
 use crate::ltrace::format::{self, RetVals};
 use crate::ltrace::inject::{self, Action};
 use crate::ltrace::kernel::{Msg, Shown};
-use crate::syscall::memory::Memory;
 use crate::unwind::trap::frames_at_trap;
 use rtrace_arch::x86_64::{PC, RET, SP};
 use serde_json::{json, Map, Value as J};

@@ -336,7 +336,7 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
     };
     let strings: Vec<String> = args
         .iter()
-        .filter_map(|a| crate::record::tree::arg_str(a))
+        .filter_map(|a| crate::tracefile::tree::arg_str(a))
         .map(norm_text)
         .collect();
     let file_class = syscall_info(name).is_some_and(|i| i.classes.contains(Classes::FILE));

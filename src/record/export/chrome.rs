@@ -13,8 +13,8 @@
 //! cut at the enclosing slice's end (counted in `otherData.clamped`).
 
 use crate::record::diff::normalize::render;
-use crate::record::file::Recording;
-use crate::record::tree::ProcessTree;
+use crate::tracefile::tree::ProcessTree;
+use crate::tracefile::Recording;
 use serde_json::{json, Map, Value};
 
 /// One event before serialisation (times in ns since the origin).

@@ -7,8 +7,8 @@
 //! name. When no record in the file has a stack, every syscall counts as
 //! `program;syscall` (and the caller says so on stderr).
 
-use crate::record::file::Recording;
-use crate::record::tree::ProcessTree;
+use crate::tracefile::tree::ProcessTree;
+use crate::tracefile::Recording;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -15,8 +15,8 @@
 //! numbers the raw arguments from 1 to 6; `fd` is the descriptor
 //! argument(s) of the syscall, compared as a C `int`.
 
+use crate::engine::memory::Memory;
 use crate::engine::page_cache::PageCache;
-use crate::syscall::memory::Memory;
 use rtrace_arch::Arch;
 
 /// One byte-matching element of a glob.

@@ -93,7 +93,7 @@ pub fn apply(pokes: &[Poke], enter: bool, t: &Target) -> bool {
         if let Some(s) = out.short {
             let why = s
                 .errno
-                .map(|e| format!(": {}", crate::output::text::errno_message(e as u64)))
+                .map(|e| format!(": {}", crate::value::text::errno_message(e as u64)))
                 .unwrap_or_default();
             eprintln!(
                 "{prog}: pid:{} short write ({} < {}) @{:#x}{why}",

@@ -143,7 +143,7 @@ pub(in crate::syscall) fn info_value(c: &mut Ctx, fd: u64, addr: u64, len: u64) 
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run_with;
     use crate::syscall::DecodeOpts;
 

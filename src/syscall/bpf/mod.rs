@@ -476,7 +476,7 @@ fn fields(c: &mut Ctx, cmd: u64, a: &Attr, size: usize) -> (Vec<Field>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

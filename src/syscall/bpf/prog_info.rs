@@ -210,10 +210,10 @@ pub(in crate::syscall) fn prog_info(c: &mut Ctx, addr: u64, len: u64) -> Option<
 
 #[cfg(test)]
 mod tests {
-    use crate::output::text::{render_value, RenderOpts};
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::FixedFds;
     use crate::syscall::{decode_entry, decode_exit, Ctx, DecodeOpts, Entry};
+    use crate::value::text::{render_value, RenderOpts};
 
     /// The kernel rewrites the counts it was given: `entry => exit`, and
     /// only the smaller count of map ids is read.

@@ -114,7 +114,7 @@ impl Ctx<'_> {
                                 fd: 0,
                                 path: Some(p),
                             };
-                            crate::output::text::render_value(&mut s, &fd, &Default::default());
+                            crate::value::text::render_value(&mut s, &fd, &Default::default());
                             let tail = s.strip_prefix('0').unwrap_or(&s).to_string();
                             Value::Joined(vec![num, Value::sym_owned(tail)], "")
                         }

@@ -13,8 +13,8 @@ pub use ids::{
     mark_real_deleted, pid_value_of, translate_pids, FdResolver, PidKind, ProcFdResolver,
 };
 
-use crate::syscall::memory::Memory;
-use crate::syscall::value::{Field, Ret, StrVal, Value};
+use crate::engine::memory::Memory;
+use crate::value::{Field, Ret, StrVal, Value};
 use rtrace_arch::{Arch, Xlat};
 use std::borrow::Cow;
 
@@ -369,7 +369,7 @@ pub fn signal_name(sig: u64) -> Option<Cow<'static, str>> {
 /// Flags rendered as text (`O_RDONLY|O_CLOEXEC`), for comments.
 pub fn render_flags(v: &Value) -> String {
     let mut s = String::new();
-    crate::output::text::render_value(&mut s, v, &Default::default());
+    crate::value::text::render_value(&mut s, v, &Default::default());
     s
 }
 
@@ -423,7 +423,7 @@ impl<const N: usize> Pod for [i64; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::FixedFds;
 
     /// strace's umovestr/umoven rules: a string or buffer whose memory ends

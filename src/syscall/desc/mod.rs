@@ -300,7 +300,7 @@ fn memfd_flags_value(c: &Ctx, flags: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_env, run_with, Env};
     use crate::syscall::DecodeOpts;
 

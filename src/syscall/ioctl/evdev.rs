@@ -389,8 +389,8 @@ fn ff_effect(c: &mut Ctx, arg: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::DecodeOpts;
 

@@ -349,8 +349,8 @@ fn v2_line_info(c: &Ctx, b: &[u8]) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -171,8 +171,8 @@ fn drive_cmd(c: &mut Ctx, arg: u64) -> Io {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -10,8 +10,8 @@ use crate::syscall::array::array_at;
 use crate::syscall::ioctl::misc::fetch;
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
-use crate::syscall::value::Ret;
 use crate::syscall::{Ctx, Field, RetFmt, Value};
+use crate::value::Ret;
 use rtrace_arch::xlat;
 use rtrace_arch::Arch;
 use std::borrow::Cow;
@@ -252,9 +252,9 @@ fn vcpu_mapping(maps: &str, file: &str) -> Option<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ctx::DecodeOpts;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
 
     #[test]

@@ -7,8 +7,8 @@
 use crate::syscall::ioctl::misc::{cstring_field, fetch};
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{dev_value, le32, le64, xflags, xint};
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat;
 
 /// `n` little-endian words of `size` bytes in hex, all of them.
@@ -154,8 +154,8 @@ pub(in crate::syscall::ioctl) fn loop_dev(c: &mut Ctx, code: u32, arg: u64) -> I
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -8,8 +8,8 @@
 
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{id_value, le32, num_at, xflags};
-use crate::syscall::value::Ret;
 use crate::syscall::{Ctx, Field, RetFmt, Value};
+use crate::value::Ret;
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
@@ -85,7 +85,7 @@ pub(in crate::syscall::ioctl) fn cstring_field(b: &[u8]) -> Value {
     // Without a NUL the last byte is not printed, then `...` follows.
     let end = b.iter().position(|&ch| ch == 0);
     let bytes = b[..end.unwrap_or(b.len().saturating_sub(1))].to_vec();
-    Value::Str(crate::syscall::value::StrVal {
+    Value::Str(crate::value::StrVal {
         bytes,
         truncated: end.is_none(),
         c_string: true,
@@ -423,8 +423,8 @@ pub(in crate::syscall::ioctl) fn evdev_number(
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -206,8 +206,8 @@ fn region_info(c: &mut Ctx, arg: u64) -> Io {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -363,8 +363,8 @@ pub(in crate::syscall::ioctl) fn tee(c: &mut Ctx, code: u32, arg: u64) -> Io {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -169,8 +169,8 @@ pub(in crate::syscall) fn winsize(c: &mut Ctx, addr: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::DecodeOpts;
 

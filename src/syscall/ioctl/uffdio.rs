@@ -160,8 +160,8 @@ pub(in crate::syscall::ioctl) fn uffdio(c: &mut Ctx, code: u32, arg: u64) -> Io 
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     fn words(w: &[u64]) -> Vec<u8> {

@@ -580,7 +580,7 @@ fn recvmmsg64(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     fn hdr(name: u64, namelen: u32, iov: u64, iovlen: u64, ctl: u64, ctllen: u64) -> Vec<u8> {

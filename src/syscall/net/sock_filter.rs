@@ -83,8 +83,8 @@ pub(in crate::syscall) fn fprog(c: &mut Ctx, addr: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ctx::DecodeOpts;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::net::sockopt::setsockopt;
     use crate::syscall::testutil::run_with;
 

@@ -310,10 +310,10 @@ fn packet_fields(c: &Ctx, b: &[u8], len: usize, f: &mut Vec<Field>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::text::{render_value, RenderOpts};
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::FixedFds;
     use crate::syscall::DecodeOpts;
+    use crate::value::text::{render_value, RenderOpts};
     use rtrace_arch::Arch;
 
     fn show(bytes: &[u8], len: i64) -> String {

@@ -516,11 +516,11 @@ fn mctp_fields(c: &Ctx, b: &[u8], f: &mut Vec<Field>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::output::text::{render_value, RenderOpts};
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::net::sockaddr::sockaddr_at;
     use crate::syscall::testutil::FixedFds;
     use crate::syscall::{Ctx, DecodeOpts};
+    use crate::value::text::{render_value, RenderOpts};
     use rtrace_arch::Arch;
 
     fn show(bytes: &[u8], len: i64) -> String {

@@ -505,7 +505,7 @@ pub(super) fn setsockopt(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]
@@ -577,8 +577,8 @@ mod tests {
             c.ret = Some(ret);
             decode_exit(&entry, &mut c, step.clone());
             let mut s = String::new();
-            let ro = crate::output::text::RenderOpts::default();
-            crate::output::text::render_value(&mut s, c.exit_args.last().unwrap(), &ro);
+            let ro = crate::value::text::RenderOpts::default();
+            crate::value::text::render_value(&mut s, c.exit_args.last().unwrap(), &ro);
             out.push(s);
         }
         assert_eq!(out, ["[4]", "[4 => 8]"]);

@@ -12,8 +12,8 @@ use crate::syscall::ctx::render_flags;
 use crate::syscall::net::sockaddr::{ifindex_value, inet_addr_value};
 use crate::syscall::netlink::hexstr_value;
 use crate::syscall::printers::hex_quoted;
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat::Xlat;
 use std::borrow::Cow;
 use std::net::Ipv6Addr;
@@ -575,7 +575,7 @@ pub(in crate::syscall) fn uint_struct(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;
     use crate::syscall::{RetFmt, Step};

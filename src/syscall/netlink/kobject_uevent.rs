@@ -29,7 +29,7 @@ pub(in crate::syscall) fn value(c: &mut Ctx, addr: u64, len: u64) -> Value {
     let Some(b) = hdr else {
         return c.buf_value(addr, len);
     };
-    let prefix = Value::Str(crate::syscall::value::StrVal {
+    let prefix = Value::Str(crate::value::StrVal {
         bytes: b"libudev".to_vec(),
         truncated: false,
         c_string: true,
@@ -55,7 +55,7 @@ pub(in crate::syscall) fn value(c: &mut Ctx, addr: u64, len: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
     use crate::syscall::{RetFmt, Step};
 

@@ -501,7 +501,7 @@ fn nlmsgerr_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
     use crate::syscall::{RetFmt, Step};
 

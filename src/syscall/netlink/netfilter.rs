@@ -182,7 +182,7 @@ pub(in crate::syscall) fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::run;
     use crate::syscall::{RetFmt, Step};

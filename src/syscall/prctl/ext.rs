@@ -362,7 +362,7 @@ pub(in crate::syscall) fn exit(c: &mut Ctx, name: &str) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     /// Runs prctl's decoder through the hooks in `prctl.rs`.

@@ -301,7 +301,7 @@ fn clone3_flags_value(c: &Ctx, flags: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -130,7 +130,7 @@ pub(in crate::syscall::process) fn execveat(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::DecodeOpts;
 

@@ -291,7 +291,7 @@ fn get_robust_list(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -145,7 +145,7 @@ pub(in crate::syscall) fn seccomp_metadata(c: &mut Ctx, addr: u64, size: u64) ->
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

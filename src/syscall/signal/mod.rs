@@ -248,7 +248,7 @@ fn sigaltstack(c: &mut Ctx) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::{run, run_env, run_with, Env};
     use crate::syscall::DecodeOpts;
 

@@ -2,9 +2,9 @@
 //! write requests at entry, read-write requests with their ` => ` part,
 //! `-v` and `-X verbose` forms.
 
+use crate::engine::memory::FakeMemory;
 use crate::syscall::ctx::DecodeOpts;
 use crate::syscall::ioctl::ioctl;
-use crate::syscall::memory::FakeMemory;
 use crate::syscall::testutil::{run, run_with};
 
 const EBADF: i64 = -9;

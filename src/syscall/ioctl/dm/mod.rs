@@ -15,8 +15,8 @@ use crate::syscall::ioctl::exit_state;
 use crate::syscall::ioctl::misc::cstring_field;
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{dev_value, le32, le64, xflags, xint};
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 

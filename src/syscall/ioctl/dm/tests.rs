@@ -2,9 +2,9 @@
 //! header, the `-v` payloads (target specs, device names) and the exit
 //! part of successful calls.
 
+use crate::engine::memory::FakeMemory;
 use crate::syscall::ctx::DecodeOpts;
 use crate::syscall::ioctl::ioctl;
-use crate::syscall::memory::FakeMemory;
 use crate::syscall::testutil::{run, run_with};
 
 const FD: u64 = -1i64 as u64;

@@ -7,8 +7,8 @@ use crate::syscall::ioctl::kd::hexbuf;
 use crate::syscall::ioctl::misc::fetch;
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{le16, le32, le64, xflags};
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat;
 
 /// `struct consolefontdesc` of `GIO_FONTX`/`PIO_FONTX`.

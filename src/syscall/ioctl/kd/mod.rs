@@ -14,8 +14,8 @@ use crate::syscall::ioctl::misc::{fetch, in_out_bytes};
 use crate::syscall::ioctl::Io;
 use crate::syscall::netlink::hexstr_value;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
@@ -505,8 +505,8 @@ fn unimap(c: &mut Ctx, arg: u64, get: bool) -> Io {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ioctl::ioctl;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -10,8 +10,8 @@ use crate::syscall::array::array_at;
 use crate::syscall::ioctl::v4l2::{buf_type, d, fourcc, fract, hex16s, load, memory, rect, u};
 use crate::syscall::ioctl::Io;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
-use crate::syscall::value::Ret;
 use crate::syscall::{Ctx, Field, RetFmt, Value};
+use crate::value::Ret;
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 

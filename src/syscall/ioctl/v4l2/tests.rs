@@ -2,8 +2,8 @@
 //! exit-only and `{before} => {after}` structures, pixel formats, control
 //! ids and the `-X` styles.
 
+use crate::engine::memory::FakeMemory;
 use crate::syscall::ioctl::ioctl;
-use crate::syscall::memory::FakeMemory;
 use crate::syscall::testutil::{run, run_changed, run_with, Env};
 use crate::syscall::DecodeOpts;
 

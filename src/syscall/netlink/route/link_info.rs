@@ -315,7 +315,7 @@ pub(in crate::syscall) fn mctp_af_spec(c: &mut Ctx, addr: u64, len: u64) -> Valu
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::route::link::link_attrs;
     use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;

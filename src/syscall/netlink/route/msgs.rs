@@ -357,7 +357,7 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::run;
     use crate::syscall::{Ctx, RetFmt, Step};

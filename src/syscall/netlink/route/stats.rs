@@ -245,8 +245,8 @@ pub(in crate::syscall) fn stats_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ctx::DecodeOpts;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::testutil::nla;
     use crate::syscall::testutil::{run, run_with};
     use crate::syscall::{RetFmt, Step};

@@ -255,7 +255,7 @@ pub(in crate::syscall) fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) ->
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;

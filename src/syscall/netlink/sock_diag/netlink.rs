@@ -135,7 +135,7 @@ static NDIAG_ALL: xlat::Xlat = xlat::Xlat {
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::run;
     use crate::syscall::{Ctx, RetFmt, Step};

@@ -136,8 +136,8 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::ctx::DecodeOpts;
-    use crate::syscall::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::run_with;
     use crate::syscall::{Ctx, RetFmt, Step};

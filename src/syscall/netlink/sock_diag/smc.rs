@@ -8,8 +8,8 @@ use crate::syscall::netlink::route::msgs::header_then_attrs;
 use crate::syscall::netlink::sock_diag::bit_flags;
 use crate::syscall::netlink::sock_diag::request_header;
 use crate::syscall::netlink::sock_diag::sockid_value;
-use crate::syscall::value::StrVal;
 use crate::syscall::{Ctx, Field, Value};
+use crate::value::StrVal;
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
@@ -203,7 +203,7 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
 
 #[cfg(test)]
 mod tests {
-    use crate::syscall::memory::FakeMemory;
+    use crate::engine::memory::FakeMemory;
     use crate::syscall::netlink::netlink_value;
     use crate::syscall::testutil::nla;
     use crate::syscall::testutil::run;

@@ -1,0 +1,501 @@
+//! The breakpoint handler: turns engine events into placed breakpoints,
+//! hits, return probes and clean detaches.
+//!
+//! A hit is a SIGTRAP signal-delivery stop with `si_code == SI_KERNEL` (what
+//! INT3 raises) whose pc minus the trap length is one of our sites, or the
+//! return trampoline. The trap is suppressed and the displaced instruction is
+//! emulated or run out of line, so the INT3 stays in place and no thread can
+//! run past a breakpoint unseen.
+
+use super::cli::Options;
+use super::report::{Record, Sink};
+use super::resolve::Resolver;
+use super::space::Space;
+use super::spec::{Kind, Location, Spec};
+use crate::engine::ptrace::{self, Tid};
+use crate::engine::tracee::Tracee;
+use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::vars::Vars;
+use rtrace_arch::insn_x86::{self, Plan};
+use rtrace_arch::x86_64::{can_inject, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
+use std::collections::HashMap;
+use std::time::Instant;
+
+mod calls;
+
+pub use super::values::{DwarfValues, HitFrame, RegValues};
+
+/// `si_code` of the SIGTRAP an INT3 raises (`SI_KERNEL`).
+const SI_KERNEL: i32 = 0x80;
+
+/// A probe: one spec and its hit count.
+pub struct Probe {
+    /// The spec.
+    pub spec: Spec,
+    /// Hits (condition true).
+    pub hits: u64,
+    /// Addresses it was placed at (over all processes).
+    pub placed: usize,
+}
+
+/// A return address rtrace replaced with the trampoline.
+#[derive(Clone, Debug)]
+struct Shadow {
+    /// The original return address.
+    ret: u64,
+    /// Where it was on the stack.
+    slot: u64,
+    /// When the function was entered.
+    at: Instant,
+    /// The entry site.
+    site: u64,
+    /// Argument registers at entry (for `$argN` at the return).
+    args: [u64; 6],
+}
+
+/// Per-thread state.
+struct Thread {
+    space: u64,
+    shadow: Vec<Shadow>,
+}
+
+/// The `rtrace break` handler.
+pub struct Breaker {
+    /// Probes, in command-line order.
+    pub probes: Vec<Probe>,
+    opts_count: bool,
+    opts_bt: bool,
+    opts_regs: bool,
+    opts_locals: bool,
+    follow: bool,
+    spaces: HashMap<u64, Space>,
+    next_space: u64,
+    threads: HashMap<Tid, Thread>,
+    resolver: Resolver,
+    /// Sites placed past a function's prologue, by (space, address): the
+    /// function's entry address.
+    moved: HashMap<(u64, u64), u64>,
+    /// Module maps per space, read at placement (for backtraces).
+    maps: HashMap<u64, crate::symbols::ModuleMap>,
+    unwinder: crate::unwind::Unwinder,
+    /// DWARF variables (arguments, locals, conditions), sharing the
+    /// resolver's parsed DWARF.
+    vars: Vars,
+    sink: Sink,
+    start: Instant,
+    detach: Vec<Tid>,
+    /// Unfollowed fork children waiting to be let go.
+    leaving: Vec<Tid>,
+    warned: std::collections::HashSet<String>,
+    /// The traced processes' main programs (to say why a spec matched
+    /// nothing).
+    mains: Vec<super::resolve::MainProgram>,
+    /// Problems worth a non-zero exit (nothing placed).
+    pub errors: usize,
+}
+
+fn tgid_and_ppid(tid: Tid) -> Option<(Tid, Tid)> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let field = |k: &str| -> Option<Tid> {
+        s.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    Some((field("Tgid:")?, field("PPid:")?))
+}
+
+impl Breaker {
+    /// A handler for `opts`, writing to `sink`.
+    pub fn new(opts: &mut Options, sink: Sink) -> Breaker {
+        let resolver = Resolver::new();
+        let vars = Vars::new(resolver.symbolizer());
+        Breaker {
+            probes: std::mem::take(&mut opts.specs)
+                .into_iter()
+                .map(|spec| Probe {
+                    spec,
+                    hits: 0,
+                    placed: 0,
+                })
+                .collect(),
+            opts_count: opts.count,
+            opts_bt: opts.bt,
+            opts_regs: opts.regs,
+            opts_locals: opts.locals,
+            follow: opts.follow,
+            spaces: HashMap::new(),
+            next_space: 1,
+            threads: HashMap::new(),
+            resolver,
+            maps: HashMap::new(),
+            moved: HashMap::new(),
+            unwinder: crate::unwind::Unwinder::new(),
+            vars,
+            sink,
+            start: Instant::now(),
+            detach: Vec::new(),
+            leaving: Vec::new(),
+            warned: Default::default(),
+            mains: Vec::new(),
+            errors: 0,
+        }
+    }
+
+    fn warn(&mut self, msg: String) {
+        if self.warned.insert(msg.clone()) {
+            eprintln!("rtrace break: {msg}");
+        }
+    }
+
+    fn new_space(&mut self, pid: Tid) -> u64 {
+        let id = self.next_space;
+        self.next_space += 1;
+        self.spaces.insert(id, Space::new(pid));
+        id
+    }
+
+    fn add_thread(&mut self, tid: Tid, space: u64, shadow: Vec<Shadow>) {
+        if let Some(s) = self.spaces.get_mut(&space) {
+            s.threads.insert(tid);
+        }
+        self.threads.insert(tid, Thread { space, shadow });
+    }
+
+    /// Starts tracing process `pid` (attached or just exec'd): places every
+    /// probe its modules resolve now, and the dynamic linker's hook.
+    pub fn start_process(&mut self, pid: Tid, tids: &[Tid]) {
+        let id = self.new_space(pid);
+        for &t in tids {
+            self.add_thread(t, id, Vec::new());
+        }
+        self.place_all(id);
+    }
+
+    /// (Re)resolves every probe in the space and places the new addresses.
+    fn place_all(&mut self, id: u64) {
+        let Some(space) = self.spaces.get_mut(&id) else {
+            return;
+        };
+        let map = self.resolver.map(space.pid);
+        space.drop_unmapped(&Resolver::exec_ranges(&map));
+        self.maps.remove(&id);
+        if let Some(m) = self.resolver.main_program(space.pid, &map) {
+            if !self.mains.iter().any(|x| x.path == m.path) {
+                self.mains.push(m);
+            }
+        }
+        if let Some(hook) = self.resolver.dl_hook(&map) {
+            if let Err(e) = space.place(hook, None, super::resolve::DL_HOOK) {
+                self.warned.insert(e.clone());
+                eprintln!("rtrace break: libraries loaded later will not be seen: {e}");
+            }
+        }
+        let mut problems = Vec::new();
+        for (i, p) in self.probes.iter_mut().enumerate() {
+            let post_prologue = p.spec.kind == Kind::Entry
+                && matches!(p.spec.loc, Location::Func { .. })
+                && (!self.opts_count || p.spec.cond.as_ref().is_some_and(|c| c.uses_variables()));
+            for mut t in self.resolver.resolve(&map, &p.spec.loc) {
+                if post_prologue {
+                    // Where the arguments are in their DWARF locations (gdb's
+                    // `break FUNC`); the entry itself when nothing is read.
+                    let a = self.vars.after_prologue(&map, t.addr);
+                    if a != t.addr {
+                        self.moved.insert((id, a), t.addr);
+                        t.label = self.resolver.label(&map, a);
+                        t.addr = a;
+                    }
+                }
+                if !space.placed.insert((i, t.addr)) {
+                    continue;
+                }
+                match space.place(t.addr, Some(i), &t.label) {
+                    Ok(()) => p.placed += 1,
+                    Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
+                }
+            }
+        }
+        for e in problems {
+            self.warn(e);
+        }
+    }
+
+    /// Problems met in the traced modules' symbols and debug information
+    /// (corrupt DWARF, a debug file that does not match), one line each.
+    pub fn symbol_warnings(&self) -> Vec<String> {
+        self.resolver
+            .symbolizer()
+            .warnings()
+            .into_iter()
+            .map(|w| format!("{}: {}", w.module, w.warning))
+            .collect()
+    }
+
+    /// Called once the run is over: probes that never found an address,
+    /// each with why when a traced main program lacks what would find it
+    /// (a symbol table, DWARF).
+    pub fn unplaced(&self) -> Vec<(&str, Option<String>)> {
+        self.probes
+            .iter()
+            .filter(|p| p.placed == 0)
+            .map(|p| {
+                let why: Vec<String> = self
+                    .mains
+                    .iter()
+                    .filter_map(|m| m.why_not(&p.spec.loc))
+                    .collect();
+                (
+                    p.spec.text.as_str(),
+                    (!why.is_empty()).then(|| why.join("; ")),
+                )
+            })
+            .collect()
+    }
+
+    /// Breakpoint addresses placed in process `pid` (rtrace's own included).
+    pub fn sites_in(&self, pid: Tid) -> usize {
+        self.spaces
+            .values()
+            .filter(|s| s.pid == pid)
+            .map(|s| s.sites.values().filter(|x| !x.internal).count())
+            .sum()
+    }
+
+    /// Whether any probe found an address so far.
+    pub fn any_placed(&self) -> bool {
+        self.probes.iter().any(|p| p.placed > 0)
+    }
+
+    /// The space of `tid`, adopting a thread or child whose creation event
+    /// has not come yet (its first trap may come first).
+    fn space_of(&mut self, tid: Tid) -> Option<u64> {
+        if let Some(t) = self.threads.get(&tid) {
+            return Some(t.space);
+        }
+        let (tgid, ppid) = tgid_and_ppid(tid)?;
+        let find = |b: &Breaker, pid: Tid| {
+            b.threads
+                .iter()
+                .find(|(t, _)| **t == pid)
+                .map(|(_, th)| th.space)
+        };
+        if let Some(id) = find(self, tgid).filter(|_| tgid != tid) {
+            self.add_thread(tid, id, Vec::new());
+            return Some(id);
+        }
+        let parent = find(self, ppid)?;
+        self.new_child(ppid, tid, parent);
+        self.threads.get(&tid).map(|t| t.space)
+    }
+
+    /// A new process `child` of `parent` (in space `pspace`).
+    fn new_child(&mut self, parent: Tid, child: Tid, pspace: u64) {
+        if ptrace::same_vm(parent, child) == Some(true) {
+            // vfork (or clone(CLONE_VM)): it shares the parent's memory and
+            // breakpoints until it execs.
+            self.add_thread(child, pspace, Vec::new());
+            if !self.follow {
+                self.leaving.push(child);
+            }
+            return;
+        }
+        let Some(ps) = self.spaces.get(&pspace) else {
+            return;
+        };
+        let copy = ps.fork_copy(child);
+        let id = self.next_space;
+        self.next_space += 1;
+        let moved: Vec<((u64, u64), u64)> = self
+            .moved
+            .iter()
+            .filter(|((s, _), _)| *s == pspace)
+            .map(|(&(_, a), &e)| ((id, a), e))
+            .collect();
+        self.moved.extend(moved);
+        self.spaces.insert(id, copy);
+        let shadow = self
+            .threads
+            .get(&parent)
+            .map(|t| t.shadow.clone())
+            .unwrap_or_default();
+        self.add_thread(child, id, shadow);
+        if !self.follow {
+            self.detach.push(child);
+        }
+    }
+
+    fn remove_thread(&mut self, tid: Tid) {
+        if let Some(t) = self.threads.remove(&tid) {
+            if let Some(s) = self.spaces.get_mut(&t.space) {
+                s.threads.remove(&tid);
+                if s.threads.is_empty() {
+                    self.spaces.remove(&t.space);
+                    self.maps.remove(&t.space);
+                    self.moved.retain(|(s, _), _| *s != t.space);
+                }
+            }
+        }
+    }
+
+    /// Undoes rtrace's changes to the thread `tid` before it is let go:
+    /// code bytes of its space (first thread), its pc if inside an
+    /// out-of-line page, the return addresses it has hijacked; the pages
+    /// with the first thread stopped where it can run `munmap`.
+    fn release(&mut self, tid: Tid) {
+        let Some(t) = self.threads.get(&tid) else {
+            return;
+        };
+        let id = t.space;
+        let shadow = t.shadow.clone();
+        let Some(space) = self.spaces.get_mut(&id) else {
+            return;
+        };
+        space.restore_code();
+        let tracee = Tracee::new(tid);
+        let regs0 = tracee.regs().ok();
+        if let Some(mut regs) = regs0.clone() {
+            let pc = regs[PC];
+            let mut newpc = space.pc_outside_pages(pc);
+            if Some(pc) == space.trampoline {
+                // Between `ret` and the trap: return for real.
+                let want = regs[SP].wrapping_sub(8);
+                newpc = shadow
+                    .iter()
+                    .rev()
+                    .find(|s| s.slot == want)
+                    .or(shadow.last())
+                    .map(|s| s.ret);
+            }
+            if let Some(p) = newpc {
+                regs[PC] = p;
+                let _ = tracee.set_regs(&regs);
+            }
+        }
+        if let Some(tramp) = space.trampoline {
+            let mut done = std::collections::HashSet::new();
+            for s in shadow.iter().rev() {
+                if !done.insert(s.slot) {
+                    continue;
+                }
+                let mut b = [0u8; 8];
+                if space.mem.read(s.slot, &mut b) && u64::from_le_bytes(b) == tramp {
+                    space.mem.write(s.slot, &s.ret.to_le_bytes());
+                }
+            }
+        }
+        // Every other thread of the space is stopped too (the engine stops
+        // all before letting any go), and their pcs are only registers: the
+        // pages can go with the first thread that can run a syscall.
+        if !space.unmapped && regs0.as_deref().is_some_and(can_inject) {
+            space.unmap_pages(tid);
+        }
+        self.remove_thread(tid);
+    }
+
+    /// Writes the `--count` table (and flushes).
+    pub fn finish(&mut self) {
+        if self.opts_count {
+            let rows: Vec<(String, u64)> = self
+                .probes
+                .iter()
+                .map(|p| (p.spec.text.clone(), p.hits))
+                .collect();
+            self.sink.table(&rows);
+        }
+        self.sink.flush();
+    }
+}
+
+impl Handler for Breaker {
+    fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
+        match ev {
+            Event::NewTask {
+                parent,
+                child,
+                thread,
+            } => {
+                if self.threads.contains_key(&child) {
+                    return; // adopted at an earlier trap
+                }
+                let Some(ps) = self.threads.get(&parent).map(|t| t.space) else {
+                    return;
+                };
+                if thread {
+                    self.add_thread(child, ps, Vec::new());
+                } else {
+                    self.new_child(parent, child, ps);
+                }
+            }
+            Event::Exec { tid, old_tid } => {
+                self.remove_thread(old_tid);
+                self.remove_thread(tid);
+                if self.leaving.contains(&tid) || self.leaving.contains(&old_tid) {
+                    // An unfollowed vfork child now has memory of its own,
+                    // with nothing of ours in it.
+                    self.detach.push(tid);
+                    return;
+                }
+                self.start_process(tid, &[tid]);
+            }
+            Event::Killed { tid, sig, .. } => {
+                let leader = self
+                    .threads
+                    .get(&tid)
+                    .and_then(|t| self.spaces.get(&t.space))
+                    .map(|s| s.pid)
+                    == Some(tid);
+                if leader && !self.opts_count {
+                    self.sink.killed(tid, self.start.elapsed(), sig);
+                }
+                self.remove_thread(tid);
+                self.leaving.retain(|t| *t != tid);
+            }
+            Event::Exited { tid, .. } | Event::Detached { tid } => {
+                self.remove_thread(tid);
+                self.leaving.retain(|t| *t != tid);
+            }
+            _ => {}
+        }
+    }
+
+    fn signal_stop(&mut self, tid: Tid, sig: i32, info: &[u8; 128]) -> Resume {
+        if sig != libc::SIGTRAP {
+            return Resume::Deliver;
+        }
+        let code = i32::from_ne_bytes([info[8], info[9], info[10], info[11]]);
+        if code != SI_KERNEL {
+            return Resume::Deliver;
+        }
+        let Some(id) = self.space_of(tid) else {
+            return Resume::Deliver;
+        };
+        let Ok(mut regs) = Tracee::new(tid).regs() else {
+            return Resume::Deliver;
+        };
+        let pc = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
+        let Some(space) = self.spaces.get(&id) else {
+            return Resume::Deliver;
+        };
+        if Some(pc) == space.trampoline {
+            return self.return_hit(tid, id, regs);
+        }
+        if space.sites.contains_key(&pc) {
+            return self.entry_hit(tid, id, pc, regs);
+        }
+        if space.retired.contains(&pc) {
+            // Trapped on a breakpoint just taken out: run the original.
+            regs[PC] = pc;
+            let _ = Tracee::new(tid).set_regs(&regs);
+            return Resume::Suppress;
+        }
+        Resume::Deliver
+    }
+
+    fn detach_requests(&mut self) -> Vec<Tid> {
+        std::mem::take(&mut self.detach)
+    }
+
+    fn detaching(&mut self, tid: Tid) {
+        self.release(tid);
+    }
+}

@@ -1,0 +1,509 @@
+//! `rtrace report FILE [--json] [--normalize] [--top N]`: what a recording
+//! says, in sections: the run (command, host, exit status), the `-c`
+//! summary for the whole tree and per process (strace's table, from each
+//! call's recorded wall-clock `duration`, like `strace -c -w`), the slowest
+//! calls, failed calls grouped by syscall, errno and path, files opened and
+//! written, the process tree (from [`crate::tracefile::tree::ProcessTree`]) with exit
+//! statuses, network peers, in `--libcalls` recordings library calls
+//! by function (calls, calls that never returned, time in them), and in
+//! `--probe` recordings the hits of each probe, in all and per process
+//! (return probes with their mean time in the call).
+//!
+//! With `--normalize`, pids become `PID1…` in tree order, times and
+//! durations become placeholders, the summary is sorted by name, the
+//! slowest-calls section (timing only) is left out, and the text then goes
+//! through [`crate::output::normalize`] (addresses, temp paths).
+
+mod render;
+
+use crate::output::normalize::Normalizer;
+use crate::strace::cli::SortBy;
+use crate::strace::summary::Summary;
+use crate::tracefile::tree::{arg_str, ProcessTree};
+use crate::tracefile::Recording;
+use rtrace_arch::Arch;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+const USAGE: &str = "usage: rtrace report FILE [--json] [--normalize] [--top N]\n";
+
+/// Calls, failures and total time of one syscall (for `--json`).
+#[derive(Default, Clone, Copy)]
+struct Count {
+    calls: u64,
+    errors: u64,
+    total: Duration,
+}
+
+/// A syscall table for a set of events: strace's text table and the rows.
+#[derive(Default)]
+struct Table {
+    summary: Summary,
+    rows: BTreeMap<String, Count>,
+}
+
+impl Table {
+    fn add(&mut self, names: &mut Interner, ev: &Value) {
+        let (Some(name), false) = (ev["syscall"].as_str(), ev["return"].is_null()) else {
+            return;
+        };
+        let d = Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).max(0.0));
+        let failed = ev.get("errno").is_some();
+        let (n, order) = names.get(name);
+        self.summary.record(n, order, d, failed);
+        let c = self.rows.entry(name.to_string()).or_default();
+        c.calls += 1;
+        c.errors += failed as u64;
+        c.total += d;
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|(n, c)| json!({"syscall": n, "calls": c.calls, "errors": c.errors, "seconds": c.total.as_secs_f64()}))
+            .collect();
+        Value::Array(rows)
+    }
+}
+
+/// Syscall names as `&'static str` for [`Summary`] (a bounded set: one per
+/// distinct name in the file), with their table order.
+#[derive(Default)]
+struct Interner(HashMap<String, (&'static str, u64)>);
+
+impl Interner {
+    fn get(&mut self, name: &str) -> (&'static str, u64) {
+        *self.0.entry(name.to_string()).or_insert_with(|| {
+            let order = Arch::native().syscall_nr(name).map_or(u64::MAX, u64::from);
+            (Box::leak(name.to_string().into_boxed_str()), order)
+        })
+    }
+}
+
+/// What was done to one file.
+#[derive(Default)]
+struct FileUse {
+    opens: u64,
+    write_opens: u64,
+    writes: u64,
+    bytes_written: u64,
+}
+
+/// Everything the report shows.
+struct Report<'a> {
+    rec: &'a Recording,
+    tree: ProcessTree,
+    total: Table,
+    per_process: Vec<Table>,
+    slowest: Vec<(f64, usize)>,
+    failures: BTreeMap<(String, String, String), u64>,
+    files: BTreeMap<String, FileUse>,
+    peers: BTreeMap<(String, String), (u64, u64)>,
+    /// Library calls by (function, library).
+    libcalls: BTreeMap<(String, String), LibUse>,
+    /// Probe hits by spec, in the header's order then first seen.
+    probes: Vec<ProbeUse>,
+}
+
+/// Hits of one `--probe` spec.
+struct ProbeUse {
+    spec: String,
+    hits: u64,
+    /// Time in the call, over the return hits (`ret:` probes).
+    in_call: Duration,
+    returns: u64,
+    /// Hits per process (index into the tree's processes).
+    per_process: BTreeMap<usize, u64>,
+}
+
+impl ProbeUse {
+    fn new(spec: &str) -> ProbeUse {
+        ProbeUse {
+            spec: spec.to_string(),
+            hits: 0,
+            in_call: Duration::ZERO,
+            returns: 0,
+            per_process: BTreeMap::new(),
+        }
+    }
+
+    /// Mean time in the call, for return probes.
+    fn mean(&self) -> Option<Duration> {
+        (self.returns > 0).then(|| self.in_call / self.returns as u32)
+    }
+}
+
+/// Calls of one library function.
+#[derive(Default)]
+struct LibUse {
+    calls: u64,
+    /// Calls that never returned (`exit`, `longjmp`, a killed thread).
+    unreturned: u64,
+    total: Duration,
+}
+
+const OPENS: &[&str] = &["open", "openat", "openat2", "creat"];
+const WRITES: &[&str] = &["write", "pwrite64", "writev", "pwritev", "pwritev2"];
+const PEER_CALLS: &[&str] = &["connect", "sendto", "sendmsg", "accept", "accept4", "bind"];
+
+/// The path a call is about: its first string argument among the first
+/// two (path, or dirfd then path), else the peer of a socket call, else the
+/// `-y` path of a descriptor argument.
+fn path_of(ev: &Value) -> Option<String> {
+    let args = ev["args"].as_array()?;
+    if let Some(p) = args.iter().take(2).find_map(arg_str) {
+        return Some(p.to_string());
+    }
+    if let Some(p) = args.iter().find_map(peer) {
+        return Some(p);
+    }
+    args.iter()
+        .find_map(|a| a["path"].as_str())
+        .map(str::to_string)
+}
+
+/// An argument in strace-like text: `"str"`, `NAME|NAME`, `3</path>`,
+/// `0x7f…`, `{k=v, …}`.
+fn arg_text(v: &Value) -> String {
+    let list = |a: &[Value]| a.iter().map(arg_text).collect::<Vec<_>>().join(", ");
+    match v {
+        Value::Null => "NULL".into(),
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(a) => format!("[{}]", list(a)),
+        Value::Object(m) => {
+            if let Some(s) = m.get("sym").or(m.get("expr")).and_then(Value::as_str) {
+                return s.to_string();
+            }
+            if let Some(Value::Array(f)) = m.get("flags") {
+                let mut names: Vec<String> = f
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect();
+                if let Some(r) = m.get("rest").and_then(Value::as_u64) {
+                    names.push(format!("{r:#x}"));
+                }
+                return names.join("|");
+            }
+            if let Some(fd) = m.get("fd") {
+                return match m.get("path").and_then(Value::as_str) {
+                    Some(p) => format!("{fd}<{p}>"),
+                    None => fd.to_string(),
+                };
+            }
+            if let Some(p) = m.get("ptr").and_then(Value::as_str) {
+                return p.to_string();
+            }
+            if let Some(s) = m.get("str").and_then(Value::as_str) {
+                return format!("{s:?}...");
+            }
+            if let (Some(i), Some(o)) = (m.get("in"), m.get("out")) {
+                return format!("{} => {}", arg_text(i), arg_text(o));
+            }
+            if let (Some(x), Some(c)) = (m.get("value"), m.get("comment").and_then(Value::as_str)) {
+                return format!("{} /* {c} */", arg_text(x));
+            }
+            let fields: Vec<String> = m
+                .iter()
+                .map(|(k, x)| format!("{k}={}", arg_text(x)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn open_flags(ev: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Array(f)) = m.get("flags") {
+                    out.extend(f.iter().filter_map(Value::as_str).map(str::to_string));
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(&ev["args"], &mut out);
+    out
+}
+
+/// `1.2.3.4:80`, `[::1]:9`, `/run/x.sock`, `@abstract`, or the family and
+/// the raw value.
+fn peer(v: &Value) -> Option<String> {
+    let fam = v.get("sa_family")?["sym"].as_str()?.to_string();
+    if fam == "AF_UNIX" {
+        return Some(arg_str(&v["sun_path"]).unwrap_or("(unnamed)").to_string());
+    }
+    let mut addr = None;
+    let mut port = None;
+    for x in v.as_object()?.values() {
+        let Some(e) = x["expr"].as_str() else {
+            continue;
+        };
+        if let Some(p) = e.strip_prefix("htons(").and_then(|r| r.strip_suffix(')')) {
+            port = Some(p.to_string());
+        } else if e.starts_with("inet_addr(") || e.starts_with("inet_pton(") {
+            addr = e.split('"').nth(1).map(str::to_string);
+        }
+    }
+    match (addr, port) {
+        (Some(a), Some(p)) if fam == "AF_INET6" => Some(format!("[{a}]:{p}")),
+        (Some(a), Some(p)) => Some(format!("{a}:{p}")),
+        _ => Some(format!("{fam} {v}")),
+    }
+}
+
+impl<'a> Report<'a> {
+    fn build(rec: &'a Recording) -> Report<'a> {
+        let tree = ProcessTree::build(rec);
+        let mut names = Interner::default();
+        let mut r = Report {
+            rec,
+            per_process: (0..tree.processes.len())
+                .map(|_| Table::default())
+                .collect(),
+            tree,
+            total: Table::default(),
+            slowest: Vec::new(),
+            failures: BTreeMap::new(),
+            files: BTreeMap::new(),
+            peers: BTreeMap::new(),
+            libcalls: BTreeMap::new(),
+            probes: rec.header["recorded"]["probes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(ProbeUse::new)
+                .collect(),
+        };
+        // Descriptor tables per process: fd -> path, from successful opens;
+        // a child starts with a copy of its parent's.
+        let mut fds: Vec<Option<HashMap<i64, String>>> = vec![None; r.tree.processes.len()];
+        for (i, ev) in rec.events.iter().enumerate() {
+            if ev["type"] == "libcall" {
+                let func = ev["func"].as_str().unwrap_or("?").to_string();
+                let lib = ev["lib"].as_str().unwrap_or("").to_string();
+                let u = r.libcalls.entry((func, lib)).or_default();
+                u.calls += 1;
+                u.unreturned += ev["return"].is_null() as u64;
+                u.total +=
+                    Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).clamp(0.0, 1e9));
+            }
+            if ev["type"] == "probe" {
+                r.add_probe(i, ev);
+            }
+            if ev["type"] != "syscall" {
+                continue;
+            }
+            let owner = r.tree.owner[i].map(|o| o.0);
+            r.total.add(&mut names, ev);
+            if let Some(p) = owner {
+                r.per_process[p].add(&mut names, ev);
+            }
+            let name = ev["syscall"].as_str().unwrap_or("");
+            if let Some(d) = ev["duration"].as_f64() {
+                r.slowest.push((d, i));
+            }
+            let errno = ev["errno"].as_str();
+            if let Some(e) = errno {
+                let key = (
+                    name.to_string(),
+                    e.to_string(),
+                    path_of(ev).unwrap_or_default(),
+                );
+                *r.failures.entry(key).or_default() += 1;
+            }
+            let table = owner;
+            if let Some(p) = owner.filter(|&p| fds[p].is_none()) {
+                let inherited = r.tree.processes[p]
+                    .parent
+                    .and_then(|q| fds[q].clone())
+                    .unwrap_or_default();
+                fds[p] = Some(inherited);
+            }
+            if OPENS.contains(&name) && errno.is_none() {
+                if let (Some(path), Some(fd)) = (path_of(ev), ev["return"].as_i64()) {
+                    let flags = open_flags(ev);
+                    let w = name == "creat"
+                        || flags
+                            .iter()
+                            .any(|f| matches!(f.as_str(), "O_WRONLY" | "O_RDWR"));
+                    let u = r.files.entry(path.clone()).or_default();
+                    u.opens += 1;
+                    u.write_opens += w as u64;
+                    if let Some(t) = table.and_then(|p| fds[p].as_mut()) {
+                        t.insert(fd, path);
+                    }
+                }
+            } else if name == "close" {
+                let fd = ev["args"][0]["fd"].as_i64();
+                if let (Some(t), Some(fd)) = (table.and_then(|p| fds[p].as_mut()), fd) {
+                    t.remove(&fd);
+                }
+            } else if WRITES.contains(&name) && errno.is_none() {
+                let a = &ev["args"][0];
+                let path = a["path"].as_str().map(str::to_string).or_else(|| {
+                    let fd = a["fd"].as_i64()?;
+                    table.and_then(|p| fds[p].as_ref()?.get(&fd).cloned())
+                });
+                if let Some(path) = path {
+                    let u = r.files.entry(path).or_default();
+                    u.writes += 1;
+                    u.bytes_written += ev["return"].as_u64().unwrap_or(0);
+                }
+            }
+            if PEER_CALLS.contains(&name) {
+                if let Some(p) = ev["args"].as_array().and_then(|a| a.iter().find_map(peer)) {
+                    let e = r.peers.entry((p, name.to_string())).or_default();
+                    e.0 += 1;
+                    e.1 += errno.is_some() as u64;
+                }
+            }
+        }
+        r.slowest.sort_by(|a, b| {
+            b.0.partial_cmp(&a.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.1.cmp(&b.1))
+        });
+        r
+    }
+
+    fn add_probe(&mut self, i: usize, ev: &Value) {
+        let spec = ev["spec"].as_str().unwrap_or("?");
+        let k = match self.probes.iter().position(|p| p.spec == spec) {
+            Some(k) => k,
+            None => {
+                self.probes.push(ProbeUse::new(spec));
+                self.probes.len() - 1
+            }
+        };
+        let p = &mut self.probes[k];
+        p.hits += 1;
+        if let Some(ns) = ev["duration_ns"].as_u64() {
+            p.in_call += Duration::from_nanos(ns);
+            p.returns += 1;
+        }
+        if let Some((proc_, _)) = self.tree.owner[i] {
+            *p.per_process.entry(proc_).or_default() += 1;
+        }
+    }
+
+    /// The program of process `i`; for the command itself with no exec
+    /// recorded (rltrace's engine starts after it), the header's argv[0].
+    fn program(&self, i: usize) -> Option<&str> {
+        self.tree.program(i).or_else(|| {
+            (self.tree.processes[i].parent.is_none() && self.tree.processes[i].execs.is_empty())
+                .then(|| self.rec.header["command"][0].as_str())
+                .flatten()
+        })
+    }
+
+    /// Library calls, most time first (by name with `normalize`).
+    fn libcall_rows(&self, normalize: bool) -> Vec<(&(String, String), &LibUse)> {
+        let mut rows: Vec<_> = self.libcalls.iter().collect();
+        if !normalize {
+            rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
+        }
+        rows
+    }
+
+    fn status(&self) -> String {
+        let Some(f) = &self.rec.footer else {
+            return "unknown (the recording has no footer: rtrace was killed?)".into();
+        };
+        if let Some(s) = f["interrupted"].as_str() {
+            return format!("interrupted by {s} (rtrace killed the command)");
+        }
+        match (f["exit_code"].as_i64(), f["signal"].as_str()) {
+            (Some(c), _) => format!("exited with {c}"),
+            (_, Some(s)) => format!("killed by {s}"),
+            _ => "unknown".into(),
+        }
+    }
+
+    fn compact_args(&self, ev: &Value) -> String {
+        let args = ev["args"].as_array().map_or(&[][..], Vec::as_slice);
+        let mut a = format!(
+            "({})",
+            args.iter().map(arg_text).collect::<Vec<_>>().join(", ")
+        );
+        if a.len() > 120 {
+            let mut cut = 117;
+            while !a.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            a.truncate(cut);
+            a.push_str("...");
+        }
+        a
+    }
+}
+
+/// The report text of a recording (what `rtrace report` prints).
+pub fn render(rec: &Recording, top: usize, normalize: bool) -> String {
+    Report::build(rec).text(top, normalize)
+}
+
+/// Runs `rtrace report` with `args`; returns the exit code.
+pub fn main(args: &[OsString]) -> i32 {
+    let (mut file, mut as_json, mut normalize, mut top) = (None, false, false, 10usize);
+    let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => as_json = true,
+            "--normalize" => normalize = true,
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                return 0;
+            }
+            "--top" => match it.next().and_then(|n| n.parse().ok()) {
+                Some(n) => top = n,
+                None => {
+                    eprintln!("rtrace report: --top needs a number");
+                    return 1;
+                }
+            },
+            _ if file.is_none() && (a == "-" || !a.starts_with('-')) => file = Some(a),
+            _ => {
+                eprintln!("rtrace report: unexpected argument '{a}'");
+                eprint!("{USAGE}");
+                return 1;
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprint!("{USAGE}");
+        return 1;
+    };
+    let rec = match Recording::read(std::path::Path::new(&file)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rtrace report: {file}: {e}");
+            return 1;
+        }
+    };
+    if rec.header.is_null() && rec.events.is_empty() {
+        eprintln!("rtrace report: {file}: no events (not a trace file?)");
+        return 1;
+    }
+    let r = Report::build(&rec);
+    if as_json {
+        let mut text = r.json(top).to_string();
+        if normalize {
+            text = Normalizer::new().line(&text);
+        }
+        println!("{text}");
+    } else {
+        print!("{}", r.text(top, normalize));
+    }
+    0
+}
