@@ -334,6 +334,17 @@ fn rstrace_bad_command_lines_and_files() {
         .bad(&[&"-S", &"nosuch", &"-c", &"true"], &["nosuch"])
         .bad(&[&"--no-such-option", &"true"], &["no-such-option"])
         .bad(&[&"-o", &f.missing.join("out"), &"true"], &["no-such-file"]);
+    // Regular expressions glibc's regcomp needs 3 GB and 15 s, 12 GB and
+    // 56 s, 3.4 GB and 9 s to compile, and one whose matching backtracks
+    // for minutes (rstrace used to run them all, as strace does).
+    for re in [
+        "/(o++++++++++++++++b)++++++",
+        "/(o++++++++++++++++++b)++++++",
+        "/a{255}{255}{255}",
+        r"/^(.*)(.*)(.*)(.*)(.*)(.*)(.*)(.*)\8\7\6\5\4\3\2\1$",
+    ] {
+        c.bad(&[&"-e", &format!("trace={re}"), &"true"], &["too complex"]);
+    }
     c.case(
         Exit::FailOrTraceeSignal,
         vec![os(&f.trunc_elf)],
@@ -357,7 +368,14 @@ fn rltrace_bad_command_lines_and_files() {
         .bad(&[&"-p", &"abc"], &["-p"])
         .bad(&[&"-n", &"99999999999999999", &"true"], &["-n"])
         .bad(&[&"-s", &"-1", &"true"], &["-s"])
-        .bad(&[&"--no-such-option", &"true"], &["no-such-option"]);
+        .bad(&[&"--no-such-option", &"true"], &["no-such-option"])
+        // regex-lite's own size limit let this one run 170 s matching the
+        // symbols of `true`.
+        .bad(
+            &[&"-x", &r"/\(.*\)\{1000\}\{60\}/", &"true"],
+            &["too complex"],
+        )
+        .bad(&[&"-e", &r"/a\{999\}\{999\}/", &"true"], &["too complex"]);
     // ltrace reports a bad prototype file line by line and runs the
     // program anyway (exit 0): rltrace does the same.
     c.case(
@@ -546,7 +564,11 @@ fn rtrace_record_report_diff_export_bad_inputs() {
             &[&"-o", &"y.trace", &"--", &f.garbage],
             &["Exec format error"],
         )
-        .bad(&[&"--no-such-option", &"--", &"true"], &["no-such-option"]);
+        .bad(&[&"--no-such-option", &"--", &"true"], &["no-such-option"])
+        .bad(
+            &[&"-e", &"trace=/(o++++++++++++++++b)++++++", &"--", &"true"],
+            &["too complex"],
+        );
     let mut rep = Cases::new("rtrace", &["report"]);
     rep.bad(&[], &["usage"])
         .bad(&[&f.missing], &["no-such-file"])
@@ -615,11 +637,49 @@ fn fuzz_regressions() {
         "{warnings:?}"
     );
 
-    // spec_filters: a syscall regex with a long run of repetition operators
-    // (`o+++…`) made glibc's regcomp take gigabytes (exponential in the
-    // run); such a run is refused with regcomp's own out-of-memory text.
-    let mut o = rtrace::strace::cli::Options::default();
-    let e = rtrace::strace::cli::apply_expr(&mut o, "/(\r/* (o+++++++++++++++++++++++++++++/")
-        .unwrap_err();
-    assert!(format!("{e:?}").contains("Memory exhausted"), "{e:?}");
+    // spec_filters: syscall regexes on which glibc's regcomp takes
+    // gigabytes (every `+` copies the tree it applies to): a long run of
+    // `+`, then the same run split by a non-UTF-8 byte (U+FFFD once
+    // decoded) that got past a guard on runs. Both are refused as too
+    // complex after at most 256 MiB or 2 s of CPU in a child process.
+    for expr in [
+        "/(\r/* (o+++++++++++++++++++++++++++++/",
+        "/(o+++\u{fffd}++++++++++++++++b)++++++/",
+    ] {
+        let mut o = rtrace::strace::cli::Options::default();
+        let e = rtrace::strace::cli::apply_expr(&mut o, expr).unwrap_err();
+        assert!(format!("{e:?}").contains("too complex"), "{e:?}");
+    }
+}
+
+/// A regular expression too complex to compile fails as strace fails on a
+/// bad one (`regcomp: PATTERN: MESSAGE`, the same exit status).
+#[test]
+fn too_complex_regex_exits_like_strace_on_a_bad_regex() {
+    let Ok(strace) = Command::new("strace")
+        .args(["-e", "trace=/(", "true"])
+        .stdout(Stdio::null())
+        .output()
+    else {
+        eprintln!("skip: strace is not installed");
+        return;
+    };
+    let ours = Command::new(env!("CARGO_BIN_EXE_rstrace"))
+        .args(["-e", "trace=/(o++++++++++++++++b)++++++", "true"])
+        .stdout(Stdio::null())
+        .output()
+        .expect("run rstrace");
+    let err = String::from_utf8_lossy(&ours.stderr);
+    assert!(
+        String::from_utf8_lossy(&strace.stderr).contains("regcomp: (: Unmatched ( or \\("),
+        "{strace:?}"
+    );
+    assert_eq!(ours.status.code(), strace.status.code(), "{err}");
+    assert!(
+        err.trim_end().ends_with(
+            "rstrace: regcomp: (o++++++++++++++++b)++++++: too complex \
+             (over 256 MiB or 2 s of CPU to compile and match)"
+        ),
+        "{err}"
+    );
 }

@@ -20,7 +20,31 @@
 //! here `^` at the start and `$` at the end of a glob are accepted anchors
 //! (a no-op, since matching is whole-name anyway).
 
-use regex_lite::Regex;
+use regex_lite::{Regex, RegexBuilder};
+
+/// The compiled size a pattern may take. Matching costs up to the compiled
+/// size times the name's length, for every symbol of every module (and
+/// `-x` reads them all): with regex-lite's default of 10 MiB,
+/// `-x '/\(.*\)\{1000\}\{60\}/'` ran 170 s on `true`. Real patterns
+/// take a few KiB (32 bytes a state: a 2,000-character literal fits); at
+/// this limit the worst `-x` pattern adds about 0.4 s on `true`.
+const SIZE_LIMIT: usize = 64 << 10;
+
+/// Compiles a translated pattern within [`SIZE_LIMIT`] (compiling is
+/// linear in the compiled size, so it is bounded too).
+fn compile(re: &str) -> Result<Regex, String> {
+    RegexBuilder::new(re)
+        .size_limit(SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            let m = e.to_string();
+            if m.contains("size limit") {
+                format!("too complex (over {} KiB compiled)", SIZE_LIMIT >> 10)
+            } else {
+                m
+            }
+        })
+}
 
 /// One pattern of a rule.
 #[derive(Debug, Clone)]
@@ -292,7 +316,7 @@ fn class(m: &[char]) -> String {
 }
 
 fn glob(g: &str) -> Result<Regex, String> {
-    Regex::new(&glob_regex(g)).map_err(|e| e.to_string())
+    compile(&glob_regex(g))
 }
 
 /// A POSIX basic regular expression (as ltrace 0.7.3 uses, GNU flavour:
@@ -375,7 +399,7 @@ pub fn bre_regex(p: &str) -> Result<String, String> {
 }
 
 fn bre(p: &str) -> Result<Regex, String> {
-    Regex::new(&bre_regex(p)?).map_err(|e| e.to_string())
+    compile(&bre_regex(p)?)
 }
 
 #[cfg(test)]
@@ -477,6 +501,27 @@ mod tests {
         assert!(e.contains("Unmatched [, [^, [:, [., or [="), "{e}");
         assert!(Filter::parse(&[r"/\1/".into()]).is_err());
         assert!(Filter::parse(&["/x/junk".into()]).is_err());
+    }
+
+    /// Counted repetitions multiply: these compile past the size limit
+    /// (regex-lite's own default let the second run 170 s with `-x`).
+    #[test]
+    fn patterns_too_big_to_compile_are_refused() {
+        for p in [r"/\(.*\)\{100\}\{100\}/", r"/\(.*\)\{1000\}\{60\}/"] {
+            let e = Filter::parse(&[p.into()]).unwrap_err();
+            assert_eq!(
+                e,
+                format!("Rule near '{p}' will be ignored: too complex (over 64 KiB compiled).")
+            );
+        }
+        let e = check_lib_pattern("lib[a-z]{999}").map(|_| ());
+        assert!(e.is_ok(), "a glob's braces are literal: {e:?}");
+        let e = check_lib_pattern(r"/x\{9999\}/").unwrap_err();
+        assert!(e.ends_with("too complex (over 64 KiB compiled)."), "{e}");
+        // Below the limit, a counted repetition still matches.
+        assert!(f(&[r"/a\{3\}b/"]).matches("aaab", "MAIN"));
+        let long = "x".repeat(2000);
+        assert!(f(&[long.as_str()]).matches(&long, "MAIN"));
     }
 
     #[test]

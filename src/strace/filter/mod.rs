@@ -9,15 +9,19 @@
 //! is `[?]…NAME|NUMBER|%CLASS|/REGEX[@PERSONALITY]`, and error messages are
 //! strace's. Regular expressions are POSIX extended ones compiled by the C
 //! library, as strace does, so `-e trace=/…` selects the same calls and
-//! reports the same `regcomp` errors.
+//! reports the same `regcomp` errors; a pattern glibc would need over
+//! 256 MiB or 2 s of CPU to compile is refused as too complex (see
+//! [`posix_regex`]).
 //!
 //! Non-goals: the x32 personality (accepted as a designator, selects nothing).
 //!
 //! Submodules: [`syscall_set`] holds the syscall sets, [`name_set`] the
-//! small numbered sets and their names, [`path_rule`] the `-P` rules.
+//! small numbered sets and their names, [`path_rule`] the `-P` rules,
+//! [`posix_regex`] the bounded regular expressions.
 
 mod name_set;
 mod path_rule;
+pub mod posix_regex;
 mod syscall_set;
 
 pub use name_set::{
