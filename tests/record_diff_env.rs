@@ -247,6 +247,8 @@ fn only_the_terminal_differs() {
         text.ends_with("result: no meaningful difference (the environment differs)\n"),
         "{text}"
     );
+    assert!(text.contains(" fd 1: A 1 write, "), "{text}");
+    assert!(text.contains("      A: ioctl(1, TCGETS, "), "{text}");
     let o = diff(&a, &b, &["--json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();

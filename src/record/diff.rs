@@ -42,7 +42,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]";
+const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]
+exit status: 0 no meaningful difference (differences of the environment only,
+such as stdout a pipe in one run and a terminal in the other, included),
+1 different, 2 trouble";
 
 /// One loaded, normalised recording.
 pub(crate) struct Side {

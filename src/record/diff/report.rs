@@ -93,18 +93,18 @@ pub(crate) fn text(a: &Side, b: &Side, o: &Outcome) -> String {
         }
     }
     if !o.output.is_empty() {
-        let streams = o.output.iter().map(|(p, fd, (na, ba), (nb, bb))| {
-            format!(
-                "{p} fd {fd}: A {na} {}, {ba} bytes; B {nb} {}, {bb} bytes",
-                plural(*na),
-                plural(*nb)
-            )
-        });
         let _ = writeln!(
             s,
-            "  output to fds 1 and 2 (a stream each; chunks and sizes not compared): {}",
-            list(streams)
+            "  output to the inherited fds 1 and 2 (a stream each; chunks and sizes not compared):"
         );
+        for (p, fd, (na, ba), (nb, bb)) in &o.output {
+            let _ = writeln!(
+                s,
+                "    {p} fd {fd}: A {na} {}, {ba} bytes; B {nb} {}, {bb} bytes",
+                plural(*na),
+                plural(*nb)
+            );
+        }
     }
     env_text(&mut s, a, b, o);
     let verdict = match (o.different(), o.env_differs()) {
