@@ -8,6 +8,17 @@
 //! then a summary. Exit status: 0 no meaningful difference, 1 different,
 //! 2 trouble (as diff(1)).
 //!
+//! Environment probes ([`environment::PROBES`]: what the inherited fds 0–2
+//! are, locale files) take no part in that alignment: each thread pair's
+//! probes are aligned on their own afterwards and their differences listed
+//! in a separate section, with both runs' values. They are not a
+//! divergence: recordings that differ only there are "no meaningful
+//! difference" (exit status 0), the report says that the environment
+//! differs. Successful writes to the inherited fds 1 and 2 are compared as
+//! one stream per process and fd (number of writes and bytes, reported, not
+//! a difference), since stdio's buffering, and so the chunking, follows
+//! what stdout is.
+//!
 //! Only system calls are compared: the library calls of `--libcalls`
 //! recordings (`"type":"libcall"`) are read and ignored (their syscalls,
 //! recorded with them, are compared as usual; `rtrace report` counts the
@@ -19,18 +30,22 @@
 //! recorded on one side only are named, not compared.
 
 mod align;
+mod environment;
 pub(crate) mod normalize;
 mod report;
 
 use crate::tracefile::tree::ProcessTree;
 use crate::tracefile::Recording;
 use align::Op;
-use normalize::{FdNames, Norm};
+use normalize::{Class, FdNames, Norm};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]";
+const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]
+exit status: 0 no meaningful difference (differences of the environment only,
+such as stdout a pipe in one run and a terminal in the other, included),
+1 different, 2 trouble";
 
 /// One loaded, normalised recording.
 pub(crate) struct Side {
@@ -110,8 +125,14 @@ impl Side {
         format!("{} {}", self.tree.processes[p].path, self.program(p))
     }
 
-    /// The compared syscall events of thread `t` of process `p`.
-    fn seq(&self, p: usize, t: usize) -> Vec<usize> {
+    /// The syscall events of thread `t` of process `p` whose class
+    /// satisfies `keep`.
+    pub(super) fn events_where(
+        &self,
+        p: usize,
+        t: usize,
+        keep: impl Fn(&Class) -> bool,
+    ) -> Vec<usize> {
         self.tree.processes[p]
             .threads
             .get(t)
@@ -119,9 +140,14 @@ impl Side {
                 th.events
                     .iter()
                     .copied()
-                    .filter(|&e| self.norms[e].is_some())
+                    .filter(|&e| self.norms[e].as_ref().is_some_and(|n| keep(&n.class)))
                     .collect()
             })
+    }
+
+    /// The behavioural syscall events of thread `t` of process `p`.
+    fn seq(&self, p: usize, t: usize) -> Vec<usize> {
+        self.events_where(p, t, |c| *c == Class::Behaviour)
     }
 }
 
@@ -187,6 +213,11 @@ pub(crate) struct Outcome {
     pub(crate) probes_one_side: Vec<(String, &'static str)>,
     /// Whether either recording has probes.
     pub(crate) any_probes: bool,
+    /// Environment probes that differ, in process order, then A's order.
+    pub(crate) env: Vec<environment::EnvDiff>,
+    /// Output streams (fd 1 and 2) written in different chunks or sizes
+    /// (reported, not a difference).
+    pub(crate) output: Vec<environment::OutputDiff>,
 }
 
 impl Outcome {
@@ -199,6 +230,12 @@ impl Outcome {
             || !self.files_a.is_empty()
             || !self.files_b.is_empty()
             || !self.probes.is_empty()
+    }
+
+    /// Whether the runs' environment probes differ (not a meaningful
+    /// difference).
+    pub(crate) fn env_differs(&self) -> bool {
+        !self.env.is_empty()
     }
 }
 
@@ -329,6 +366,13 @@ pub(crate) fn compare(a: &Side, b: &Side, context: usize) -> Outcome {
             let ops = align::align(&ka, &kb, align::MAX_D);
             if let Some(d) = thread_divergence(a, b, (i, j, t), &sa, &sb, &ops, context, &mut out) {
                 firsts.push(d);
+            }
+            environment::differences(a, b, (i, j, t), &mut out);
+        }
+        let (oa, ob) = (a.output(i), b.output(j));
+        for (k, fd) in [(0, 1), (1, 2)] {
+            if oa[k] != ob[k] {
+                out.output.push((a.label(i), fd, oa[k], ob[k]));
             }
         }
         let (ea, eb) = (

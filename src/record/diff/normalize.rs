@@ -19,8 +19,13 @@
 //! - noise: futex, sched_yield, sleeps, clock reads, poll/select/epoll waits,
 //!   rt_sigreturn, getrandom (glibc's vDSO getrandom enters the kernel
 //!   only sometimes) and any call failing with EINTR/EAGAIN/ERESTART* are left
-//!   out of the alignment altogether.
+//!   out of the alignment altogether;
+//! - environment probes (fstat/isatty/fcntl/lseek of the inherited fds 0–2,
+//!   locale files: [`super::environment::PROBES`]) are classed
+//!   [`Class::Env`] and successful writes to the inherited fds 1 and 2
+//!   [`Class::Output`]: neither takes part in the call alignment.
 
+use super::environment;
 use rtrace_arch::tables::{syscall_info, Classes};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -157,6 +162,33 @@ const PID_ARG0: &[&str] = &[
 ];
 const ADDR_RESULT: &[&str] = &["mmap", "mmap2", "mremap", "brk", "shmat"];
 
+/// How a syscall record takes part in the comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// Aligned with the other run's calls; a difference is a divergence.
+    Behaviour,
+    /// An environment probe ([`super::environment::PROBES`]): aligned
+    /// separately, after the behaviour, by `key` (the call without its
+    /// output arguments); `value` (arguments and result, normalised) is
+    /// compared.
+    Env {
+        /// Index in `PROBES`.
+        probe: usize,
+        /// What the probe asks: `ioctl(1, TCGETS, …)`.
+        key: String,
+        /// What it got.
+        value: String,
+    },
+    /// A successful write to the inherited fd 1 or 2 of `bytes` bytes:
+    /// compared as a stream per process ([`super::environment::output_fd`]).
+    Output {
+        /// 1 or 2.
+        fd: u8,
+        /// Bytes written.
+        bytes: u64,
+    },
+}
+
 /// The normalised view of one syscall record.
 #[derive(Debug, Clone)]
 pub struct Norm {
@@ -164,8 +196,11 @@ pub struct Norm {
     pub key: String,
     /// Normalised result (`FD`, `-1 ENOENT`, `0`, `ADDR`, …).
     pub result: String,
-    /// Paths a successful file-class call named.
+    /// Paths a successful file-class call named (none for environment
+    /// probes).
     pub files: Vec<String>,
+    /// Behaviour, environment probe or output.
+    pub class: Class,
 }
 
 /// Whether a syscall record is left out of the comparison (see module docs).
@@ -232,11 +267,25 @@ impl FdNames {
     fn name(&self, fd: i64) -> String {
         self.0.get(&fd).cloned().unwrap_or_else(|| fd.to_string())
     }
+
+    /// Whether `fd` is 0, 1 or 2 as the command got it: no call of the
+    /// recording has made it anew (open, dup2, …).
+    pub fn inherited(&self, fd: i64) -> bool {
+        (0..=2).contains(&fd) && !self.0.contains_key(&fd)
+    }
+
+    /// The (normalised) path `fd` was opened on in the recording.
+    pub fn opened_on(&self, fd: i64) -> Option<&str> {
+        self.0.get(&fd)?.strip_prefix("fd<")?.strip_suffix('>')
+    }
 }
 
 struct KeyWriter<'a> {
     fds: &'a FdNames,
     data: bool,
+    /// Environment-probe keys: pointers and structures (the call's output,
+    /// filled in one run and not the other) both become `…`.
+    loose: bool,
 }
 
 impl KeyWriter<'_> {
@@ -244,7 +293,7 @@ impl KeyWriter<'_> {
         match v {
             Value::Null => out.push_str("NULL"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) if is_addr(n) => out.push_str("ADDR"),
+            Value::Number(n) if is_addr(n) => out.push_str(if self.loose { "…" } else { "ADDR" }),
             Value::Number(n) => out.push_str(&n.to_string()),
             Value::String(_) if self.data => out.push('…'),
             Value::String(s) => {
@@ -266,7 +315,7 @@ impl KeyWriter<'_> {
                 if let Some(fd) = m.get("fd").and_then(Value::as_i64) {
                     out.push_str(&self.fds.name(fd));
                 } else if m.contains_key("ptr") {
-                    out.push_str("ADDR");
+                    out.push_str(if self.loose { "…" } else { "ADDR" });
                 } else if let Some(s) = m.get("sym").and_then(Value::as_str) {
                     out.push_str(&norm_text(s));
                 } else if let Some(f) = m.get("flags").and_then(Value::as_array) {
@@ -290,7 +339,7 @@ impl KeyWriter<'_> {
                     }
                     out.push('}');
                 } else {
-                    out.push_str("{…}");
+                    out.push_str(if self.loose { "…" } else { "{…}" });
                 }
             }
         }
@@ -303,24 +352,17 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
     let name = ev["syscall"].as_str().unwrap_or("?");
     let args: &[Value] = ev["args"].as_array().map_or(&[], Vec::as_slice);
     let data = DATA.contains(&name);
-    let w = KeyWriter { fds, data };
-    let mut key = String::with_capacity(64);
-    key.push_str(name);
-    key.push('(');
-    for (i, a) in args.iter().enumerate() {
-        if i > 0 {
-            key.push_str(", ");
-        }
-        let pid_arg = (i == 0 && PID_ARG0.contains(&name)) || (i == 1 && name == "tgkill");
-        if pid_arg && a.as_i64().is_some_and(|p| p > 0) {
-            key.push_str("PID");
-        } else if data && !matches!(a, Value::Object(m) if m.contains_key("fd")) {
-            key.push('…');
-        } else {
-            w.arg(a, &mut key);
-        }
-    }
-    key.push(')');
+    let key = call_key(
+        name,
+        args,
+        &KeyWriter {
+            fds,
+            data,
+            loose: false,
+        },
+    );
+    let probe = environment::classify(ev, fds);
+    let output = environment::output_fd(ev, fds);
     let ret = &ev["return"];
     let errno = ev["errno"].as_str();
     let ok = errno.is_none() && ret.as_i64().is_some_and(|r| r >= 0);
@@ -340,7 +382,27 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
         .map(norm_text)
         .collect();
     let file_class = syscall_info(name).is_some_and(|i| i.classes.contains(Classes::FILE));
-    let files = if ok && file_class && !data {
+    let class = match (probe, output) {
+        (Some(probe), _) => Class::Env {
+            probe,
+            key: call_key(
+                name,
+                args,
+                &KeyWriter {
+                    fds,
+                    data,
+                    loose: true,
+                },
+            ),
+            value: env_value(args, &result),
+        },
+        (None, Some(fd)) => Class::Output {
+            fd,
+            bytes: ret.as_u64().unwrap_or(0),
+        },
+        (None, None) => Class::Behaviour,
+    };
+    let files = if ok && file_class && !data && probe.is_none() {
         strings.clone()
     } else {
         Vec::new()
@@ -372,7 +434,49 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
             fds.0.remove(&f);
         }
     }
-    Norm { key, result, files }
+    Norm {
+        key,
+        result,
+        files,
+        class,
+    }
+}
+
+/// `name(args…)` with the arguments normalised by `w`.
+fn call_key(name: &str, args: &[Value], w: &KeyWriter) -> String {
+    let mut key = String::with_capacity(64);
+    key.push_str(name);
+    key.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            key.push_str(", ");
+        }
+        let pid_arg = (i == 0 && PID_ARG0.contains(&name)) || (i == 1 && name == "tgkill");
+        if pid_arg && a.as_i64().is_some_and(|p| p > 0) {
+            key.push_str("PID");
+        } else if w.data && !matches!(a, Value::Object(m) if m.contains_key("fd")) {
+            key.push('…');
+        } else {
+            w.arg(a, &mut key);
+        }
+    }
+    key.push(')');
+    key
+}
+
+/// What an environment probe got: its arguments as decoded (structures
+/// included: `{st_mode=S_IFIFO|0600, …}`), addresses normalised, and its
+/// normalised result.
+fn env_value(args: &[Value], result: &str) -> String {
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Value::Number(n) if is_addr(n) => "ADDR".to_string(),
+            Value::Object(m) if m.contains_key("ptr") => "ADDR".to_string(),
+            a => norm_text(&show(a)),
+        })
+        .collect();
+    format!("({}) = {result}", shown.join(", "))
 }
 
 /// strace-style text of a syscall record with its real values:
@@ -391,6 +495,8 @@ pub fn render(ev: &Value) -> String {
             format!("{} {e} ({msg})", r.as_i64().unwrap_or(-1))
         }
         (None, Value::Null) => "?".to_string(),
+        // A decoded result (`0x1 (flags O_WRONLY)`) is shown as rstrace prints it.
+        (None, Value::String(s)) => s.clone(),
         (None, v) => show(v),
     };
     format!("{name}({}) = {ret}", args.join(", "))
@@ -538,5 +644,10 @@ mod tests {
         );
         let ex = json!({"syscall":"exit_group","args":[0],"return":null});
         assert_eq!(render(&ex), "exit_group(0) = ?");
+        let getfl = json!({"syscall":"fcntl","args":[{"fd":1},{"sym":"F_GETFL"}],"return":"0x8001 (flags O_WRONLY|O_LARGEFILE)"});
+        assert_eq!(
+            render(&getfl),
+            "fcntl(1, F_GETFL) = 0x8001 (flags O_WRONLY|O_LARGEFILE)"
+        );
     }
 }

@@ -92,13 +92,72 @@ pub(crate) fn text(a: &Side, b: &Side, o: &Outcome) -> String {
             let _ = writeln!(s, "  probes recorded on one side only: {}", list(one));
         }
     }
-    let verdict = if o.different() {
-        "different"
-    } else {
-        "no meaningful difference"
+    if !o.output.is_empty() {
+        let _ = writeln!(
+            s,
+            "  output to the inherited fds 1 and 2 (a stream each; chunks and sizes not compared):"
+        );
+        for (p, fd, (na, ba), (nb, bb)) in &o.output {
+            let _ = writeln!(
+                s,
+                "    {p} fd {fd}: A {na} {}, {ba} bytes; B {nb} {}, {bb} bytes",
+                plural(*na),
+                plural(*nb)
+            );
+        }
+    }
+    env_text(&mut s, a, b, o);
+    let verdict = match (o.different(), o.env_differs()) {
+        (true, _) => "different",
+        (false, false) => "no meaningful difference",
+        (false, true) => "no meaningful difference (the environment differs)",
     };
     let _ = writeln!(s, "result: {verdict}");
     s
+}
+
+/// Environment differences listed in the text report; `--json` lists all.
+const ENV_LINES: usize = 20;
+
+/// The "environment differences" section: each differing probe with both
+/// runs' calls.
+fn env_text(s: &mut String, a: &Side, b: &Side, o: &Outcome) {
+    if !o.env_differs() {
+        let _ = writeln!(s, "environment differences: none");
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "environment differences (compared apart from the calls above; not a divergence):"
+    );
+    let mut last = None;
+    for d in o.env.iter().take(ENV_LINES) {
+        if last != Some((d.proc_a, d.thread)) {
+            let _ = writeln!(s, "  process {} thread {}:", a.label(d.proc_a), d.thread);
+            last = Some((d.proc_a, d.thread));
+        }
+        let p = d.probe();
+        let _ = writeln!(s, "    {}: {}", p.name, p.reason);
+        for (tag, side, e) in [("A", a, d.a), ("B", b, d.b)] {
+            let line = e.map_or("(not made)".to_string(), |e| render(&side.rec.events[e]));
+            let _ = writeln!(s, "      {tag}: {line}");
+        }
+    }
+    if o.env.len() > ENV_LINES {
+        let _ = writeln!(
+            s,
+            "  … {} more (--json lists them all)",
+            o.env.len() - ENV_LINES
+        );
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        "write"
+    } else {
+        "writes"
+    }
 }
 
 fn side_json(side: &Side, proc_: usize, thread: usize, ctx: &[usize], at: &[usize]) -> Value {
@@ -128,6 +187,37 @@ fn divergence_json(a: &Side, b: &Side, d: &Divergence) -> Value {
     })
 }
 
+fn env_json(a: &Side, b: &Side, o: &Outcome) -> Value {
+    let call = |side: &Side, e: Option<usize>| {
+        e.map(|e| json!({"event": e, "text": render(&side.rec.events[e])}))
+    };
+    let probes: Vec<Value> = o
+        .env
+        .iter()
+        .map(|d| {
+            json!({
+                "process": a.tree.processes[d.proc_a].path.to_string(),
+                "program": a.program(d.proc_a),
+                "thread": d.thread,
+                "probe": d.probe().name,
+                "reason": d.probe().reason,
+                "a": call(a, d.a),
+                "b": call(b, d.b),
+            })
+        })
+        .collect();
+    Value::Array(probes)
+}
+
+fn output_json(o: &Outcome) -> Value {
+    o.output
+        .iter()
+        .map(|(p, fd, (na, ba), (nb, bb))| {
+            json!({"process": p, "fd": fd, "a": {"writes": na, "bytes": ba}, "b": {"writes": nb, "bytes": bb}})
+        })
+        .collect()
+}
+
 /// The same report as one JSON object.
 pub(crate) fn json(a: &Side, b: &Side, o: &Outcome) -> Value {
     json!({
@@ -146,5 +236,8 @@ pub(crate) fn json(a: &Side, b: &Side, o: &Outcome) -> Value {
         "command_exit_code": o.exit_code.as_ref().map(|(x, y)| json!({"a": x, "b": y})),
         "different_probe_hits": o.probes.iter().map(|(p, x, y)| json!({"spec": p, "a": x, "b": y})).collect::<Vec<_>>(),
         "probes_one_side": o.probes_one_side.iter().map(|(p, side)| json!({"spec": p, "side": side})).collect::<Vec<_>>(),
+        "environment_differs": o.env_differs(),
+        "environment_differences": env_json(a, b, o),
+        "output_streams": output_json(o),
     })
 }
