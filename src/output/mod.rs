@@ -3,4 +3,5 @@
 pub mod json;
 pub mod latch;
 pub mod normalize;
+pub mod paced;
 pub mod text;
