@@ -126,7 +126,7 @@ pub fn main(args: &[OsString]) -> i32 {
     let latch = crate::output::latch::WriteLatch::default();
     let out: Box<dyn std::io::Write> = match &o.output {
         Some(path) => match std::fs::File::create(path) {
-            Ok(f) => latch.wrap(Box::new(std::io::BufWriter::new(f))),
+            Ok(f) => latch.wrap(Box::new(crate::output::paced::Paced::new(f))),
             Err(e) => {
                 eprintln!("rtrace break: {}: {e}", path.to_string_lossy());
                 return 1;

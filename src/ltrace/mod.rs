@@ -266,7 +266,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
     let w: Box<dyn std::io::Write> = match (w, &o.output) {
         (Some(w), _) => w,
         (None, Some(path)) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::with_capacity(1 << 16, f)),
+            Ok(f) => Box::new(crate::output::paced::Paced::new(f)),
             Err(e) => {
                 eprintln!("can't open {} for writing: {e}", path.display());
                 return Ended::Failed(1);

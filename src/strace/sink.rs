@@ -5,12 +5,14 @@
 //! Output is block-buffered (a tracer that flushes every line pays a write
 //! per syscall); it is flushed at exit, on rtrace's fatal signals, and after
 //! every line when it goes to stderr or a pipe, as strace line-buffers those.
+//! Files are [`Paced`]: what is buffered reaches them within 100 ms.
 //!
 //! With `--normalize` every stream passes whole lines through one shared
 //! [`Normalizer`] (pids, addresses, times, temp paths; see
 //! [`crate::output::normalize`]): text is held until its line ends.
 
 use crate::output::normalize::Normalizer;
+use crate::output::paced::Paced;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -20,7 +22,7 @@ use std::rc::Rc;
 
 /// One output stream and whether it has an unterminated line.
 pub struct Stream {
-    w: BufWriter<Box<dyn Write>>,
+    w: Box<dyn Write>,
     line_flush: bool,
     /// The thread whose syscall line is open (printed without its end).
     pub open_line: Option<i32>,
@@ -32,8 +34,17 @@ pub struct Stream {
 
 impl Stream {
     fn new(w: Box<dyn Write>, line_flush: bool) -> Stream {
+        Stream::unbuffered(Box::new(BufWriter::with_capacity(1 << 16, w)), line_flush)
+    }
+
+    /// A block-buffered stream on a file, written out every 100 ms.
+    fn paced(f: File) -> Stream {
+        Stream::unbuffered(Box::new(Paced::new(f)), false)
+    }
+
+    fn unbuffered(w: Box<dyn Write>, line_flush: bool) -> Stream {
         Stream {
-            w: BufWriter::with_capacity(1 << 16, w),
+            w,
             line_flush,
             open_line: None,
             error: None,
@@ -129,7 +140,7 @@ impl Sink {
                 Stream::new(Box::new(stdin), true)
             }
             Some(_) if separate => Stream::new(Box::new(io::sink()), false),
-            Some(path) => Stream::new(Box::new(open_file(path, append)?), false),
+            Some(path) => Stream::paced(open_file(path, append)?),
         };
         Ok(Sink {
             main,
@@ -174,7 +185,7 @@ impl Sink {
                 let norm = &self.norm;
                 self.per_tid.entry(tid).or_insert_with(|| {
                     let mut s = match open_file(&format!("{base}.{tid}"), append) {
-                        Ok(f) => Stream::new(Box::new(f), false),
+                        Ok(f) => Stream::paced(f),
                         Err(e) => {
                             eprintln!("{}: can't open '{base}.{tid}': {e}", crate::strace::prog());
                             Stream::new(Box::new(io::sink()), false)

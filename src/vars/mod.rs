@@ -19,7 +19,7 @@
 //!
 //! A breakpoint hit, end to end: [`Vars::innermost`] (registers + CFA) ->
 //! [`Vars::scope`] at [`FrameRegs::lookup_pc`] -> [`Vars::read`] per
-//! parameter -> `output::text` / `output::json` render the [`Value`]s.
+//! parameter -> `value::text` / `value::json` render the [`Value`]s.
 //! Floating-point values are [`Value::Sym`] text (`3.5`), as `Value` has no
 //! float; `<optimized out>` parts of a value likewise.
 //!

@@ -177,7 +177,7 @@ pub fn main(args: &[OsString]) -> i32 {
     let out = || -> Result<Box<dyn Write>, String> {
         Ok(match &o.output {
             Some(path) => match std::fs::File::create(path) {
-                Ok(f) => latch.wrap(Box::new(std::io::BufWriter::new(f))),
+                Ok(f) => latch.wrap(Box::new(crate::output::paced::Paced::new(f))),
                 Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
             },
             None => Box::new(std::io::stderr()),

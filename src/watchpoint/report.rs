@@ -94,8 +94,9 @@ impl Report {
     fn line(&mut self, s: &str) {
         // The report is best effort: a closed pipe must not stop the
         // cleanup that follows.
+        // Not flushed per line: stderr is unbuffered, and an `-o` file is
+        // paced (output/paced.rs), written out within 100 ms.
         let _ = writeln!(self.out, "{s}");
-        let _ = self.out.flush();
     }
 
     /// The text of one hit.

@@ -505,6 +505,9 @@ impl Tracer {
 
     /// Runs until every tracee is gone or rtrace is interrupted.
     pub fn run(&mut self, h: &mut dyn Handler) -> io::Result<()> {
+        // Output files are written out every 100 ms from here on, whatever
+        // the tracees do (see output/paced.rs for why not from this loop).
+        crate::output::paced::start();
         let mut ru: libc::rusage = unsafe_zeroed_rusage();
         while !self.tasks.is_empty() {
             if let Some(sig) = signals::take_pending() {

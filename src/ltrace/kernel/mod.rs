@@ -495,7 +495,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     };
     let consumer = std::thread::spawn(move || {
         let w: Box<dyn std::io::Write> = match file {
-            Some(f) => Box::new(std::io::BufWriter::with_capacity(1 << 16, f)),
+            Some(f) => Box::new(crate::output::paced::Paced::new(f)),
             None => Box::new(std::io::LineWriter::new(std::io::stderr())),
         };
         let mut s = Stream::new(sopts, specs, dec, Out::new(w, lead));
