@@ -88,12 +88,14 @@ pub fn as_tracepoint(orig: &EventFormat, fmt: &mut EventFormat) {
 /// The events to enable for tracepoints `events` (subsystem, name): each
 /// tracepoint itself, or under `strings` an event probe in `group` that
 /// records it with its string fields copied (same name, loaded into
-/// `formats` as the tracepoint). Says once on stderr which string fields
-/// print as pointers, and why.
+/// `formats` as the tracepoint). Says once on stderr why string fields
+/// print as pointers under `strings`, and with `hint` (events are printed)
+/// that they do.
 pub fn events_to_record(
     events: &[(String, String)],
     formats: &mut Formats,
     strings: bool,
+    hint: bool,
     group: &mut DynGroup,
 ) -> Result<Vec<(String, String)>, String> {
     let mut enable = Vec::new();
@@ -128,7 +130,7 @@ pub fn events_to_record(
                  (it needs event probes, CONFIG_EPROBE_EVENTS; {err}); {what}: printed as the \
                  pointers the tracepoint recorded (0x...)"
             ),
-            None if !strings => eprintln!(
+            None if !strings && hint => eprintln!(
                 "rtrace kernel: {what}: user pointers, printed as the tracepoint recorded them \
                  (0x...); --strings asks the kernel to copy the strings at the event"
             ),

@@ -229,7 +229,8 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
     // Declared before the instance, so dropped after it (on `?` too): the
     // kernel keeps an event probe busy while the instance enables it.
     let mut group = DynGroup::new(&top, &group_name(me));
-    let enable = events_to_record(&events, &mut formats, a.flag("strings"), &mut group)?;
+    let hint = matches!(mode, Mode::Stream | Mode::By(_));
+    let enable = events_to_record(&events, &mut formats, a.flag("strings"), hint, &mut group)?;
     let inst = Instance::create(&top, &instance_name(me))?;
     let filter = a.value("filter");
     let mut sink = Sink::new(&top, mode, a.flag("json"), out);
