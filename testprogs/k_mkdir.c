@@ -1,6 +1,6 @@
-/* Prints its pid, makes and removes the directory argv[1] with mkdirat(2),
- * then waits for EOF on stdin, so a tracer can still read the path from
- * its memory; exits 0. */
+/* Prints its pid and the address of the path it passes, makes and removes
+ * the directory argv[1] with mkdirat(2), then waits for EOF on stdin (the
+ * test reads the event while it runs); exits 0. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
         return 2;
     snprintf(path, sizeof path, "%s", argv[1]);
     printf("pid=%d\n", getpid());
+    printf("path=%p\n", (void *)path);
     fflush(stdout);
     if (mkdirat(AT_FDCWD, path, 0750) != 0 || rmdir(path) != 0) {
         perror(path);

@@ -8,111 +8,13 @@
 //! at global files rtrace never writes (set_event, current_tracer).
 
 mod common;
+mod kernel_util;
 
 use common::testprog;
+use kernel_util::{assert_clean, read, rtrace, run, text, tracefs, unique_path, Global};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn rtrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// The tracefs mount point (rtrace mounts it when needed), or None to skip.
-fn tracefs() -> Option<PathBuf> {
-    if !is_root() {
-        eprintln!("skip: needs root for tracefs");
-        return None;
-    }
-    let out = Command::new(rtrace())
-        .args(["kernel", "list", "tracers"])
-        .output()
-        .ok()?;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
-    mounts.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.get(2) == Some(&"tracefs")).then(|| PathBuf::from(f[1]))
-    })
-}
-
-fn read(root: &Path, f: &str) -> String {
-    std::fs::read_to_string(root.join(f)).unwrap_or_default()
-}
-
-/// What rtrace must never change: global files it does not write.
-struct Global {
-    set_event: String,
-    current_tracer: String,
-}
-
-impl Global {
-    fn snap(root: &Path) -> Global {
-        Global {
-            set_event: read(root, "set_event"),
-            current_tracer: read(root, "current_tracer"),
-        }
-    }
-}
-
-/// Asserts that nothing of rtrace process `pid` is left in tracefs and the
-/// global files are as before.
-fn assert_clean(root: &Path, pid: u32, before: &Global) {
-    assert!(
-        !root.join(format!("instances/rtrace-{pid}")).exists(),
-        "instance rtrace-{pid} left behind"
-    );
-    let group = format!("rtrace_{pid}/");
-    for f in ["dynamic_events", "uprobe_events", "kprobe_events"] {
-        let t = read(root, f);
-        assert!(!t.contains(&group), "{f} still has {group}: {t}");
-    }
-    assert!(!root.join(format!("events/rtrace_{pid}")).exists());
-    let after = Global::snap(root);
-    assert_eq!(after.set_event, before.set_event, "set_event changed");
-    assert_eq!(
-        after.current_tracer, before.current_tracer,
-        "current_tracer changed"
-    );
-}
-
-fn unique_path(tag: &str) -> String {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    format!(
-        "/tmp/rtrace-k-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    )
-}
-
-fn run(args: &[&str]) -> (Output, u32) {
-    let child = Command::new(rtrace())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn rtrace");
-    let pid = child.id();
-    (child.wait_with_output().expect("wait rtrace"), pid)
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use std::process::{Child, Command, Stdio};
 
 /// Runs a tracepoint trace of k_mkdir and returns (event line, testprog pid).
 fn mkdir_trace(root: &Path, json: bool) {
@@ -136,11 +38,14 @@ fn mkdir_trace(root: &Path, json: bool) {
     let rpid = child.id();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut prog_pid = None;
+    let mut ptr = None;
     let mut event = None;
     for l in lines.by_ref() {
         let l = l.unwrap();
         if let Some(p) = l.strip_prefix("pid=") {
             prog_pid = Some(p.parse::<i32>().unwrap());
+        } else if let Some(p) = l.strip_prefix("path=0x") {
+            ptr = Some(u64::from_str_radix(p, 16).unwrap());
         } else if l.contains("sys_enter_mkdirat") {
             event = Some(l);
             break;
@@ -153,8 +58,9 @@ fn mkdir_trace(root: &Path, json: bool) {
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(status.success(), "rtrace failed: {err}");
-    let (pid, ev) = (
+    let (pid, ptr, ev) = (
         prog_pid.expect("testprog pid"),
+        ptr.expect("testprog path address"),
         event.expect("mkdirat event"),
     );
     assert!(
@@ -165,12 +71,13 @@ fn mkdir_trace(root: &Path, json: bool) {
         let v: serde_json::Value = serde_json::from_str(&ev).unwrap();
         assert_eq!(v["pid"], pid);
         assert_eq!(v["system"], "syscalls");
-        assert_eq!(v["fields"]["pathname"], dir.as_str());
+        // The tracepoint records the pointer, not the string.
+        assert_eq!(v["fields"]["pathname"], ptr);
         assert_eq!(v["fields"]["dfd"], -100);
         assert_eq!(v["fields"]["mode"], 0o750);
     } else {
         assert!(ev.contains(&format!("-{pid} ")), "{ev}");
-        assert!(ev.contains(&format!("pathname=\"{dir}\"")), "{ev}");
+        assert!(ev.contains(&format!(" pathname={ptr:#x} ")), "{ev}");
         assert!(ev.contains("dfd=-100 "), "{ev}");
         assert!(ev.contains(&format!("mode={}", 0o750)), "{ev}");
     }
@@ -220,11 +127,13 @@ fn attach_to_pid_follows_its_children() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Notes (the pointer fields) come first; then rtrace is tracing.
+    let mut err = BufReader::new(rt.stderr.take().unwrap());
     let mut ready = String::new();
-    BufReader::new(rt.stderr.as_mut().unwrap())
-        .read_line(&mut ready)
-        .unwrap();
-    assert!(ready.contains("tracing"), "{ready}");
+    while !ready.contains("tracing") {
+        ready.clear();
+        assert!(err.read_line(&mut ready).unwrap() > 0, "no 'tracing' line");
+    }
     let mut input = sh.stdin.take().unwrap();
     writeln!(input, "go").unwrap();
     let mut lines = BufReader::new(rt.stdout.take().unwrap()).lines();

@@ -1,4 +1,4 @@
-//! Dynamic events (uprobes, kprobes) in rtrace's own group, and the removal
+//! Dynamic events (uprobes, kprobes, event probes) in rtrace's own group, and the removal
 //! of leftovers of an rtrace that was killed (`rtrace kernel cleanup`).
 
 use super::tracefs::{quiesce_dir, Tracefs};
@@ -30,7 +30,8 @@ pub const NO_KPROBES: &str =
 pub struct DynGroup {
     top: Tracefs,
     group: String,
-    events: Vec<(String, bool)>,
+    /// (event name, the file it was defined in).
+    events: Vec<(String, &'static str)>,
 }
 
 impl DynGroup {
@@ -54,9 +55,22 @@ impl DynGroup {
         if kprobe && !have_kprobes(&self.top) {
             return Err(NO_KPROBES.into());
         }
-        self.top
-            .append(def_file(&self.top, kprobe), &format!("{def}\n"))?;
-        self.events.push((name.to_string(), kprobe));
+        self.define(name, def, def_file(&self.top, kprobe))
+    }
+
+    /// Defines one event probe (`e:GROUP/NAME SYSTEM.EVENT ARGS`); only
+    /// `dynamic_events` takes them. Fails where the kernel has no event
+    /// probes (CONFIG_EPROBE_EVENTS), with the kernel's error.
+    pub fn add_eprobe(&mut self, name: &str, def: &str) -> Result<(), String> {
+        if !self.top.has("dynamic_events") {
+            return Err("this kernel has no dynamic_events file (needs Linux 4.17+)".into());
+        }
+        self.define(name, def, "dynamic_events")
+    }
+
+    fn define(&mut self, name: &str, def: &str, file: &'static str) -> Result<(), String> {
+        self.top.append(file, &format!("{def}\n"))?;
+        self.events.push((name.to_string(), file));
         Ok(())
     }
 
@@ -68,8 +82,7 @@ impl DynGroup {
 
 impl Drop for DynGroup {
     fn drop(&mut self) {
-        for (name, kprobe) in self.events.drain(..).rev() {
-            let file = def_file(&self.top, kprobe);
+        for (name, file) in self.events.drain(..).rev() {
             if let Err(e) = self.top.append(file, &format!("-:{}/{name}\n", self.group)) {
                 eprintln!("rtrace: {e}");
             }

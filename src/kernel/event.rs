@@ -1,11 +1,11 @@
 //! Kernel events as values: a raw record decoded with its event's format,
 //! rendered as trace-cmd-like text or as JSON Lines from the same values.
 
-use super::format::{common, decode_field, EventFormat, FieldKind};
+use super::format::{common, decode_field, EventFormat};
 use super::tracefs::Tracefs;
 use crate::value::json::value_json;
 use crate::value::text::{render_value, RenderOpts};
-use crate::value::{StrVal, Value};
+use crate::value::Value;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -61,8 +61,21 @@ impl Formats {
 
     /// Loads `events/SYSTEM/NAME/format`.
     pub fn load(&mut self, system: &str, name: &str) -> Result<Arc<EventFormat>, String> {
+        self.load_with(system, name, |_| {})
+    }
+
+    /// Loads `events/SYSTEM/NAME/format` and lets `fix` adjust it before it
+    /// is registered (an event probe shown as the tracepoint it reads).
+    pub fn load_with(
+        &mut self,
+        system: &str,
+        name: &str,
+        fix: impl FnOnce(&mut EventFormat),
+    ) -> Result<Arc<EventFormat>, String> {
         let text = self.top.read(&format!("events/{system}/{name}/format"))?;
-        let f = Arc::new(super::format::parse_format(system, &text)?);
+        let mut f = super::format::parse_format(system, &text)?;
+        fix(&mut f);
+        let f = Arc::new(f);
         self.by_id.insert(f.id, f.clone());
         Ok(f)
     }
@@ -94,56 +107,6 @@ impl Formats {
             fields,
         })
     }
-}
-
-/// Replaces user-space `char *` pointers of syscall events by the string
-/// they point to, read from the (still running) process; the pointer stays
-/// when the memory cannot be read. Syscall tracepoints record only the
-/// pointer, so this is best effort: the process may have exited or changed
-/// the memory since.
-pub fn resolve_user_strings(ev: &mut KEvent) {
-    if ev.format.system != "syscalls" {
-        return;
-    }
-    for (i, f) in ev.format.fields.iter().enumerate() {
-        if f.kind != FieldKind::Ptr || !f.ctype.contains("char") {
-            continue;
-        }
-        if let Value::Hex(addr) = ev.fields[i].1 {
-            if let Some(s) = read_user_string(ev.pid, addr, 256) {
-                ev.fields[i].1 = Value::Str(s);
-            }
-        }
-    }
-}
-
-fn read_user_string(pid: i32, addr: u64, max: usize) -> Option<StrVal> {
-    if addr == 0 {
-        return None;
-    }
-    let mut buf = vec![0u8; max];
-    let local = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: max,
-    };
-    // Stop at the page end: a read across into an unmapped page fails whole.
-    let to_page_end = (4096 - (addr as usize & 4095)).min(max);
-    let remote = libc::iovec {
-        iov_base: addr as *mut libc::c_void,
-        iov_len: to_page_end,
-    };
-    // SAFETY: both iovecs describe valid lengths; the local one is our buffer.
-    let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
-    if n <= 0 {
-        return None;
-    }
-    let got = &buf[..n as usize];
-    let end = got.iter().position(|&c| c == 0);
-    Some(StrVal {
-        bytes: got[..end.unwrap_or(got.len())].to_vec(),
-        truncated: end.is_none(),
-        c_string: true,
-    })
 }
 
 /// Command names of pids: /proc, then the kernel's `saved_cmdlines` for
@@ -250,6 +213,7 @@ pub fn json_line(out: &mut String, ev: &KEvent, comm: &str) {
 mod tests {
     use super::*;
     use crate::kernel::format::parse_format;
+    use crate::value::StrVal;
 
     fn ev() -> KEvent {
         let f = parse_format(

@@ -262,7 +262,12 @@ pub fn decode_field(f: &FieldDef, data: &[u8]) -> Option<Value> {
                 off = off.checked_add(f.offset)?.checked_add(f.size)?;
             }
             let b = data.get(off..off.checked_add(len)?)?;
-            if *chars {
+            if *chars && len == 0 {
+                // A probe's string fetch that faulted (unmapped or paged-out
+                // user memory, a NULL pointer): the kernel stores length 0
+                // and prints `(fault)`; a captured empty string has its NUL.
+                Some(Value::sym("(fault)"))
+            } else if *chars {
                 Some(c_string(b))
             } else {
                 Some(Value::Array(

@@ -5,7 +5,7 @@
 use super::cli;
 use super::event::{Formats, KEvent};
 use super::session;
-use super::sink::Sink;
+use super::sink::{open_output, Sink};
 use super::trace::{mode_from_args, run_session, PidScope, Target};
 use super::tracefs::{instance_name, Instance, Tracefs};
 use crate::value::Value;
@@ -60,13 +60,13 @@ pub fn symbolize(ev: &mut KEvent, ks: &Kallsyms) {
 }
 
 const USAGE: &str =
-    "usage: rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-c | --by FIELD] [--json] [-p PID | -- CMD...]";
+    "usage: rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-c | --by FIELD] [--json] [-o FILE] [-p PID | -- CMD...]";
 
 /// `rtrace kernel ftrace ARGS`.
 pub fn main(args: &[OsString]) -> Result<i32, String> {
     let a = cli::parse(
         args,
-        &["f", "n", "p", "by"],
+        &["f", "n", "p", "by", "o"],
         &["graph", "c", "json", "h", "help"],
         true,
     )?;
@@ -82,6 +82,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
     }
     let target = Target::from_args(&a)?;
     let mode = mode_from_args(&a)?;
+    let out = open_output(a.value("o").as_deref())?;
     let top = Tracefs::open()?;
     let tracers = top.read("available_tracers")?;
     let tracer = if a.flag("graph") {
@@ -133,7 +134,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         fs.write("set_ftrace_notrace", &nots.join(" "))
             .map_err(denied)?;
     }
-    let mut sink = Sink::new(&top, mode, a.flag("json"));
+    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
     sink.set_hook(Box::new(move |ev| symbolize(ev, &ks)));
     let end = run_session(
         &top,
@@ -144,6 +145,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         &mut sink,
         |fs| fs.write("current_tracer", tracer).map_err(denied),
     );
+    drop(sink);
     drop(inst);
     Ok(end?.code())
 }

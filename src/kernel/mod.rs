@@ -9,8 +9,8 @@
 //! them; [`trace`], [`probe`], [`ftrace`] and [`stat`] are the commands.
 //!
 //! Not covered: event triggers and hist triggers (this kernel has no
-//! CONFIG_HIST_TRIGGERS; `--hist`/`--by` aggregate in rtrace), eprobes,
-//! synthetic events.
+//! CONFIG_HIST_TRIGGERS; `--hist`/`--by` aggregate in rtrace), synthetic
+//! events; event probes only as [`strings`] uses them.
 
 pub mod cli;
 pub mod dwarfargs;
@@ -25,6 +25,7 @@ pub mod ringbuf;
 pub mod session;
 pub mod sink;
 pub mod stat;
+pub mod strings;
 pub mod trace;
 pub mod tracefs;
 
@@ -33,13 +34,13 @@ use std::ffi::OsString;
 const USAGE: &str = "\
 usage: rtrace kernel list [events|functions|tracers|probes] [GLOB]
        rtrace kernel trace -e SUBSYS:EVENT[,...] [--filter EXPR] [-p PID | -- CMD...]
-                           [-c | --by FIELD | --hist FIELD] [--json]
-       rtrace kernel probe SPEC... [-c] [--json] [-p PID | -- CMD...]
+                           [-c | --by FIELD | --hist FIELD] [--json] [--strings] [-o FILE]
+       rtrace kernel probe SPEC... [-c] [--json] [-o FILE] [-p PID | -- CMD...]
            SPEC: u:BINARY:FUNC[+OFF] [ARG...]   ur:BINARY:FUNC [ARG...]
                  k:FUNC [ARG...]   kr:FUNC [ARG...]
                  'p:[GRP/]NAME PLACE ARGS'   'r:[GRP/]NAME PLACE ARGS' (kernel syntax)
            ARG: a DWARF parameter name, $argN, $retval, $comm, or NAME=FETCHARG[:TYPE]
-       rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-p PID | -- CMD...]
+       rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-o FILE] [-p PID | -- CMD...]
        rtrace kernel cleanup [--all]
 ";
 

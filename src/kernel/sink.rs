@@ -2,7 +2,7 @@
 //! counted per event (`-c`), counted per value of a field (`--by`), or
 //! gathered into a log2 histogram of a numeric field (`--hist`).
 
-use super::event::{json_line, resolve_user_strings, text_line, Comms, KEvent};
+use super::event::{json_line, text_line, Comms, KEvent};
 use super::tracefs::Tracefs;
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
@@ -30,7 +30,7 @@ pub struct Sink {
     mode: Mode,
     json: bool,
     comms: Comms,
-    out: std::io::BufWriter<std::io::Stdout>,
+    out: std::io::BufWriter<Box<dyn Write>>,
     counts: HashMap<String, u64>,
     hist: HashMap<i32, u64>,
     line: String,
@@ -40,13 +40,14 @@ pub struct Sink {
 }
 
 impl Sink {
-    /// A sink for `mode`; `json` selects JSON Lines.
-    pub fn new(top: &Tracefs, mode: Mode, json: bool) -> Sink {
+    /// A sink for `mode` writing to `out` (see [`open_output`]); `json`
+    /// selects JSON Lines.
+    pub fn new(top: &Tracefs, mode: Mode, json: bool, out: Box<dyn Write>) -> Sink {
         Sink {
             mode,
             json,
             comms: Comms::with_saved(top),
-            out: std::io::BufWriter::new(std::io::stdout()),
+            out: std::io::BufWriter::new(out),
             counts: HashMap::new(),
             hist: HashMap::new(),
             line: String::new(),
@@ -68,7 +69,6 @@ impl Sink {
         }
         match &self.mode {
             Mode::Stream => {
-                resolve_user_strings(&mut ev);
                 self.line.clear();
                 let comm = self.comms.get(ev.pid).to_string();
                 if self.json {
@@ -90,7 +90,6 @@ impl Sink {
                 let key = if field == "comm" {
                     self.comms.get(ev.pid).to_string()
                 } else {
-                    resolve_user_strings(&mut ev);
                     let mut s = String::new();
                     match ev.field(field) {
                         Some(v) => render_value(&mut s, &v, &RenderOpts::default()),
@@ -152,6 +151,18 @@ impl Sink {
         }
         let _ = self.out.write_all(s.as_bytes());
         let _ = self.out.flush();
+    }
+}
+
+/// Where events go: the file of `-o FILE` (created or truncated, as
+/// strace's `-o`), else stdout. Opened before anything is set up in tracefs,
+/// so a path that cannot be written changes nothing there.
+pub fn open_output(path: Option<&str>) -> Result<Box<dyn Write>, String> {
+    match path {
+        None => Ok(Box::new(std::io::stdout())),
+        Some(p) => std::fs::File::create(p)
+            .map(|f| Box::new(f) as Box<dyn Write>)
+            .map_err(|e| format!("cannot write the output file '{p}' (-o): {e}")),
     }
 }
 

@@ -3,11 +3,13 @@
 //! session runner that `probe` and `ftrace` share.
 
 use super::cli::{self, Args};
+use super::dynevent::DynGroup;
 use super::event::Formats;
 use super::ringbuf::RawReader;
 use super::session::{self, Child, End};
-use super::sink::{Mode, Sink};
-use super::tracefs::{instance_name, Instance, Tracefs};
+use super::sink::{open_output, Mode, Sink};
+use super::strings::events_to_record;
+use super::tracefs::{group_name, instance_name, Instance, Tracefs};
 use crate::symbols::glob_match;
 use std::ffi::OsString;
 
@@ -194,14 +196,18 @@ pub fn run_session(
 }
 
 const USAGE: &str = "usage: rtrace kernel trace -e SUBSYS:EVENT[,...] [--filter EXPR] \
-[-p PID | -- CMD...] [-c | --by FIELD | --hist FIELD] [--json]";
+[-p PID | -- CMD...] [-c | --by FIELD | --hist FIELD] [--json] [--strings] [-o FILE]
+  --strings  syscall string arguments (filename, pathname, ...) as strings copied by the
+             kernel at the event (an event probe, CONFIG_EPROBE_EVENTS); without it, or
+             where the kernel cannot, they print as the pointer the tracepoint recorded
+  -o FILE    events (or the summary) to FILE instead of stdout";
 
 /// `rtrace kernel trace ARGS`.
 pub fn main(args: &[OsString]) -> Result<i32, String> {
     let a = cli::parse(
         args,
-        &["e", "filter", "p", "by", "hist"],
-        &["c", "json", "h", "help"],
+        &["e", "filter", "p", "by", "hist", "o"],
+        &["c", "json", "strings", "h", "help"],
         true,
     )?;
     if a.flag("h") || a.flag("help") {
@@ -214,16 +220,20 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
     }
     let mode = mode_from_args(&a)?;
     let target = Target::from_args(&a)?;
+    let out = open_output(a.value("o").as_deref())?;
     let top = Tracefs::open()?;
     let events = resolve_events(&top, &specs)?;
     let mut formats = Formats::new(&top);
-    for (s, e) in &events {
-        formats.load(s, e)?;
-    }
     session::install_signals();
-    let inst = Instance::create(&top, &instance_name(std::process::id()))?;
+    let me = std::process::id();
+    // Declared before the instance, so dropped after it (on `?` too): the
+    // kernel keeps an event probe busy while the instance enables it.
+    let mut group = DynGroup::new(&top, &group_name(me));
+    let hint = matches!(mode, Mode::Stream | Mode::By(_));
+    let enable = events_to_record(&events, &mut formats, a.flag("strings"), hint, &mut group)?;
+    let inst = Instance::create(&top, &instance_name(me))?;
     let filter = a.value("filter");
-    let mut sink = Sink::new(&top, mode, a.flag("json"));
+    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
     let end = run_session(
         &top,
         &inst,
@@ -232,7 +242,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         PidScope::Events,
         &mut sink,
         |fs| {
-            for (s, e) in &events {
+            for (s, e) in &enable {
                 if let Some(f) = &filter {
                     fs.write(&format!("events/{s}/{e}/filter"), f)
                         .map_err(|err| format!("filter '{f}' on {s}:{e}: {err}"))?;
@@ -241,7 +251,9 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
             }
             Ok(())
         },
-    )?;
+    );
+    drop(sink);
     drop(inst);
-    Ok(end.code())
+    drop(group);
+    Ok(end?.code())
 }

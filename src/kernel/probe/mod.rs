@@ -7,7 +7,7 @@ use super::dwarfargs::{signature, ArgType};
 use super::dynevent::{have_kprobes, DynGroup, NO_KPROBES};
 use super::event::Formats;
 use super::session;
-use super::sink::Sink;
+use super::sink::{open_output, Sink};
 use super::trace::{mode_from_args, run_session, PidScope, Target};
 use super::tracefs::{group_name, instance_name, Instance, Tracefs};
 use crate::symbols::{read_load_segments, Symbolizer};
@@ -350,13 +350,14 @@ pub fn definition(
     Ok((name, line))
 }
 
-const USAGE: &str = "usage: rtrace kernel probe SPEC... [-c] [--json] [-p PID | -- CMD...]";
+const USAGE: &str =
+    "usage: rtrace kernel probe SPEC... [-c] [--json] [-o FILE] [-p PID | -- CMD...]";
 
 /// `rtrace kernel probe ARGS`.
 pub fn main(args: &[OsString]) -> Result<i32, String> {
     let a = cli::parse(
         args,
-        &["p", "by", "hist"],
+        &["p", "by", "hist", "o"],
         &["c", "json", "h", "help"],
         false,
     )?;
@@ -374,6 +375,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         .collect::<Result<_, _>>()?;
     let mode = mode_from_args(&a)?;
     let target = Target::from_args(&a)?;
+    let out = open_output(a.value("o").as_deref())?;
     let top = Tracefs::open()?;
     if specs.iter().any(|s| s.kind.is_kernel()) && !have_kprobes(&top) {
         return Err(NO_KPROBES.into());
@@ -389,7 +391,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         formats.load(group.group(), &name)?;
     }
     let inst = Instance::create(&top, &instance_name(me))?;
-    let mut sink = Sink::new(&top, mode, a.flag("json"));
+    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
     let names = used.clone();
     let g = group.group().to_string();
     let end = run_session(
@@ -407,6 +409,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         },
     );
     // The instance goes first: the kernel keeps enabled events busy.
+    drop(sink);
     drop(inst);
     drop(group);
     Ok(end?.code())

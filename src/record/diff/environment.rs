@@ -171,7 +171,7 @@ pub fn classify(ev: &Value, fds: &FdNames) -> Option<usize> {
             .and_then(fd_of)
             .is_some_and(|fd| fds.inherited(fd))
     };
-    let path_args = || args.iter().filter_map(crate::record::tree::arg_str);
+    let path_args = || args.iter().filter_map(crate::tracefile::tree::arg_str);
     PROBES.iter().position(|p| {
         if !p.calls.is_empty() && !p.calls.contains(&name) {
             return false;
@@ -180,7 +180,7 @@ pub fn classify(ev: &Value, fds: &FdNames) -> Option<usize> {
             On::StdFd => std_fd(),
             On::StdFdEmptyPath => {
                 std_fd()
-                    && args.get(1).and_then(crate::record::tree::arg_str) == Some("")
+                    && args.get(1).and_then(crate::tracefile::tree::arg_str) == Some("")
                     && args.iter().skip(2).any(|a| {
                         a["flags"]
                             .as_array()
