@@ -628,12 +628,13 @@ fn static_binary_rltrace_says_no_dynamic_imports() {
 fn stripped_binary_by_name_says_it_has_no_symbol_table() {
     let prog = testprog_variant("fault_plain", "stripped", &["-no-pie", "-s"]);
     let p = prog.to_str().unwrap();
+    // Refused before the program starts (exit status 2), with the reason.
     let (st, out, err) = run(
         &rtrace(),
         &["break", "--count", "--backend", "ptrace", "work", "--", p],
     );
-    assert_eq!(st.code(), Some(0), "{err}");
-    assert!(out.ends_with(" counter 7\n"), "{out}");
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert_eq!(out, "");
     assert!(
         err.contains(&format!(
             "'work' matched nothing ({p} has no symbol table: stripped?)"
@@ -666,14 +667,17 @@ fn stripped_binary_by_name_says_it_has_no_symbol_table() {
         ],
     );
     assert!(
-        err.contains("'no_such_function' matched nothing\n"),
+        err.contains("'no_such_function' matched nothing (no such function in fault_plain "),
         "{err}"
     );
     let (_, _, err) = run(
         &rtrace(),
         &["break", "--backend", "ptrace", "libc.so.6:work", "--", p],
     );
-    assert!(err.contains("'libc.so.6:work' matched nothing\n"), "{err}");
+    assert!(
+        err.contains("'libc.so.6:work' matched nothing (libc.so.6 has no such function)\n"),
+        "{err}"
+    );
 }
 
 /// Waits until `pid` sleeps in a syscall (blocked in its read).

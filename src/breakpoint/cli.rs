@@ -40,10 +40,64 @@ options:
                   var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four
   --awatch EXPR   the same on reads and writes (one kind per session)
   --backend B     how --count counts: ptrace (INT3 stops), kernel (uprobe events
-                  counted by perf: 'func'/'ret:func' of a launched program), auto
-                  (kernel when it can do what is asked, else ptrace; the default)
+                  counted by perf: functions, globs and ret: probes, without
+                  conditions, in a launched program and the libraries it loads
+                  at start-up), auto (kernel when it can do what is asked, else
+                  ptrace; the default)
+  --list          print the addresses each SPEC resolves to and exit, without
+                  running the program (file addresses, as nm prints them; the
+                  running process's with -p)
+  -D              print the same, then run
   -h, --help      this text
+
+A SPEC that cannot match (no such function, line or library function; a
+condition's variable that the function does not have; a malformed
+condition) is refused before the program starts or -p attaches: exit
+status 2. A SPEC that may match later is 'pending' and tracing goes on:
+'lib:func' while lib is not loaded, or any name when the program or its
+libraries call dlopen or run other programs (exec, system, posix_spawn).
+A glob selects functions, not their PLT stubs ('f@plt'); name those with
+@plt ('f@plt', '*@plt').
 ";
+
+/// Why a command line was refused.
+#[derive(Debug)]
+pub enum Error {
+    /// Not a valid command line (exit status 1).
+    Usage(String),
+    /// A spec that can never work (exit status 2).
+    Spec(String),
+}
+
+impl Error {
+    /// The exit status it ends `rtrace break` with.
+    pub fn status(&self) -> i32 {
+        match self {
+            Error::Usage(_) => 1,
+            Error::Spec(_) => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Spec(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for Error {
+    fn from(m: String) -> Error {
+        Error::Usage(m)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(m: &str) -> Error {
+        Error::Usage(m.to_string())
+    }
+}
 
 /// Parsed options.
 #[derive(Debug, Default)]
@@ -77,10 +131,14 @@ pub struct Options {
     pub watch_kind: Option<Kind>,
     /// `--backend`.
     pub backend: super::kcount::Backend,
+    /// `--list`: print what each spec resolves to, run nothing.
+    pub list: bool,
+    /// `-D`: print what each spec resolves to, then run.
+    pub describe: bool,
 }
 
 /// Parses `args` (without the program and subcommand names).
-pub fn parse(args: &[OsString]) -> Result<Options, String> {
+pub fn parse(args: &[OsString]) -> Result<Options, Error> {
     let mut o = Options::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -98,6 +156,8 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
             "--locals" => o.locals = true,
             "--json" => o.json = true,
             "-f" => o.follow = true,
+            "--list" => o.list = true,
+            "-D" => o.describe = true,
             "-h" | "--help" => o.help = true,
             "--watch" | "--awatch" => {
                 let kind = if s == "--watch" {
@@ -140,9 +200,9 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
                 );
             }
             _ if s.starts_with('-') && !s.starts_with("-0") => {
-                return Err(format!("unknown option '{s}'"));
+                return Err(format!("unknown option '{s}'").into());
             }
-            _ => o.specs.push(spec::parse(s)?),
+            _ => o.specs.push(spec::parse(s).map_err(Error::Spec)?),
         }
     }
     if o.help {
@@ -192,6 +252,14 @@ mod tests {
         assert!(parse(&args(&["f"])).is_err());
         assert!(parse(&args(&["--", "prog"])).is_err());
         assert!(parse(&args(&["--frob", "f", "--", "p"])).is_err());
+        let o = parse(&args(&["--list", "-D", "f", "--", "p"])).unwrap();
+        assert!(o.list && o.describe);
+        // A bad spec is refused with status 2, a bad option with 1.
+        assert_eq!(
+            parse(&args(&["bump if", "--", "p"])).unwrap_err().status(),
+            2
+        );
+        assert_eq!(parse(&args(&["f", "--bogus"])).unwrap_err().status(), 1);
     }
 
     #[test]
@@ -205,7 +273,7 @@ mod tests {
         let o = parse(&args(&["f", "--awatch", "s.x", "--", "p"])).unwrap();
         assert_eq!(o.watch_kind, Some(Kind::ReadWrite));
         let mixed = parse(&args(&["f", "--watch", "a", "--awatch", "b", "--", "p"]));
-        assert!(mixed.unwrap_err().contains("cannot be mixed"));
+        assert!(mixed.unwrap_err().to_string().contains("cannot be mixed"));
         assert!(parse(&args(&["f", "--watch"])).is_err());
         assert!(parse(&args(&["f", "--watch", "1bad", "--", "p"])).is_err());
         assert!(parse(&args(&["f", "--watch", "a", "-p", "1", "-p", "2"])).is_err());

@@ -369,6 +369,22 @@ impl Expr {
         }
     }
 
+    /// The `$` names (registers, `$argN`, `$retval`) and the variable
+    /// paths the expression reads, in order: what a spec is checked
+    /// against before the program starts.
+    pub fn names(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Num(_) => Vec::new(),
+            Expr::Reg(_) | Expr::Var(_) => vec![self],
+            Expr::Unary(_, a) => a.names(),
+            Expr::Bin(_, a, b) => {
+                let mut v = a.names();
+                v.extend(b.names());
+                v
+            }
+        }
+    }
+
     /// Evaluates the expression; comparisons and logic give 0 or 1.
     pub fn eval(&self, v: &mut dyn ValueProvider) -> Result<i64, EvalError> {
         Ok(match self {

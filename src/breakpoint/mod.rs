@@ -68,6 +68,7 @@ pub mod cli;
 pub mod cond;
 pub mod hit;
 pub mod kcount;
+pub mod precheck;
 pub mod report;
 pub mod resolve;
 pub mod session;
@@ -109,10 +110,14 @@ fn watcher(o: &cli::Options, out: &SharedWriter) -> Result<Option<Watcher>, Stri
 pub fn main(args: &[OsString]) -> i32 {
     let mut o = match cli::parse(args) {
         Ok(o) => o,
+        Err(e @ cli::Error::Spec(_)) => {
+            eprintln!("rtrace break: {e}");
+            return e.status();
+        }
         Err(e) => {
             eprintln!("rtrace break: {e}");
             eprintln!("Try 'rtrace break --help' for more information.");
-            return 1;
+            return e.status();
         }
     };
     if o.help {
@@ -123,6 +128,35 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("rtrace break: only x86-64 is supported so far");
         return 1;
     }
+    let checked = match precheck::check(&o) {
+        Ok(found) => {
+            for c in &found {
+                let pending = matches!(c.found, precheck::Found::Pending(_));
+                if o.list {
+                    println!("{}", c.line());
+                } else if o.describe || pending {
+                    eprintln!("rtrace break: {}", c.line());
+                }
+            }
+            if o.list {
+                return 0;
+            }
+            found
+        }
+        Err(refused) => {
+            for r in refused {
+                eprintln!("rtrace break: {r}");
+            }
+            eprintln!(
+                "rtrace break: {}",
+                match o.pids.first() {
+                    Some(p) => format!("not attaching to {p}"),
+                    None => format!("not starting {}", o.command[0].to_string_lossy()),
+                }
+            );
+            return 2;
+        }
+    };
     let latch = crate::output::latch::WriteLatch::default();
     let out: Box<dyn std::io::Write> = match &o.output {
         Some(path) => match std::fs::File::create(path) {
@@ -134,14 +168,14 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         None => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
-    match kcount::choose(&o) {
+    match kcount::choose(&o, &checked) {
         Some(Err(e)) => {
             eprintln!("rtrace break: {e}");
             return 1;
         }
         Some(Ok(())) => {
             let mut sink = report::Sink::new(out, o.json);
-            let code = match kcount::run(&o, &mut sink) {
+            let code = match kcount::run(&o, &checked, &mut sink) {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("rtrace break: {e}");

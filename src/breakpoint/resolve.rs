@@ -25,6 +25,20 @@ pub struct Target {
     pub addr: u64,
     /// `func+0xoff (file:line)` for output.
     pub label: String,
+    /// The symbol it was found by (the label for other specs).
+    pub symbol: String,
+    /// The file name of its module.
+    pub module: String,
+}
+
+/// Whether a function found by `pattern` is selected: a glob selects
+/// functions, not PLT stubs (`f@plt`, the jump through the GOT that a
+/// call into another module, or into its own module's exported function,
+/// goes through first), which would count a call through the PLT twice;
+/// the user names a stub with `@plt` (`f@plt`, `'*@plt'`).
+pub fn selects(pattern: &str, found: &str) -> bool {
+    let glob = pattern.contains(['*', '?', '[']);
+    !glob || pattern.contains("@plt") || !found.ends_with("@plt")
 }
 
 fn file_name(path: &str) -> &str {
@@ -145,10 +159,13 @@ impl Resolver {
         let mut out = Vec::new();
         match loc {
             Location::Addr(a) => {
-                if map.find(*a).is_some_and(|m| m.is_exec()) {
+                if let Some(m) = map.find(*a).filter(|m| m.is_exec()) {
+                    let label = self.label(map, *a);
                     out.push(Target {
                         addr: *a,
-                        label: self.label(map, *a),
+                        symbol: label.clone(),
+                        label,
+                        module: file_name(&m.path).to_string(),
                     });
                 }
             }
@@ -159,12 +176,14 @@ impl Resolver {
                     }
                     let bias = m.bias.unwrap_or(0);
                     let path = map.open_path(m);
-                    for (_, vaddr, _) in self.sym.lookup(Path::new(&path), name) {
+                    for (found, vaddr, _) in self.sym.lookup(Path::new(&path), name) {
                         let addr = vaddr.wrapping_add(bias);
-                        if map.find(addr).is_some_and(|x| x.is_exec()) {
+                        if selects(name, &found) && map.find(addr).is_some_and(|x| x.is_exec()) {
                             out.push(Target {
                                 addr,
                                 label: self.label(map, addr),
+                                symbol: found,
+                                module: file_name(&m.path).to_string(),
                             });
                         }
                     }
@@ -177,9 +196,12 @@ impl Resolver {
                     for vaddr in self.sym.lines_to_addresses(Path::new(&path), file, *line) {
                         let addr = vaddr.wrapping_add(bias);
                         if map.find(addr).is_some_and(|x| x.is_exec()) {
+                            let label = self.label(map, addr);
                             out.push(Target {
                                 addr,
-                                label: self.label(map, addr),
+                                symbol: label.clone(),
+                                label,
+                                module: file_name(&m.path).to_string(),
                             });
                         }
                     }
@@ -194,7 +216,11 @@ impl Resolver {
     /// The main program of process `pid` (mapped in `map`).
     pub fn main_program(&self, pid: Tid, map: &ModuleMap) -> Option<MainProgram> {
         let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-        let exe = exe.to_string_lossy();
+        self.main_program_at(&exe.to_string_lossy(), map)
+    }
+
+    /// The main program at `exe` (mapped in `map`).
+    pub fn main_program_at(&self, exe: &str, map: &ModuleMap) -> Option<MainProgram> {
         let m = Self::modules(map).into_iter().find(|m| m.path == exe)?;
         // Read now: the file may be opened through `/proc/PID/root`.
         let module = self.sym.module(map, m)?;
@@ -203,6 +229,12 @@ impl Resolver {
             symtab: module.has_symtab(),
             module,
         })
+    }
+
+    /// Whether a library spec (`libc.so.6`, `libc`, a path) names a module
+    /// mapped in `map`.
+    pub fn has_module(&self, map: &ModuleMap, lib: &str) -> bool {
+        Self::modules(map).iter().any(|m| lib_matches(lib, &m.path))
     }
 
     /// The dynamic linker's hook in `map`, if a dynamic linker is mapped.
@@ -231,5 +263,16 @@ mod tests {
             "/usr/lib/x86_64-linux-gnu/libcrypt.so.1"
         ));
         assert!(lib_matches("/lib/a.so", "/lib/a.so"));
+    }
+
+    #[test]
+    fn globs_leave_plt_stubs_out() {
+        assert!(selects("sqlite3_*", "sqlite3_open"));
+        assert!(!selects("sqlite3_*", "sqlite3_mutex_enter@plt"));
+        assert!(!selects("lib?", "libf@plt"));
+        // Named: a stub is what the user asked for.
+        assert!(selects("sqlite3_open@plt", "sqlite3_open@plt"));
+        assert!(selects("sqlite3_*@plt", "sqlite3_open@plt"));
+        assert!(selects("*@plt", "malloc@plt"));
     }
 }

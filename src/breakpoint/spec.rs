@@ -10,6 +10,7 @@
 //! | `SPEC if EXPR` | only when [`super::cond`] `EXPR` is true |
 
 use super::cond::{self, Expr};
+use rtrace_arch::x86_64::reg_index;
 
 /// Entry or return probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,13 +74,61 @@ fn looks_like_lib(s: &str) -> bool {
     s.contains(".so") || s.contains('/') || s.ends_with(".a")
 }
 
+/// Where the word `if` starts in `text`: after white space and followed
+/// by white space or the end (`bump if` has an empty condition, it is not a
+/// function named `bump if`).
+fn if_word(text: &str) -> Option<usize> {
+    text.match_indices("if").map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + 2..].chars().next();
+        before.is_some_and(char::is_whitespace) && after.is_none_or(char::is_whitespace)
+    })
+}
+
+/// Refuses `$` names and variables the probe can never read: an unknown
+/// register, `$retval` at an entry, a program variable at a `ret:` probe
+/// (whose condition is evaluated with the registers only).
+fn check_names(text: &str, kind: Kind, e: &Expr) -> Result<(), String> {
+    for leaf in e.names() {
+        match leaf {
+            Expr::Reg(r) if r == "retval" && kind == Kind::Entry => {
+                return Err(format!(
+                    "'{text}': $retval is only known at a return probe (ret:)"
+                ))
+            }
+            Expr::Reg(r)
+                if r == "retval"
+                    || r.strip_prefix("arg")
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .is_some_and(|n| (1..=6).contains(&n))
+                    || reg_index(r).is_some() => {}
+            Expr::Reg(r) => {
+                return Err(format!(
+                    "'{text}': unknown register ${r} (registers, $arg1..$arg6 or $retval)"
+                ))
+            }
+            Expr::Var(v) if kind == Kind::Return => {
+                return Err(format!(
+                    "'{text}': a return probe's condition reads registers, $argN and \
+                     $retval, not program variables ('{v}')"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Parses one spec (`SPEC` or `SPEC if EXPR`).
 pub fn parse(text: &str) -> Result<Spec, String> {
     let text = text.trim();
-    let (loc_text, cond) = match text.find(" if ") {
+    let (loc_text, cond) = match if_word(text) {
         Some(i) => {
-            let e = &text[i + 4..];
-            let expr = cond::parse(e).map_err(|err| format!("condition '{e}': {err}"))?;
+            let e = text[i + 2..].trim();
+            if e.is_empty() {
+                return Err(format!("'{text}': empty condition after 'if'"));
+            }
+            let expr = cond::parse(e).map_err(|err| format!("'{text}': condition '{e}': {err}"))?;
             (text[..i].trim(), Some(expr))
         }
         None => (text, None),
@@ -118,6 +167,9 @@ pub fn parse(text: &str) -> Result<Spec, String> {
             name: rest.to_string(),
         }
     };
+    if let Some(e) = &cond {
+        check_names(text, kind, e)?;
+    }
     if kind == Kind::Return && matches!(loc, Location::Line { .. }) {
         return Err(format!(
             "'{text}': a return probe needs a function entry, not a source line"
@@ -182,5 +234,26 @@ mod tests {
         assert!(parse("ret:").is_err());
         assert!(parse("ret:a.c:3").is_err());
         assert!(parse("f if $rdi =").is_err());
+        // An empty condition is not part of the function's name.
+        assert!(parse("bump if").unwrap_err().contains("empty condition"));
+        assert!(parse("bump if  ").is_err());
+        assert!(parse("f if $nosuchreg > 1")
+            .unwrap_err()
+            .contains("$nosuchreg"));
+        assert!(parse("f if $retval > 1").is_err());
+        assert!(parse("ret:f if n > 1").unwrap_err().contains("'n'"));
+        assert!(parse("ret:f if $retval > 1 && $arg2 == 0").is_ok());
+        // `if` inside a name is a name.
+        assert_eq!(
+            loc("elif_branch"),
+            Location::Func {
+                lib: None,
+                name: "elif_branch".into()
+            }
+        );
+        assert_eq!(
+            parse("diff if x").unwrap().cond,
+            Some(Expr::Var("x".into()))
+        );
     }
 }

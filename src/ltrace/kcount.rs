@@ -122,7 +122,7 @@ fn main_only(exprs: &[String]) -> bool {
 }
 
 /// The program interpreter named by `PT_INTERP`, if any.
-fn interpreter(data: &[u8]) -> Option<PathBuf> {
+pub fn interpreter(data: &[u8]) -> Option<PathBuf> {
     use object::read::elf::{ElfFile64, FileHeader, ProgramHeader};
     let elf = ElfFile64::<object::Endianness>::parse(data).ok()?;
     let endian = elf.endian();
@@ -136,7 +136,7 @@ fn interpreter(data: &[u8]) -> Option<PathBuf> {
 
 /// The libraries the program loads at start-up, as its dynamic linker
 /// finds them (`ld.so --list`, which runs none of the program's code).
-fn startup_libraries(interp: &Path, exe: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn startup_libraries(interp: &Path, exe: &Path) -> Result<Vec<PathBuf>, String> {
     let out = std::process::Command::new(interp)
         .arg("--list")
         .arg(exe)
@@ -154,8 +154,11 @@ fn startup_libraries(interp: &Path, exe: &Path) -> Result<Vec<PathBuf>, String> 
     let text = String::from_utf8_lossy(&out.stdout);
     let mut libs = Vec::new();
     for line in text.lines() {
-        let Some((_, rest)) = line.split_once(" => ") else {
-            continue;
+        // `name => /path (0x…)`, or `/path (0x…)` for a library the
+        // program names by its path (and for the dynamic linker).
+        let rest = match line.split_once(" => ") {
+            Some((_, rest)) => rest,
+            None => line.trim_start(),
         };
         let path = rest.rsplit_once(" (").map_or(rest, |(p, _)| p).trim();
         if path.starts_with('/') {

@@ -440,6 +440,24 @@ impl Vars {
         Ok((g.ty.m.clone(), start.walk(&g.ty.m, &steps, Some(mem))?))
     }
 
+    /// Whether a condition read at `pc` can find the variable `name` (the
+    /// first step of a path): a parameter or local in scope there, a global
+    /// or an enumerator of a mapped module, the places
+    /// [`Vars::lookup_scalar`] looks in. For checking a spec before it runs.
+    pub fn knows(&self, map: &ModuleMap, pc: u64, name: &str) -> bool {
+        let scope = self.scope(map, pc);
+        let in_scope = scope
+            .as_ref()
+            .and_then(|s| s.frames.first())
+            .is_some_and(|f| {
+                f.locals
+                    .iter()
+                    .chain(f.params.iter())
+                    .any(|v| v.name == name)
+            });
+        in_scope || self.global(map, None, name).is_ok() || self.enumerator(map, pc, name).is_some()
+    }
+
     /// An enumerator's value, from the module at `pc` or any module.
     fn enumerator(&self, map: &ModuleMap, pc: u64, name: &str) -> Option<i64> {
         let first = map.find(pc).into_iter();
