@@ -147,7 +147,7 @@ pub fn run(o: &Options, sink: &mut super::report::Sink) -> Result<i32, String> {
             .map_err(|e| format!("counting '{}': {e}", ev.name))?;
         counters.push(c);
     }
-    child.release();
+    child.release()?;
     let code = loop {
         if let Some(code) = child.try_wait() {
             break code;
