@@ -329,7 +329,7 @@ fn bad_inputs_are_clear_errors() {
     std::fs::write(&text, "execve(\"/bin/true\") = 0\n").unwrap();
     let not_json = report(&text);
     let newer = dir.join("newer.rtrace");
-    std::fs::write(&newer, "{\"type\":\"header\",\"version\":2}\n").unwrap();
+    std::fs::write(&newer, "{\"type\":\"header\",\"version\":3}\n").unwrap();
     let too_new = report(&newer);
     for (o, want) in [
         (&missing, "No such file"),
@@ -346,7 +346,6 @@ fn bad_inputs_are_clear_errors() {
         (&["--libcalls", "--probe", "x", "--", "true"], "--libcalls"),
         (&["--libcalls", "-c", "--", "true"], "rtrace report"),
         (&["--libcalls", "-T", "--", "true"], "text output"),
-        (&["--libcalls", "-p", "1"], "attaching"),
         (&["-c", "--", "true"], "rtrace report"),
         (
             &["-o", "/nonexistent/dir/x.rtrace", "--", "true"],

@@ -278,19 +278,27 @@ pub fn main(args: &[OsString]) -> i32 {
     if a.libcalls {
         return main_libcalls(&a);
     }
-    // Attach notices would only clutter a CI log; the user's own -e quiet=
-    // (later) still wins.
-    let mut rargs: Vec<OsString> = ["-f", "--json", "-e", "quiet=attach,personality"]
-        .iter()
-        .map(OsString::from)
-        .collect();
-    rargs.extend(a.pass.iter().cloned());
-    if a.stack && !a.pass.iter().any(|p| p == "-k") {
-        rargs.push("-k".into());
-    }
-    rargs.push("--".into());
-    rargs.extend(a.command.iter().cloned());
-    let o = match cli::parse(&rargs) {
+    // Attach notices would only clutter a CI log, except with -p, where
+    // "Process N attached" says when recording starts; the user's own
+    // -e quiet= (later) still wins.
+    let rstrace_args = |quiet: &str| {
+        let mut rargs: Vec<OsString> = ["-f", "--json", "-e", quiet]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        rargs.extend(a.pass.iter().cloned());
+        if a.stack && !a.pass.iter().any(|p| p == "-k") {
+            rargs.push("-k".into());
+        }
+        rargs.push("--".into());
+        rargs.extend(a.command.iter().cloned());
+        cli::parse(&rargs)
+    };
+    let o = match rstrace_args("quiet=attach,personality") {
+        Ok(o) if !o.pids.is_empty() => rstrace_args("quiet=personality"),
+        r => r,
+    };
+    let o = match o {
         Ok(o) => o,
         Err(e) => {
             eprintln!("rtrace record: {}", e.msg);
