@@ -355,7 +355,8 @@ fn attach_mid_run_then_sigint_detach_restores_everything() {
     assert!(st.success());
     let mut rest = String::new();
     rerr.read_to_string(&mut rest).expect("rtrace output");
-    assert!(r.wait().expect("wait").success(), "{rest}");
+    // 128 + SIGINT after the detach, as strace -p.
+    assert_eq!(r.wait().expect("wait").code(), Some(130), "{rest}");
     let rows = counts(rest.as_bytes());
     assert_eq!((hits(&rows, "tick"), hits(&rows, "ret:tick")), (1000, 1000));
 
@@ -437,7 +438,8 @@ fn threads_attached_then_detached_while_hitting() {
     assert!(st.success());
     let mut rest = String::new();
     rerr.read_to_string(&mut rest).expect("rtrace output");
-    assert!(r.wait().expect("wait").success(), "{rest}");
+    // 128 + SIGINT after the detach, as strace -p.
+    assert_eq!(r.wait().expect("wait").code(), Some(130), "{rest}");
     drop(pin);
     let mut out = String::new();
     pout.read_to_string(&mut out).expect("program output");
@@ -749,7 +751,8 @@ fn attach_breakpoints_and_watchpoint_in_one_session_then_sigint_detach() {
     assert!(st.success());
     let mut rest = String::new();
     rerr.read_to_string(&mut rest).expect("rtrace output");
-    assert!(r.wait().expect("wait").success(), "{head}{rest}");
+    // 128 + SIGINT after the detach, as strace -p.
+    assert_eq!(r.wait().expect("wait").code(), Some(130), "{head}{rest}");
     let recs = records(format!("{head}{rest}").as_bytes());
 
     // Each call: an entry with its argument, a return with its value, and

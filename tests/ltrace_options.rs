@@ -413,7 +413,8 @@ fn attach_then_sigint_detach_restores_everything() {
     assert!(st.success());
     let mut rest = String::new();
     rerr.read_to_string(&mut rest).unwrap();
-    assert!(r.wait().unwrap().success(), "{rest}");
+    // 128 + SIGINT, as strace -p.
+    assert_eq!(r.wait().unwrap().code(), Some(130), "{rest}");
     let trace = std::fs::read_to_string(&file).unwrap_or_default();
     let _ = std::fs::remove_file(&file);
     let labs = lines_matching(&trace, r"^\d+ labs\(-?(\d+)\) += \d+$");

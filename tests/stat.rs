@@ -148,5 +148,6 @@ fn command_exit_status_and_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("unknown event 'no-such-event'"), "{err}");
     let (o, _) = stat(&["-e", "task-clock"]);
-    assert_eq!(o.status.code(), Some(1), "no command and no -p");
+    // A bad command line: 2, as every rtrace subcommand.
+    assert_eq!(o.status.code(), Some(2), "no command and no -p");
 }

@@ -10,10 +10,13 @@ usage: rtrace strace [strace options] CMD...     (same as rstrace)
        rtrace ltrace [ltrace options] CMD...     (same as rltrace)
        rtrace kernel list|trace|probe|ftrace|cleanup ...
        rtrace stat [-e EVENTS] [-r N] [-p PID | -- CMD...]
-       rtrace record [-o FILE] [--zstd] [--libcalls] [-k] [options] -- CMD...
+       rtrace record [-o FILE] [--zstd] [--libcalls] [-k] [options] [-p PID | -- CMD...]
        rtrace report FILE [--json] [--normalize] [--top N]
        rtrace diff A B [--json] [--context N]
        rtrace export --format chrome|folded|flamegraph [--weight count|time] [-o OUT] FILE
+       rtrace -V|--version
+
+`rtrace SUBCOMMAND --help` describes each subcommand.
 ";
 
 fn main() {
@@ -33,6 +36,10 @@ fn main() {
         Some("export") => rtrace::record::export::main(&rest),
         Some("-h") | Some("--help") => {
             print!("{USAGE}");
+            0
+        }
+        Some("-V") | Some("--version") => {
+            println!("rtrace {}", env!("CARGO_PKG_VERSION"));
             0
         }
         None => {

@@ -201,7 +201,7 @@ pub fn run(
         }
         counters.push(cs);
     }
-    child.release();
+    child.release()?;
     let code = loop {
         if let Some(code) = child.try_wait() {
             break code;

@@ -280,11 +280,8 @@ pub fn main(args: &[OsString]) -> i32 {
         for pid in &pids {
             eprintln!("rtrace break: Process {pid} detached");
         }
-        if pids.is_empty() {
-            128 + sig
-        } else {
-            0
-        }
+        // Launched or attached (-p): 128+N, as strace -p.
+        crate::engine::signals::interrupted_status(sig)
     } else if res.is_err() {
         tracer.detach_all(&mut h);
         1

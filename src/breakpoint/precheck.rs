@@ -31,8 +31,8 @@ use super::resolve::{Resolver, Target};
 use super::spec::{Kind, Location, Spec};
 use crate::engine::spawn;
 use crate::ltrace::{imports, kcount as startup};
-use crate::symbols::vars::{parse_path, Vars};
 use crate::symbols::{read_load_segments, ModuleMap};
+use crate::vars::{parse_path, Vars};
 use std::path::PathBuf;
 
 /// Functions that load a library at run time.

@@ -142,3 +142,33 @@ pub fn reset_in_child() {
         }
     }
 }
+
+/// The exit status of a tool that fatal signal `sig` interrupted (Ctrl-C
+/// is SIGINT: 130, SIGTERM: 143), whether it launched the command or
+/// attached to it with `-p`: what `strace -p` returns after detaching, and
+/// the status a shell reports for a process killed by `sig`. Every tool
+/// (rstrace, rltrace, `rtrace break|watch|record|stat|kernel`) uses this.
+pub fn interrupted_status(sig: i32) -> i32 {
+    128 + sig
+}
+
+/// Ends rtrace by `sig` with its default action (no core file), as strace
+/// does when its command died of a signal or its reader went away
+/// (SIGPIPE); returns `128 + sig` in case the signal does not kill.
+pub fn die_like(sig: i32) -> i32 {
+    // SAFETY: setrlimit/signal/raise with valid arguments; we are about to exit.
+    unsafe {
+        let rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &rl);
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    128 + sig
+}

@@ -86,6 +86,11 @@ pub struct Child {
     /// Its pid.
     pub pid: i32,
     go: Option<libc::c_int>,
+    /// Read end of the exec-error pipe: end of file when `execvp` succeeded
+    /// (close-on-exec), the `errno` when it failed.
+    exec_err: Option<libc::c_int>,
+    /// `cmd[0]`, for the message when it cannot be run.
+    name: String,
     status: Option<i32>,
 }
 
@@ -98,9 +103,11 @@ impl Child {
             .collect::<Result<_, _>>()?;
         let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|c| c.as_ptr()).collect();
         ptrs.push(std::ptr::null());
-        let mut fds = [0; 2];
-        // SAFETY: fds is a valid 2-int array.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        let (mut fds, mut errfds) = ([0; 2], [0; 2]);
+        // SAFETY: fds and errfds are valid 2-int arrays.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0
+            || unsafe { libc::pipe2(errfds.as_mut_ptr(), libc::O_CLOEXEC) } != 0
+        {
             return Err(format!("pipe: {}", std::io::Error::last_os_error()));
         }
         // SAFETY: the child only calls async-signal-safe functions (read,
@@ -113,6 +120,7 @@ impl Child {
             // SAFETY: see above.
             unsafe {
                 libc::close(fds[1]);
+                libc::close(errfds[0]);
                 // The dispositions and mask the command would have had
                 // without rtrace (which may ignore fatal signals itself).
                 crate::engine::signals::reset_in_child();
@@ -123,22 +131,33 @@ impl Child {
                     libc::_exit(127);
                 }
                 libc::execvp(ptrs[0], ptrs.as_ptr());
-                let msg = b"rtrace: cannot execute the command\n";
-                libc::write(2, msg.as_ptr().cast(), msg.len());
+                // Tell rtrace why (it prints the message), as a shell would
+                // exit: 127.
+                let errno = (*libc::__errno_location()).to_ne_bytes();
+                libc::write(errfds[1], errno.as_ptr().cast(), errno.len());
                 libc::_exit(127);
             }
         }
-        // SAFETY: closing our copy of the read end.
-        unsafe { libc::close(fds[0]) };
+        // SAFETY: closing our copies of the child's ends.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(errfds[1]);
+        }
         Ok(Child {
             pid,
             go: Some(fds[1]),
+            exec_err: Some(errfds[0]),
+            name: cmd
+                .first()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             status: None,
         })
     }
 
-    /// Lets the child exec.
-    pub fn release(&mut self) {
+    /// Lets the child exec; waits until it has (or has failed to: the
+    /// error names the command and the reason, nothing of it ran).
+    pub fn release(&mut self) -> Result<(), String> {
         if let Some(fd) = self.go.take() {
             // SAFETY: fd is our pipe's write end.
             unsafe {
@@ -146,6 +165,24 @@ impl Child {
                 libc::close(fd);
             }
         }
+        let Some(fd) = self.exec_err.take() else {
+            return Ok(());
+        };
+        let mut b = [0u8; 4];
+        let n = loop {
+            // SAFETY: reading into an owned 4-byte buffer from our pipe.
+            let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), b.len()) };
+            if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break n;
+            }
+        };
+        // SAFETY: closing our pipe's read end.
+        unsafe { libc::close(fd) };
+        if n != 4 {
+            return Ok(());
+        }
+        let e = std::io::Error::from_raw_os_error(i32::from_ne_bytes(b));
+        Err(format!("{}: {e}", self.name))
     }
 
     /// Its exit code (`128+sig` for a signal) once it has exited.
@@ -170,6 +207,10 @@ impl Child {
 
 impl Drop for Child {
     fn drop(&mut self) {
+        if let Some(fd) = self.exec_err.take() {
+            // SAFETY: our exec-error pipe's read end.
+            unsafe { libc::close(fd) };
+        }
         if self.go.is_some() {
             // Never released (setup failed): closing the pipe makes it exit.
             if let Some(fd) = self.go.take() {
@@ -204,7 +245,7 @@ impl End {
     pub fn code(self) -> i32 {
         match self {
             End::Exited(c) => c,
-            End::Signal(s) => 128 + s,
+            End::Signal(s) => crate::engine::signals::interrupted_status(s),
             End::PidsGone | End::Stopped => 0,
         }
     }

@@ -163,7 +163,7 @@ pub fn run_session(
     enable(fs)?;
     fs.write("tracing_on", "1")?;
     match child.as_mut() {
-        Some(c) => c.release(),
+        Some(c) => c.release()?,
         None => eprintln!("rtrace: tracing; Ctrl-C to stop"),
     }
     let watch: Vec<i32> = if child.is_some() {

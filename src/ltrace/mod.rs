@@ -144,8 +144,8 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     match ended {
         Ended::Failed(c) => c,
-        Ended::Interrupted(sig) if o.pids.is_empty() => 128 + sig,
-        Ended::Interrupted(_) => 0,
+        // Launched or attached (-p): 128+N, as strace -p.
+        Ended::Interrupted(sig) => crate::engine::signals::interrupted_status(sig),
         Ended::Done(Outcome::Exited(c)) => c,
         Ended::Done(Outcome::Killed(sig, _)) => 128 + sig,
         Ended::Done(Outcome::None) => 0,

@@ -41,6 +41,7 @@ pub const DEFAULT_OUTPUT: &str = "rtrace.rtrace";
 
 const USAGE: &str = "\
 usage: rtrace record [-o FILE] [--zstd] [--syscalls] [-k|--stack] [--probe SPEC...] [rstrace options] [--] CMD [ARGS...]
+       rtrace record [options] -p PID[,PID...]
        rtrace record --libcalls [-o FILE] [--zstd] [rltrace options] [--] CMD [ARGS...]
 
 Records the system calls of CMD and every process it starts into FILE
@@ -48,7 +49,10 @@ Records the system calls of CMD and every process it starts into FILE
 environment digest, host, kernel, start time), the events as
 `rstrace -f --json` prints them, and a footer (exit status, elapsed time,
 event counts). Exits with CMD's exit status (128+N if CMD was killed by
-signal N), so it can wrap a CI step unchanged.
+signal N), so it can wrap a CI step unchanged. With -p PID it attaches to a
+running process (and its threads and later children) instead, records until
+the process exits or until Ctrl-C/SIGTERM, then detaches and leaves it
+running; the exit status is then 0, or 128+N after signal N (as strace -p).
 
   -o FILE          the trace file (default rtrace.rtrace; a name ending in
                    .zst means --zstd)
@@ -61,6 +65,7 @@ signal N), so it can wrap a CI step unchanged.
                    the system calls; give it before the other options, which
                    are then rltrace's: -e FILTER, -l LIB, -x FILTER, -s N, -A N,
                    -C, -F FILE, -u USER, -b, --inject=..., --no-cpu-pin
+  -p PID           record a running process (repeatable, or PID,PID)
   -k, --stack      add the user stack of every syscall (\"stack\" frames;
                    not with --libcalls)
   --probe SPEC     also record the hits of a breakpoint (\"probe\" events, in
@@ -225,11 +230,10 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
 
 /// Refuses rstrace options that make no sense in a recording.
 fn check(o: &cli::Options) -> Result<(), String> {
-    if !o.pids.is_empty() {
-        return Err("-p: record launches a command; attaching is not supported".into());
-    }
-    if o.command.is_empty() {
-        return Err("no command to record (rtrace record [options] -- CMD [ARGS...])".into());
+    if o.command.is_empty() && o.pids.is_empty() {
+        return Err(
+            "no command to record (rtrace record [options] -- CMD [ARGS...], or -p PID)".into(),
+        );
     }
     if o.summary || o.summary_only {
         return Err("-c/-C: record keeps every event; summarise with rtrace report FILE".into());
@@ -274,19 +278,27 @@ pub fn main(args: &[OsString]) -> i32 {
     if a.libcalls {
         return main_libcalls(&a);
     }
-    // Attach notices would only clutter a CI log; the user's own -e quiet=
-    // (later) still wins.
-    let mut rargs: Vec<OsString> = ["-f", "--json", "-e", "quiet=attach,personality"]
-        .iter()
-        .map(OsString::from)
-        .collect();
-    rargs.extend(a.pass.iter().cloned());
-    if a.stack && !a.pass.iter().any(|p| p == "-k") {
-        rargs.push("-k".into());
-    }
-    rargs.push("--".into());
-    rargs.extend(a.command.iter().cloned());
-    let o = match cli::parse(&rargs) {
+    // Attach notices would only clutter a CI log, except with -p, where
+    // "Process N attached" says when recording starts; the user's own
+    // -e quiet= (later) still wins.
+    let rstrace_args = |quiet: &str| {
+        let mut rargs: Vec<OsString> = ["-f", "--json", "-e", quiet]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        rargs.extend(a.pass.iter().cloned());
+        if a.stack && !a.pass.iter().any(|p| p == "-k") {
+            rargs.push("-k".into());
+        }
+        rargs.push("--".into());
+        rargs.extend(a.command.iter().cloned());
+        cli::parse(&rargs)
+    };
+    let o = match rstrace_args("quiet=attach,personality") {
+        Ok(o) if !o.pids.is_empty() => rstrace_args("quiet=personality"),
+        r => r,
+    };
+    let o = match o {
         Ok(o) => o,
         Err(e) => {
             eprintln!("rtrace record: {}", e.msg);
@@ -319,6 +331,7 @@ pub fn main(args: &[OsString]) -> i32 {
         Cmd {
             command: &o.command,
             env: &o.env,
+            attached: &o.pids,
         },
     );
     let status = record_to(&a, head, |w| {
@@ -337,12 +350,11 @@ pub fn main(args: &[OsString]) -> i32 {
 
 /// Refuses rltrace options that make no sense in a recording.
 fn check_libcalls(o: &lcli::Options, pass: &[OsString]) -> Result<(), String> {
-    if !o.pids.is_empty() {
-        return Err("-p: record launches a command; attaching is not supported".into());
-    }
-    if o.command.is_empty() {
+    if o.command.is_empty() && o.pids.is_empty() {
         return Err(
-            "no command to record (rtrace record --libcalls [options] -- CMD [ARGS...])".into(),
+            "no command to record (rtrace record --libcalls [options] -- CMD [ARGS...], \
+             or -p PID)"
+                .into(),
         );
     }
     if o.count {
@@ -403,6 +415,7 @@ fn main_libcalls(a: &Args) -> i32 {
         Cmd {
             command: &o.command,
             env: &[],
+            attached: &o.pids,
         },
     );
     record_to(a, head, |w| {
@@ -518,7 +531,7 @@ mod tests {
         let o = cli::parse(&os(&["-f", "-T", "--", "true"])).unwrap();
         assert!(check(&o).unwrap_err().contains("-T"));
         let o = cli::parse(&os(&["-f", "-p", "1"])).unwrap();
-        assert!(check(&o).is_err());
+        assert!(check(&o).is_ok());
         let o = cli::parse(&os(&["-f", "-e", "trace=openat", "--", "true"])).unwrap();
         assert!(check(&o).is_ok());
     }
@@ -562,6 +575,6 @@ mod tests {
             .unwrap_err()
             .contains("-t"));
         assert!(check_libcalls(&lo(&["-L", "--", "true"]), &[]).is_err());
-        assert!(check_libcalls(&lo(&["-p", "1"]), &[]).is_err());
+        assert!(check_libcalls(&lo(&["-p", "1"]), &[]).is_ok());
     }
 }

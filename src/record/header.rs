@@ -74,24 +74,48 @@ fn push_os_list(out: &mut String, items: &[OsString]) {
     out.push(']');
 }
 
-/// What the header says about the command: argv, `-E` changes.
+/// What the header says about the command: argv, `-E` changes, and the
+/// processes attached to with `-p` (none when it was launched).
 pub(super) struct Cmd<'a> {
     pub(super) command: &'a [OsString],
     pub(super) env: &'a [(OsString, Option<OsString>)],
+    pub(super) attached: &'a [i32],
+}
+
+/// The argv of a running process (`/proc/PID/cmdline`; empty when gone).
+fn cmdline_of(pid: i32) -> Vec<OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap_or_default()
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| OsString::from_vec(a.to_vec()))
+        .collect()
 }
 
 pub(super) fn header(a: &Args, o: Cmd) -> String {
     let (host, kernel) = uname();
     let (digest, nvars) = env_digest(o.env);
-    let cwd = std::env::current_dir()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    // An attached process: its own command line and directory.
+    let first = o.attached.first().copied();
+    let cwd = match first {
+        Some(p) => std::fs::read_link(format!("/proc/{p}/cwd")),
+        None => std::env::current_dir(),
+    }
+    .map(|p| p.to_string_lossy().into_owned())
+    .unwrap_or_default();
+    let command = first.map(cmdline_of);
+    let command = command.as_deref().unwrap_or(o.command);
     let mut h = format!(
         "{{\"type\":\"header\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
         crate::tracefile::VERSION,
         env!("CARGO_PKG_VERSION")
     );
-    push_os_list(&mut h, o.command);
+    push_os_list(&mut h, command);
+    if !o.attached.is_empty() {
+        let pids: Vec<String> = o.attached.iter().map(|p| p.to_string()).collect();
+        let _ = write!(h, ",\"attached\":[{}]", pids.join(","));
+    }
     h.push_str(",\"cwd\":");
     push_str(&mut h, &cwd);
     h.push_str(",\"env_digest\":");
@@ -156,7 +180,7 @@ pub(super) fn footer(
             null.clone(),
             false,
             quoted(signame(s)),
-            128 + s,
+            crate::engine::signals::interrupted_status(s),
         ),
         Ended::Failed(c) => (null.clone(), null.clone(), false, null.clone(), c),
     };

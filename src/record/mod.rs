@@ -14,3 +14,18 @@ mod header;
 pub mod probe;
 pub mod report;
 mod writers;
+
+/// Writes `text` to standard output and flushes it. A reader that went
+/// away (`rtrace export … | head`) ends rtrace quietly by SIGPIPE, as it
+/// ends rstrace and any filter in a pipeline; other errors are returned.
+pub fn print_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let r = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    if let Err(e) = &r {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            crate::engine::signals::die_like(libc::SIGPIPE);
+        }
+    }
+    r
+}

@@ -17,7 +17,7 @@ pub mod summary;
 pub mod trace;
 
 use crate::engine::ptrace::Tid;
-use crate::engine::signals::Interruptible;
+use crate::engine::signals::{die_like, interrupted_status, Interruptible};
 use crate::engine::{spawn, Config, Event, Handler, Outcome, Resume, Stamp, Tracer};
 use rtrace_arch::Arch;
 use std::ffi::OsString;
@@ -103,7 +103,7 @@ pub fn main(args: &[OsString]) -> i32 {
         // The reader of the trace went away: die of SIGPIPE, as strace does
         // (the launched command was killed on the way out).
         Ended::Interrupted(libc::SIGPIPE) => die_like(libc::SIGPIPE),
-        Ended::Interrupted(sig) => 128 + sig,
+        Ended::Interrupted(sig) => interrupted_status(sig),
         Ended::Done(Outcome::Exited(c)) => c,
         Ended::Done(Outcome::Killed(sig, _)) => die_like(sig),
         Ended::Done(Outcome::None) => 0,
@@ -377,23 +377,4 @@ fn report_output_error(h: &trace::Strace, outfname: Option<&str>) {
         &mut std::io::stderr(),
         format_args!("{}: {name}: {msg}\n", crate::strace::prog()),
     );
-}
-
-/// Exits the way the traced command did: by the same signal, without a core.
-fn die_like(sig: i32) -> i32 {
-    // SAFETY: setrlimit/signal/raise with valid arguments; we are about to exit.
-    unsafe {
-        let rl = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        libc::setrlimit(libc::RLIMIT_CORE, &rl);
-        libc::signal(sig, libc::SIG_DFL);
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, sig);
-        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-        libc::raise(sig);
-    }
-    128 + sig
 }

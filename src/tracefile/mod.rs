@@ -8,12 +8,13 @@
 //! frame per [`ZSTD_CHUNK`] of text) and as `zstd` / `cat a.zst b.zst`
 //! produce.
 //!
-//! Schema version 1 (documented in README.md, "Trace file"):
-//! - `{"type":"header","version":1,"tool":"rtrace","command":[..],"cwd":..,
+//! Schema version 2 (documented in README.md, "Trace file"):
+//! - `{"type":"header","version":2,"tool":"rtrace","command":[..],"cwd":..,
 //!   "env_digest":..,"start":UNIX_SECONDS,..}`
 //! - events as rstrace `--json` prints them: `"type"` is `syscall`,
 //!   `signal`, `exit`, ... each with a `pid`; `probe` for `--probe` hits
-//!   (fields in [`crate::record::probe`]);
+//!   (fields in [`crate::record::probe`]); flag sets are `{"flags":[..]}`, an
+//!   `exit` has `exit_code` or `signal` and `core_dumped`;
 //! - `{"type":"footer","exit_code":..,"elapsed":SECONDS,..}`.
 
 pub mod tree;
@@ -25,8 +26,13 @@ use serde_json::Value;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-/// The schema version this build writes and reads.
-pub const VERSION: u64 = 1;
+/// The schema version this build writes and reads (and every older one).
+/// Version 2 changed two shapes: an `exit` event has `exit_code`, or
+/// `signal` and `core_dumped`, where version 1 had a `status` text
+/// (`exited with 2`), and flag sets that version 1 wrote as
+/// `{"sym":"A|B"}` are `{"flags":["A","B"]}`. Readers take both
+/// ([`super::tree::exit_text`]).
+pub const VERSION: u64 = 2;
 
 /// A whole recording in memory.
 #[derive(Debug, Default)]

@@ -78,8 +78,11 @@ pub struct Thread {
     pub rank: u32,
     /// Indices into [`Recording::events`] of this thread's events.
     pub events: Vec<usize>,
-    /// The `status` of its `exit` event (`exited with 0`, `killed by SIGKILL`).
+    /// Its `exit` event's fate as text (`exited with 0`, `killed by
+    /// SIGKILL`; see [`exit_text`]).
     pub exit: Option<String>,
+    /// Index of its `exit` event, if recorded.
+    pub exit_event: Option<usize>,
     /// Event index of the clone record that created it (None for a leader
     /// whose creation is a process spawn, or unknown).
     spawn_event: Option<usize>,
@@ -178,6 +181,25 @@ fn mentions_clone_thread(v: &Value) -> bool {
     }
 }
 
+/// An `exit` event's fate as text (`exited with N`, `killed by SIGX`,
+/// `killed by SIGX (core dumped)`): from its `exit_code` or `signal` and
+/// `core_dumped` fields, or from the `status` text of files written before
+/// the exit object had fields.
+pub fn exit_text(ev: &Value) -> Option<String> {
+    if let Some(c) = ev["exit_code"].as_i64() {
+        return Some(format!("exited with {c}"));
+    }
+    if let Some(s) = ev["signal"].as_str() {
+        let core = if ev["core_dumped"] == true {
+            " (core dumped)"
+        } else {
+            ""
+        };
+        return Some(format!("killed by {s}{core}"));
+    }
+    ev["status"].as_str().map(str::to_string)
+}
+
 /// Plain text of a decoded string argument (`"x"` or `{"str":"x",...}`).
 pub fn arg_str(v: &Value) -> Option<&str> {
     match v {
@@ -238,6 +260,7 @@ impl Builder<'_> {
                         rank,
                         events: Vec::new(),
                         exit: None,
+                        exit_event: None,
                         spawn_event: Some(s.event),
                     });
                     (pp, self.procs[pp].threads.len() - 1)
@@ -271,6 +294,7 @@ impl Builder<'_> {
                 rank: 0,
                 events: Vec::new(),
                 exit: None,
+                exit_event: None,
                 spawn_event: None,
             }],
             execs: Vec::new(),
@@ -326,7 +350,8 @@ impl ProcessTree {
                 b.procs[p].execs.push(x);
             }
             if ev["type"] == "exit" {
-                b.procs[p].threads[t].exit = ev["status"].as_str().map(str::to_string);
+                b.procs[p].threads[t].exit = exit_text(ev);
+                b.procs[p].threads[t].exit_event = Some(i);
                 b.live.remove(&tid);
             }
         }
@@ -425,12 +450,12 @@ mod tests {
         let r = rec(&[
             r#"{"type":"syscall","pid":100,"syscall":"execve","args":["/bin/sh",["sh","-c","x"]],"return":0}"#,
             r#"{"type":"syscall","pid":101,"syscall":"execve","args":["/bin/ls",["ls"]],"return":0}"#,
-            r#"{"type":"exit","pid":101,"status":"exited with 2"}"#,
+            r#"{"type":"exit","pid":101,"exit_code":2}"#,
             r#"{"type":"syscall","pid":100,"syscall":"vfork","args":[],"return":101}"#,
             r#"{"type":"syscall","pid":100,"syscall":"clone3","args":[{"in":{"flags":{"flags":["CLONE_VM","CLONE_THREAD"]}}},88],"return":102}"#,
             r#"{"type":"syscall","pid":102,"syscall":"getpid","args":[],"return":100}"#,
             r#"{"type":"syscall","pid":102,"syscall":"clone","args":[{"expr":"flags=CLONE_CHILD_SETTID|SIGCHLD"}],"return":103}"#,
-            r#"{"type":"exit","pid":103,"status":"killed by SIGKILL"}"#,
+            r#"{"type":"exit","pid":103,"signal":"SIGKILL","core_dumped":false}"#,
             r#"{"type":"exit","pid":102,"status":"exited with 0"}"#,
             r#"{"type":"exit","pid":100,"status":"exited with 0"}"#,
         ]);

@@ -10,6 +10,8 @@
 //! callers that embed values in bigger objects.
 
 use crate::symbols::Frame;
+pub use crate::value::json_shape::exit_line;
+use crate::value::json_shape::flag_set;
 use crate::value::text;
 use crate::value::{Ret, Value};
 use serde_json::{json, Map, Value as J};
@@ -68,7 +70,11 @@ pub fn value_json(v: &Value) -> J {
                 bytes_json(&s.bytes)
             }
         }
-        Value::Sym(s) => json!({ "sym": s }),
+        Value::Sym(s) => match flag_set(s) {
+            Some((names, rest)) if rest != 0 => json!({ "flags": names, "rest": rest }),
+            Some((names, _)) => json!({ "flags": names }),
+            None => json!({ "sym": s }),
+        },
         Value::Flags { names, rest, .. } => {
             let mut m = Map::new();
             m.insert("flags".into(), json!(names));
@@ -148,6 +154,22 @@ fn push_bytes(out: &mut String, b: &[u8]) {
     push_str(out, &String::from_utf8_lossy(b));
 }
 
+/// Appends `{"flags":[NAMES…]}`, with `"rest"` when bits are left over.
+fn write_flags(out: &mut String, names: &[&str], rest: u64) {
+    out.push_str("{\"flags\":[");
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(out, n);
+    }
+    out.push(']');
+    if rest != 0 {
+        let _ = write!(out, ",\"rest\":{rest}");
+    }
+    out.push('}');
+}
+
 /// Appends the JSON form of `v`: the same structure as [`value_json`]
 /// (structure fields in decoder order rather than sorted).
 pub fn write_value(out: &mut String, v: &Value) {
@@ -176,25 +198,15 @@ pub fn write_value(out: &mut String, v: &Value) {
             out.push_str(",\"truncated\":true}");
         }
         Value::Str(s) => push_bytes(out, &s.bytes),
-        Value::Sym(s) => {
-            out.push_str("{\"sym\":");
-            push_str(out, s);
-            out.push('}');
-        }
-        Value::Flags { names, rest, .. } => {
-            out.push_str("{\"flags\":[");
-            for (i, n) in names.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_str(out, n);
+        Value::Sym(s) => match flag_set(s) {
+            Some((names, rest)) => write_flags(out, &names, rest),
+            None => {
+                out.push_str("{\"sym\":");
+                push_str(out, s);
+                out.push('}');
             }
-            out.push(']');
-            if *rest != 0 {
-                let _ = write!(out, ",\"rest\":{rest}");
-            }
-            out.push('}');
-        }
+        },
+        Value::Flags { names, rest, .. } => write_flags(out, names, *rest),
         Value::Fd { fd, path } => {
             let _ = write!(out, "{{\"fd\":{fd}");
             if let Some(p) = path {
@@ -417,14 +429,6 @@ pub fn signal_line(out: &mut String, pid: i32, sig: i32, info: &Value) {
     out.push_str("}\n");
 }
 
-/// Appends an exit object: `type`, `pid`, `status` (`exited with N`,
-/// `killed by SIGX`, `killed by SIGX (core dumped)`).
-pub fn exit_line(out: &mut String, pid: i32, what: &str) {
-    let _ = write!(out, "{{\"type\":\"exit\",\"pid\":{pid},\"status\":");
-    push_str(out, what);
-    out.push_str("}\n");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,13 +579,17 @@ mod tests {
     fn signal_and_exit_lines() {
         let mut s = String::new();
         signal_line(&mut s, 9, 15, &Value::Struct(vec![], false));
-        exit_line(&mut s, 9, "killed by SIGTERM");
+        exit_line(&mut s, 9, crate::engine::Outcome::Killed(15, false));
+        exit_line(&mut s, 9, crate::engine::Outcome::Exited(2));
         let l: Vec<J> = s
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         assert_eq!(l[0]["signal"], "SIGTERM");
-        assert_eq!(l[1]["status"], "killed by SIGTERM");
+        assert_eq!(l[1]["signal"], "SIGTERM");
+        assert_eq!(l[1]["core_dumped"], false);
+        assert_eq!(l[2]["exit_code"], 2);
+        assert!(l[1].get("status").is_none() && l[2].get("signal").is_none());
         assert!(s.lines().all(|l| l.starts_with("{\"type\":")));
     }
 }

@@ -6,6 +6,7 @@
 //! never disagree.
 
 pub mod json;
+pub mod json_shape;
 pub mod text;
 
 use std::borrow::Cow;

@@ -240,7 +240,7 @@ pub fn main(args: &[OsString]) -> i32 {
         tracer.kill_launched_and_detach(sig, &mut h);
         h.finish();
         latch.report("rtrace watch");
-        return 128 + sig;
+        return crate::engine::signals::interrupted_status(sig);
     }
     if let Err(e) = run {
         tracer.kill_launched_and_detach(libc::SIGKILL, &mut h);

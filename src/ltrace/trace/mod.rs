@@ -27,6 +27,7 @@ use super::syscalls::Syscalls;
 use crate::breakpoint::resolve::Resolver;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
+use crate::engine::Outcome;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
@@ -395,8 +396,8 @@ impl Ltrace {
     }
 
     /// Thread `tid` ended: `text` for ltrace's line, `what` for `--json`
-    /// (rstrace's `exited with N` / `killed by SIG`).
-    fn gone(&mut self, tid: Tid, text: String, what: String) {
+    /// (rstrace's exit object).
+    fn gone(&mut self, tid: Tid, text: String, what: Outcome) {
         self.out.no_return(tid);
         if let Some(s) = self.sys.as_mut() {
             s.gone(tid, &mut self.out);
@@ -405,7 +406,7 @@ impl Ltrace {
             self.json_unreturned(tid);
             if !self.o.count {
                 let mut line = String::new();
-                crate::value::json::exit_line(&mut line, tid, &what);
+                crate::value::json::exit_line(&mut line, tid, what);
                 self.out.raw(&line);
             }
             return;
@@ -464,7 +465,7 @@ impl Handler for Ltrace {
                     self.gone(
                         tid,
                         format!("+++ exited (status {code}) +++"),
-                        format!("exited with {code}"),
+                        Outcome::Exited(code),
                     );
                 } else {
                     self.out.no_return(tid);
@@ -472,7 +473,7 @@ impl Handler for Ltrace {
                 self.remove_thread(tid);
                 self.leaving.retain(|t| *t != tid);
             }
-            Event::Killed { tid, sig, .. } => {
+            Event::Killed { tid, sig, core } => {
                 let name = crate::syscall::ctx::signal_name(sig as u64)
                     .map(|s| s.into_owned())
                     .unwrap_or_else(|| format!("SIG{sig}"));
@@ -480,7 +481,7 @@ impl Handler for Ltrace {
                     self.gone(
                         tid,
                         format!("+++ killed by {name} +++"),
-                        format!("killed by {name}"),
+                        Outcome::Killed(sig, core),
                     );
                 } else if self.threads.is_empty() {
                     // Killed before the program ran: an exec the kernel

@@ -47,6 +47,29 @@ exit status: 0 no meaningful difference (differences of the environment only,
 such as stdout a pipe in one run and a terminal in the other, included),
 1 different, 2 trouble";
 
+/// `rtrace diff --help` (after the usage line).
+const HELP: &str = "
+Compares two recordings of the same command (`rtrace record` files, or
+`rstrace -f --json` output): processes are matched by their place in the
+process tree and the program they ran, threads by rank; each pair's syscalls
+are normalised (pids, addresses, fds, times, temp paths) and aligned. Prints
+the first meaningful divergence with context from both sides, then a summary
+(syscalls only in A or B, different results, files, exit statuses, probe
+hit counts).
+
+options:
+  --json          the same as one JSON object
+  -C, --context N lines of context around the divergence (default 3)
+  -h, --help      this text
+
+Exit status (as diff(1)): 0 no meaningful difference, 1 different,
+2 trouble (a file cannot be read, a bad command line).
+
+examples:
+  rtrace diff pass.rtrace fail.rtrace
+  rtrace diff --json --context 5 a.rtrace b.rtrace.zst
+";
+
 /// One loaded, normalised recording.
 pub(crate) struct Side {
     pub(crate) name: String,
@@ -537,7 +560,7 @@ pub fn main(args: &[OsString]) -> i32 {
         } else if s == "--json" {
             json = true;
         } else if s == "-h" || s == "--help" {
-            println!("{USAGE}");
+            print!("{USAGE}\n{HELP}");
             return 0;
         } else if s.starts_with('-') && s != "-" {
             eprintln!("rtrace diff: unknown option '{s}'\n{USAGE}");
@@ -575,13 +598,7 @@ pub fn main(args: &[OsString]) -> i32 {
     } else {
         report::text(&a, &b, &outcome)
     };
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
+    if super::print_stdout(&text).is_err() {
         return 2;
     }
     let code = i32::from(outcome.different());

@@ -321,6 +321,10 @@ impl KeyWriter<'_> {
                 } else if let Some(f) = m.get("flags").and_then(Value::as_array) {
                     let names: Vec<&str> = f.iter().filter_map(Value::as_str).collect();
                     out.push_str(&names.join("|"));
+                    // Bits without a name (a file mode's 0644) are part of the value.
+                    if let Some(r) = m.get("rest").and_then(Value::as_u64) {
+                        let _ = std::fmt::Write::write_fmt(out, format_args!("|{r:#o}"));
+                    }
                 } else if let Some(e) = m.get("expr").and_then(Value::as_str) {
                     out.push_str(&norm_text(e));
                 } else if m.contains_key("str") {

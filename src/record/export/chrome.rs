@@ -48,7 +48,12 @@ fn instant_name(ev: &Value) -> String {
         "signal" => ev["signal"].as_str().unwrap_or("signal").to_string(),
         // `rtrace record --probe`: named by the spec alone.
         "probe" if ev["spec"].is_string() => ev["spec"].as_str().unwrap_or("probe").to_string(),
-        "exit" => format!("exit: {}", ev["status"].as_str().unwrap_or("?")),
+        "exit" => format!(
+            "exit: {}",
+            crate::tracefile::tree::exit_text(ev)
+                .as_deref()
+                .unwrap_or("?")
+        ),
         _ => match ["probe", "name", "func", "syscall"]
             .iter()
             .find_map(|k| ev[*k].as_str())

@@ -1,7 +1,10 @@
 //! Folded stacks (`root;caller;callee;syscall weight`, the input format of
 //! flamegraph.pl and inferno) from syscall records carrying a `"stack"`
 //! array (recorded with `-k`; frames innermost first, each
-//! `{"func":..}` or, unsymbolised, `{"pc"|"addr"|"ip":..}`).
+//! `{"func":..}` or, unsymbolised, `{"pc"|"addr"|"ip":..}` with the
+//! `module` and `module_offset` when the address is in a mapped file).
+//! A frame is named by its function, else `module+0xoffset` (the same in
+//! every process), else its bare address.
 //!
 //! Each line starts with the program's base name and ends with the syscall
 //! name. When no record in the file has a stack, every syscall counts as
@@ -21,12 +24,30 @@ pub enum Weight {
     Time,
 }
 
-/// A frame name fit for the folded format (no `;`, no line breaks).
+/// `libfoo.so+0x1234` for a frame without a symbol whose mapping is known:
+/// the file name and the offset in it, which are the same for the same code
+/// in every process (an address is not, under ASLR), so such frames merge.
+fn module_frame(f: &Value) -> Option<String> {
+    let module = f["module"].as_str().filter(|m| !m.is_empty())?;
+    let off = match &f["module_offset"] {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => format!("{:#x}", n.as_u64()?),
+        _ => return None,
+    };
+    Some(format!(
+        "{}+{off}",
+        module.rsplit('/').next().unwrap_or(module)
+    ))
+}
+
+/// A frame name fit for the folded format (no `;`, no line breaks): the
+/// function, else `module+0xoffset`, else the bare address.
 fn frame(f: &Value) -> String {
     let name = ["func", "function", "name", "symbol"]
         .iter()
         .find_map(|k| f[*k].as_str())
         .map(str::to_string)
+        .or_else(|| module_frame(f))
         .or_else(|| {
             ["pc", "addr", "ip"].iter().find_map(|k| match &f[*k] {
                 Value::String(s) => Some(s.clone()),
@@ -95,6 +116,7 @@ mod tests {
 {"type":"syscall","pid":1,"syscall":"write","return":3,"duration":0.000002,"stack":[{"func":"write"},{"func":"puts"},{"func":"main"}]}
 {"type":"syscall","pid":1,"syscall":"write","return":3,"duration":0.000003,"stack":[{"func":"write"},{"func":"puts"},{"func":"main"}]}
 {"type":"syscall","pid":1,"syscall":"read","return":3,"duration":0.000001,"stack":[{"pc":4096},{"func":"a;b"}]}
+{"type":"syscall","pid":1,"syscall":"read","return":3,"duration":0.000001,"stack":[{"pc":"0x55550000a123","module":"/usr/lib/libx.so.1","module_offset":"0x4123"},{"pc":4096},{"func":"a;b"}]}
 {"type":"syscall","pid":1,"syscall":"close","return":0,"duration":0.000001}
 "#,
         )
@@ -103,7 +125,8 @@ mod tests {
         assert!(real);
         assert_eq!(
             to_text(&c),
-            "prog;_start;execve 1\nprog;a_b;0x1000;read 1\nprog;main;puts;write;write 2\n"
+            "prog;_start;execve 1\nprog;a_b;0x1000;libx.so.1+0x4123;read 1\n\
+             prog;a_b;0x1000;read 1\nprog;main;puts;write;write 2\n"
         );
         let (t, _) = folded(&r, Weight::Time);
         assert_eq!(t["prog;main;puts;write;write"], 5000);

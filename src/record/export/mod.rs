@@ -12,7 +12,6 @@ pub mod svg;
 
 use crate::tracefile::Recording;
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::PathBuf;
 
 const USAGE: &str =
@@ -130,12 +129,7 @@ pub fn main(args: &[OsString]) -> i32 {
         Some(p) if p.as_os_str() != "-" => {
             std::fs::write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
         }
-        _ => {
-            let mut s = std::io::stdout().lock();
-            s.write_all(text.as_bytes())
-                .and_then(|_| s.flush())
-                .map_err(|e| format!("stdout: {e}"))
-        }
+        _ => super::print_stdout(&text).map_err(|e| format!("stdout: {e}")),
     };
     match written {
         Ok(()) => 0,

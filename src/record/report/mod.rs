@@ -30,6 +30,39 @@ use std::time::Duration;
 
 const USAGE: &str = "usage: rtrace report FILE [--json] [--normalize] [--top N]\n";
 
+/// `rtrace report --help` (after the usage line).
+const HELP: &str = "
+Summarises a trace file written by `rtrace record` (or `rstrace -f --json`
+output; `-` reads standard input; .zst files are read as they are): the run
+(command, host, exit status), the syscall summary of the whole tree and of
+each process (strace -c -w's table), the slowest calls, failed calls by
+syscall, errno and path, files opened and written, the process tree with
+exit statuses, network peers, library calls (--libcalls recordings) and
+probe hits (--probe recordings).
+
+options:
+  --json          one JSON object with the same sections instead of text
+  --normalize     stable text for golden files: pids become PID1..., times
+                  and durations placeholders, the summary sorted by name, no
+                  slowest-calls section, addresses and temp paths masked
+  --top N         how many of the slowest calls to list (default 10)
+  -h, --help      this text
+
+Exit status: 0 done, 1 when the file cannot be read or holds no events,
+2 for a bad command line.
+
+examples:
+  rtrace report run.rtrace
+  rtrace report --json --top 3 run.rtrace.zst
+";
+
+/// A bad command line: the error, the usage line, exit status 2.
+fn usage_error(e: &str) -> i32 {
+    eprintln!("rtrace report: {e}");
+    eprint!("{USAGE}");
+    2
+}
+
 /// Calls, failures and total time of one syscall (for `--json`).
 #[derive(Default, Clone, Copy)]
 struct Count {
@@ -420,12 +453,18 @@ impl<'a> Report<'a> {
         let Some(f) = &self.rec.footer else {
             return "unknown (the recording has no footer: rtrace was killed?)".into();
         };
+        let attached = self.rec.header["attached"].is_array();
         if let Some(s) = f["interrupted"].as_str() {
-            return format!("interrupted by {s} (rtrace killed the command)");
+            return if attached {
+                format!("interrupted by {s} (rtrace detached; the process ran on)")
+            } else {
+                format!("interrupted by {s} (rtrace killed the command)")
+            };
         }
         match (f["exit_code"].as_i64(), f["signal"].as_str()) {
             (Some(c), _) => format!("exited with {c}"),
             (_, Some(s)) => format!("killed by {s}"),
+            _ if attached => "ended (attached; its exit status is its parent's to see)".into(),
             _ => "unknown".into(),
         }
     }
@@ -462,27 +501,22 @@ pub fn main(args: &[OsString]) -> i32 {
             "--json" => as_json = true,
             "--normalize" => normalize = true,
             "-h" | "--help" => {
-                print!("{USAGE}");
+                print!("{USAGE}{HELP}");
                 return 0;
             }
             "--top" => match it.next().and_then(|n| n.parse().ok()) {
                 Some(n) => top = n,
-                None => {
-                    eprintln!("rtrace report: --top needs a number");
-                    return 1;
-                }
+                None => return usage_error("--top needs a number"),
             },
             _ if file.is_none() && (a == "-" || !a.starts_with('-')) => file = Some(a),
-            _ => {
-                eprintln!("rtrace report: unexpected argument '{a}'");
-                eprint!("{USAGE}");
-                return 1;
+            _ if a.starts_with('-') && a != "-" => {
+                return usage_error(&format!("unknown option '{a}'"))
             }
+            _ => return usage_error(&format!("unexpected argument '{a}' (one trace file)")),
         }
     }
     let Some(file) = file else {
-        eprint!("{USAGE}");
-        return 1;
+        return usage_error("no trace file given");
     };
     let rec = match Recording::read(std::path::Path::new(&file)) {
         Ok(r) => r,
@@ -496,14 +530,20 @@ pub fn main(args: &[OsString]) -> i32 {
         return 1;
     }
     let r = Report::build(&rec);
-    if as_json {
+    let text = if as_json {
         let mut text = r.json(top).to_string();
         if normalize {
             text = Normalizer::new().line(&text);
         }
-        println!("{text}");
+        text + "\n"
     } else {
-        print!("{}", r.text(top, normalize));
+        r.text(top, normalize)
+    };
+    match super::print_stdout(&text) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("rtrace report: stdout: {e}");
+            1
+        }
     }
-    0
 }

@@ -216,7 +216,15 @@ impl Report<'_> {
                     "parent": p.parent.map(|q| self.tree.processes[q].path.to_string()),
                     "program": self.program(i),
                     "argv": p.execs.last().map(|e| e.argv.clone()),
-                    "exit": p.exit_status(),
+                    // The exit event's fields: exit_code, or signal and core_dumped.
+                    "exit": p.threads.first().and_then(|t| t.exit_event).map(|e| {
+                        let ev = &self.rec.events[e];
+                        match ev.get("exit_code") {
+                            Some(c) => json!({"exit_code": c}),
+                            None if ev["signal"].is_string() => json!({"signal": ev["signal"], "core_dumped": ev["core_dumped"] == true}),
+                            None => json!({"status": ev["status"]}),
+                        }
+                    }),
                     "threads": p.threads.iter().map(|t| t.tid).collect::<Vec<_>>(),
                     "syscalls": self.per_process[i].json(),
                 })

@@ -75,7 +75,7 @@ impl Strace {
         if self.printing() && shown {
             let mut line = String::new();
             if self.o.json {
-                json::exit_line(&mut line, tid, &what.describe());
+                json::exit_line(&mut line, tid, what.outcome());
             } else {
                 self.leader(&mut line, tid, None);
                 line.push_str("+++ ");
@@ -100,6 +100,13 @@ enum Gone {
 }
 
 impl Gone {
+    fn outcome(&self) -> crate::engine::Outcome {
+        match *self {
+            Gone::Exited(c) => crate::engine::Outcome::Exited(c),
+            Gone::Killed(s, core) => crate::engine::Outcome::Killed(s, core),
+        }
+    }
+
     fn describe(&self) -> String {
         match self {
             Gone::Exited(c) => format!("exited with {c}"),
