@@ -4,6 +4,7 @@
 
 use super::event::{json_line, text_line, Comms, KEvent};
 use super::tracefs::Tracefs;
+use crate::output::paced::Paced;
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
 use std::collections::HashMap;
@@ -156,13 +157,18 @@ impl Sink {
 
 /// Where events go: the file of `-o FILE` (created or truncated, as
 /// strace's `-o`), else stdout. Opened before anything is set up in tracefs,
-/// so a path that cannot be written changes nothing there.
+/// so a path that cannot be written changes nothing there. A file is
+/// block-buffered and written out every 50 ms ([`Paced`]), so `tail -f`
+/// follows it and a killed rtrace loses at most the last moment.
 pub fn open_output(path: Option<&str>) -> Result<Box<dyn Write>, String> {
     match path {
         None => Ok(Box::new(std::io::stdout())),
-        Some(p) => std::fs::File::create(p)
-            .map(|f| Box::new(f) as Box<dyn Write>)
-            .map_err(|e| format!("cannot write the output file '{p}' (-o): {e}")),
+        Some(p) => {
+            let f = std::fs::File::create(p)
+                .map_err(|e| format!("cannot write the output file '{p}' (-o): {e}"))?;
+            crate::output::paced::start();
+            Ok(Box::new(Paced::new(f)))
+        }
     }
 }
 

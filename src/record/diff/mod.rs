@@ -42,10 +42,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]
-exit status: 0 no meaningful difference (differences of the environment only,
-such as stdout a pipe in one run and a terminal in the other, included),
-1 different, 2 trouble";
+const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]";
 
 /// `rtrace diff --help` (after the usage line).
 const HELP: &str = "
@@ -62,8 +59,10 @@ options:
   -C, --context N lines of context around the divergence (default 3)
   -h, --help      this text
 
-Exit status (as diff(1)): 0 no meaningful difference, 1 different,
-2 trouble (a file cannot be read, a bad command line).
+Exit status (as diff(1)): 0 no meaningful difference (differences of the
+environment only, such as stdout a pipe in one run and a terminal in the
+other, included), 1 different, 2 trouble (a file cannot be read, a bad
+command line).
 
 examples:
   rtrace diff pass.rtrace fail.rtrace
