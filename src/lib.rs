@@ -1,14 +1,31 @@
 //! rtrace: a Linux tracer and debugger.
 //!
 //! The library is the product; `rstrace`, `rltrace` and `rtrace` are thin
-//! binaries over it. Data flows one way: command line -> plan -> backend
-//! (the ptrace [`engine`]) -> events -> [`syscall`] decoders -> values ->
-//! [`output`] renderers. [`strace`] wires these into the strace-compatible
-//! tool.
-
-pub mod tracefile;
-pub mod value;
-pub mod vars;
+//! binaries over it. Modules form layers; a module imports only from layers
+//! below it (`tests/layers.rs` reads every `crate::` path and fails on one
+//! that goes up). Bottom to top:
+//!
+//! | layer | holds |
+//! |---|---|
+//! | `rtrace_arch` (arch/) | registers, syscall/errno/signal/ioctl tables per architecture |
+//! | [`sys`] | the process's own facts and libc calls every layer may need |
+//! | [`output`] | where text goes: the line latch, the paced writer, the normaliser |
+//! | [`engine`] | ptrace: spawning and attaching, stops, tracee memory, signals |
+//! | [`symbols`] | ELF symbols, PLT stubs, module maps, DWARF line tables |
+//! | [`value`] | decoded values and their text and JSON renderings |
+//! | [`unwind`] | stack unwinding (CFI, frame pointers, signal frames) |
+//! | [`vars`] | DWARF variables: types, locations, scopes |
+//! | [`syscall`] | syscall decoders, one family per module |
+//! | [`tracefile`] | the trace file format `record` writes and `report`/`diff` read |
+//! | [`kernel`] | tracefs dynamic events, tracepoints, ftrace, perf counters |
+//! | [`probe`] | user-space probes the tools share: specs, sites, the shadow stack |
+//! | [`strace`] | rstrace |
+//! | [`watchpoint`] | `rtrace watch` |
+//! | [`breakpoint`] | `rtrace break` (uses watchpoints for `--watch`) |
+//! | [`ltrace`] | rltrace (its `-S` uses the strace decoders and inject) |
+//! | [`record`] | `rtrace record`, `report`, `diff`, `export` over the tools |
+//!
+//! docs/ARCHITECTURE.md follows each tool's data through these layers.
 
 /// `eprintln!` that never panics: std's panics when stderr is a closed pipe
 /// or a full disk, and a tracer whose reader went away must still detach
@@ -30,14 +47,36 @@ macro_rules! eprint {
     }};
 }
 
-pub mod breakpoint;
-pub mod engine;
-pub mod kernel;
-pub mod ltrace;
+// Bottom to top, as in the table above (a blank line keeps rustfmt from
+// sorting them).
+pub mod sys;
+
 pub mod output;
-pub mod record;
-pub mod strace;
+
+pub mod engine;
+
 pub mod symbols;
-pub mod syscall;
+
+pub mod value;
+
 pub mod unwind;
+
+pub mod vars;
+
+pub mod syscall;
+
+pub mod tracefile;
+
+pub mod kernel;
+
+pub mod probe;
+
+pub mod strace;
+
 pub mod watchpoint;
+
+pub mod breakpoint;
+
+pub mod ltrace;
+
+pub mod record;

@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
 
     let path = support::elf_file(data);
     let _ = read_load_segments(&path);
-    let info = rtrace::ltrace::imports::analyze(&Symbolizer::new(), "fuzz", &path);
+    let info = rtrace::probe::imports::analyze(&Symbolizer::new(), "fuzz", &path);
     for (name, _) in info.plt.iter().chain(&info.got).take(8) {
         let _ = rtrace::kernel::probe::file_offset(&path, name, 0);
     }

@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rtrace::breakpoint::cond::{self as bcond, EvalError, ValueProvider};
+use rtrace::probe::cond::{self as bcond, EvalError, ValueProvider};
 use rtrace::vars::cond::{parse_cond, CondEnv, CondError};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = rtrace::kernel::probe::parse_spec(&text);
         }
         1 => {
-            if let Ok(spec) = rtrace::breakpoint::spec::parse(&text) {
+            if let Ok(spec) = rtrace::probe::spec::parse(&text) {
                 let _ = spec.loc.is_glob();
             }
         }

@@ -1,7 +1,7 @@
 //! `rtrace break` command line: parsed from a slice of arguments, so it is
 //! unit-tested without a process.
 
-use super::spec::{self, Spec};
+use crate::probe::spec::{self, Spec};
 use crate::watchpoint::spec::Expr as WatchExpr;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
@@ -130,7 +130,7 @@ pub struct Options {
     /// shared).
     pub watch_kind: Option<Kind>,
     /// `--backend`.
-    pub backend: super::kcount::Backend,
+    pub backend: crate::probe::Backend,
     /// `--list`: print what each spec resolves to, run nothing.
     pub list: bool,
     /// `-D`: print what each spec resolves to, then run.
@@ -184,7 +184,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Error> {
                     .next()
                     .and_then(|b| b.to_str())
                     .ok_or("--backend needs auto, ptrace or kernel")?;
-                o.backend = super::kcount::Backend::parse(b)?;
+                o.backend = crate::probe::Backend::parse(b)?;
             }
             "-o" => o.output = Some(it.next().ok_or("-o needs a file name")?.clone()),
             "-p" => {

@@ -64,17 +64,13 @@
 //! `$argN` at a post-prologue site reads the ABI register as it is there,
 //! architectures other than x86-64.
 
+pub mod uprobe;
+
 pub mod cli;
-pub mod cond;
 pub mod hit;
-pub mod kcount;
 pub mod precheck;
 pub mod report;
-pub mod resolve;
 pub mod session;
-pub mod shadow;
-pub mod space;
-pub mod spec;
 pub mod values;
 
 use crate::engine::signals::Interruptible;
@@ -168,14 +164,14 @@ pub fn main(args: &[OsString]) -> i32 {
         },
         None => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
-    match kcount::choose(&o, &checked) {
+    match uprobe::choose(&o, &checked) {
         Some(Err(e)) => {
             eprintln!("rtrace break: {e}");
             return 1;
         }
         Some(Ok(())) => {
             let mut sink = report::Sink::new(out, o.json);
-            let code = match kcount::run(&o, &checked, &mut sink) {
+            let code = match uprobe::run(&o, &checked, &mut sink) {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("rtrace break: {e}");

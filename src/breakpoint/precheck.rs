@@ -27,10 +27,11 @@
 //! functions, or a global or enumerator of a loaded module.
 
 use super::cli::Options;
-use super::resolve::{Resolver, Target};
-use super::spec::{Kind, Location, Spec};
 use crate::engine::spawn;
-use crate::ltrace::{imports, kcount as startup};
+use crate::probe::imports;
+use crate::probe::resolve::{Resolver, Target};
+use crate::probe::spec::{Kind, Location, Spec};
+use crate::symbols::startup;
 use crate::symbols::{read_load_segments, ModuleMap};
 use crate::vars::{parse_path, Vars};
 use std::path::PathBuf;
@@ -280,7 +281,7 @@ fn unknown_variables(
         })
         .collect();
     for leaf in cond.names() {
-        let super::cond::Expr::Var(path) = leaf else {
+        let crate::probe::cond::Expr::Var(path) = leaf else {
             continue;
         };
         let (name, _) = parse_path(path).map_err(|e| format!("'{}': {e}", spec.text))?;

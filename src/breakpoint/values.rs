@@ -2,10 +2,10 @@
 //! ([`RegValues`]), the frame's DWARF arguments and locals ([`HitFrame`]),
 //! and both together for conditions ([`DwarfValues`]).
 
-use super::cond::{EvalError, ValueProvider};
 use super::report::{FrameVals, Named};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
+use crate::probe::cond::{EvalError, ValueProvider};
 use crate::symbols::ModuleMap;
 use crate::unwind::Unwinder;
 use crate::vars::{FrameRegs, Vars};

@@ -19,4 +19,9 @@ pub mod status;
 pub mod tracee;
 pub mod tracer;
 
+/// `-4095..-1` are errors in every Linux ABI.
+pub fn is_error(ret: i64) -> bool {
+    (-4095..0).contains(&ret)
+}
+
 pub use tracer::{Config, Event, Handler, Outcome, Resume, Stamp, Tracer};

@@ -64,8 +64,8 @@ pub struct Options {
     pub injects: Vec<String>,
     /// `--no-cpu-pin`: never run the command on rltrace's CPU.
     pub no_cpu_pin: bool,
-    /// `--backend auto|ptrace|kernel`: how calls are caught (see `super::kernel`).
-    pub backend: super::kcount::Backend,
+    /// `--backend auto|ptrace|kernel`: how calls are caught (see `crate::ltrace::uprobe`).
+    pub backend: crate::probe::Backend,
     /// The command and its arguments.
     pub command: Vec<OsString>,
 }
@@ -101,7 +101,7 @@ impl Default for Options {
             json: false,
             injects: Vec::new(),
             no_cpu_pin: false,
-            backend: super::kcount::Backend::Auto,
+            backend: crate::probe::Backend::Auto,
             command: Vec::new(),
         }
     }
@@ -272,7 +272,7 @@ fn apply(o: &mut Options, c: char, v: Option<&str>) -> Result<(), CliError> {
         LONG_INJECT => o.injects.push(v.to_string()),
         LONG_NO_PIN => o.no_cpu_pin = true,
         LONG_BACKEND => {
-            o.backend = super::kcount::Backend::parse(v)
+            o.backend = crate::probe::Backend::parse(v)
                 .map_err(|m| CliError::Value(format!("rltrace: {m}")))?
         }
         _ => return Err(CliError::Usage(format!("invalid option -- '{c}'"))),
@@ -424,7 +424,7 @@ mod tests {
         assert_eq!(msg(&[]), "too few arguments");
         assert!(matches!(p(&["-Dh"]), Err(CliError::DebugHelp)));
         assert_eq!(p(&["-D", "17", "true"]).unwrap().debug, 0o17);
-        use super::super::kcount::Backend;
+        use crate::probe::Backend;
         assert_eq!(p(&["true"]).unwrap().backend, Backend::Auto);
         assert_eq!(
             p(&["--backend=kernel", "-c", "true"]).unwrap().backend,

@@ -9,7 +9,7 @@
 //! `crate::symbols`), and, for calls made through the GOT with no stub
 //! (`-fno-plt`), the called functions' entries, read from the GOT once the
 //! dynamic linker has filled it and keyed on the calling module by the
-//! return address. Breakpoints are `crate::breakpoint::space`'s one-stop
+//! return address. Breakpoints are `crate::probe::space`'s one-stop
 //! INT3s (emulated or out-of-line first instruction); returns come through
 //! a trampoline that replaces the return address, with a per-thread shadow
 //! stack. Libraries loaded later are seen through `_dl_debug_state`.
@@ -21,8 +21,8 @@
 //! Backends: the above is the ptrace backend. [`kernel`] catches the main
 //! program's PLT calls with uprobes instead (no switch to rltrace per
 //! call) and prints through the same formatter and writer; `--backend
-//! auto` (the default) takes it when [`kernel::plan`] finds that it prints
-//! exactly what the ptrace backend would ([`kcount`] plans the probes).
+//! auto` (the default) takes it when [`uprobe::plan`] finds that it prints
+//! exactly what the ptrace backend would ([`uprobe::fit`] plans the probes).
 //!
 //! Semantics kept from ltrace 0.7.3: without `-e`/`-l` only calls made by
 //! the main program are traced and printed without the caller; with `-e`
@@ -38,14 +38,13 @@
 //! trampoline's address on the stack (as with ltrace); `dlsym(RTLD_NEXT)`
 //! from inside a traced call sees the trampoline as its caller.
 
+pub mod uprobe;
+
 pub mod args;
 pub mod cli;
 pub mod filter;
 pub mod format;
-pub mod imports;
 pub mod inject;
-pub mod kcount;
-pub mod kernel;
 pub mod output;
 pub mod proto;
 pub mod sites;
@@ -103,29 +102,29 @@ pub fn main(args: &[OsString]) -> i32 {
     }
     let lock = ExeLock::open(&o);
     let ended = match o.backend {
-        kcount::Backend::Ptrace => {
-            kernel::say_backend(&o, Err("--backend ptrace"));
+        crate::probe::Backend::Ptrace => {
+            uprobe::say_backend(&o, Err("--backend ptrace"));
             lock.shared();
             trace(&o, None)
         }
-        kcount::Backend::Kernel => match kernel::plan(&o, false, false) {
+        crate::probe::Backend::Kernel => match uprobe::plan(&o, false, false) {
             Ok(p) => {
-                kernel::say_backend(&o, Ok(&p));
+                uprobe::say_backend(&o, Ok(&p));
                 lock.exclusive();
-                kernel::run(&o, p)
+                uprobe::run(&o, p)
             }
             Err(e) => {
                 eprintln!("rltrace: {e}");
                 return 1;
             }
         },
-        kcount::Backend::Auto => match kernel::plan(&o, true, false) {
+        crate::probe::Backend::Auto => match uprobe::plan(&o, true, false) {
             Ok(p) if lock.try_exclusive() => {
-                kernel::say_backend(&o, Ok(&p));
-                kernel::run(&o, p)
+                uprobe::say_backend(&o, Ok(&p));
+                uprobe::run(&o, p)
             }
             Ok(_) => {
-                kernel::say_backend(
+                uprobe::say_backend(
                     &o,
                     Err(
                         "another rltrace is tracing the program (its breakpoints and \
@@ -136,7 +135,7 @@ pub fn main(args: &[OsString]) -> i32 {
                 trace(&o, None)
             }
             Err(e) => {
-                kernel::say_backend(&o, Err(&e));
+                uprobe::say_backend(&o, Err(&e));
                 lock.shared();
                 trace(&o, None)
             }
@@ -248,7 +247,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
     };
     // As ltrace: bad lines are reported (`FILE:LINE: error: …`) and
     // skipped, the rest is used; an unreadable file is reported too.
-    let (protos, errors) = kernel::load_protos(o);
+    let (protos, errors) = uprobe::load_protos(o);
     for e in errors {
         eprintln!("{e}");
     }

@@ -15,10 +15,10 @@
 //!   loaded or unloaded: place again) and the program's entry point (GOT
 //!   slots are final).
 
-use super::imports::{self, ModInfo};
-use crate::breakpoint::resolve::Resolver;
-use crate::breakpoint::space::Space;
 use crate::engine::ptrace::Tid;
+use crate::probe::imports::{self, ModInfo};
+use crate::probe::resolve::Resolver;
+use crate::probe::space::Space;
 use crate::symbols::ModuleMap;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;

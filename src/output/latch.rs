@@ -32,7 +32,7 @@ impl WriteLatch {
         let Some(errno) = self.0.get() else {
             return false;
         };
-        let msg = crate::value::text::errno_message(errno as u64);
+        let msg = crate::sys::strerror(errno);
         eprintln!("{tool}: write error: {msg}");
         true
     }

@@ -363,7 +363,7 @@ fn check_libcalls(o: &lcli::Options, pass: &[OsString]) -> Result<(), String> {
     if o.no_plt {
         return Err("-L leaves out the library calls --libcalls is for".into());
     }
-    if o.backend != crate::breakpoint::kcount::Backend::Auto {
+    if o.backend != crate::probe::Backend::Auto {
         return Err(
             "--backend: a recording sees every call through ptrace; the kernel \
                     backend only counts (rltrace -c --backend kernel)"

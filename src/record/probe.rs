@@ -33,13 +33,13 @@
 use crate::breakpoint::cli::Options as BreakOptions;
 use crate::breakpoint::hit::Breaker;
 use crate::breakpoint::report::Sink as BreakSink;
-use crate::breakpoint::spec::{self, Spec};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::memory::Memory;
 use crate::engine::ptrace::{self, info_op, Tid};
 use crate::engine::status::{classify, Status};
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::probe::spec::{self, Spec};
 use crate::strace::trace::Strace;
 use crate::strace::Layer;
 use crate::value::json::push_str;

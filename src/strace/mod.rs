@@ -26,16 +26,7 @@ use std::ffi::OsString;
 /// strace prefixes its own (`strace: Process 12 attached`, or the path it
 /// was run by); rstrace linked or aliased as `strace` speaks as strace, and
 /// so does one run without any `argv[0]`, as strace then does.
-pub fn prog() -> &'static str {
-    static PROG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PROG.get_or_init(|| {
-        std::env::args_os()
-            .next()
-            .map(|a| a.to_string_lossy().into_owned())
-            .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| "strace".to_string())
-    })
-}
+pub use crate::sys::prog;
 
 fn usage_exit(e: &cli::UsageError) -> i32 {
     for note in &e.notes {

@@ -83,7 +83,7 @@ impl DwarfInfo {
     }
 
     /// The parsed DWARF sections (shared with the variables and types
-    /// reader, [`crate::vars`]).
+    /// reader, the `vars` module).
     pub fn gimli(&self) -> &Arc<gimli::Dwarf<Reader>> {
         &self.dwarf
     }

@@ -25,6 +25,7 @@ mod frame;
 mod maps;
 mod module;
 mod plt;
+pub mod startup;
 mod symbolizer;
 mod symtab;
 

@@ -13,7 +13,7 @@
 //!   "env_digest":..,"start":UNIX_SECONDS,..}`
 //! - events as rstrace `--json` prints them: `"type"` is `syscall`,
 //!   `signal`, `exit`, ... each with a `pid`; `probe` for `--probe` hits
-//!   (fields in [`crate::record::probe`]); flag sets are `{"flags":[..]}`, an
+//!   (fields in `record::probe`); flag sets are `{"flags":[..]}`, an
 //!   `exit` has `exit_code` or `signal` and `core_dumped`;
 //! - `{"type":"footer","exit_code":..,"elapsed":SECONDS,..}`.
 

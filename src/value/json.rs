@@ -419,7 +419,7 @@ pub fn add_stack(line: &mut String, frames: &[Frame]) {
 /// Appends a signal-delivery object: `type`, `pid`, `signal` (name),
 /// `siginfo`.
 pub fn signal_line(out: &mut String, pid: i32, sig: i32, info: &Value) {
-    let name = crate::syscall::ctx::signal_name(sig as u64)
+    let name = crate::value::signal_name(sig as u64)
         .map(|c| c.into_owned())
         .unwrap_or_else(|| sig.to_string());
     let _ = write!(out, "{{\"type\":\"signal\",\"pid\":{pid},\"signal\":");

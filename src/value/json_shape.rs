@@ -56,7 +56,7 @@ pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
             let _ = write!(out, ",\"exit_code\":{c}");
         }
         Outcome::Killed(sig, core) => {
-            let name = crate::syscall::ctx::signal_name(sig as u64)
+            let name = crate::value::signal_name(sig as u64)
                 .map(|c| c.into_owned())
                 .unwrap_or_else(|| sig.to_string());
             out.push_str(",\"signal\":");

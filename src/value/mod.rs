@@ -102,7 +102,7 @@ pub struct StrVal {
 
 impl Value {
     /// Fills in the command name of every pid in this value that has none
-    /// yet (`-Y` for values decoded without a [`crate::syscall::Ctx`], such as a
+    /// yet (`-Y` for values decoded without a syscall context, such as a
     /// signal's siginfo), with `comm`.
     pub fn fill_pid_comms(&mut self, comm: &mut dyn FnMut(i64) -> Option<Vec<u8>>) {
         match self {
@@ -184,4 +184,17 @@ pub enum Ret {
     Commented(Box<Ret>, Cow<'static, str>),
     /// `= ?` (exit, exit_group, execve that never returned, killed mid-call).
     Unknown,
+}
+
+/// The name of a signal as strace prints it (`SIGRT_3` is printed `SIGRT_3` by
+/// strace for 35; strace uses `SIGRTMIN` for 32 and `SIGRT_n` above).
+pub fn signal_name(sig: u64) -> Option<Cow<'static, str>> {
+    if let Some(n) = rtrace_arch::xlat::SIGNALS.lookup(sig) {
+        return Some(Cow::Borrowed(n));
+    }
+    match sig {
+        32 => Some(Cow::Borrowed("SIGRTMIN")),
+        33..=64 => Some(Cow::Owned(format!("SIGRT_{}", sig - 32))),
+        _ => None,
+    }
 }

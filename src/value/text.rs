@@ -285,18 +285,7 @@ pub fn errno_message(e: u64) -> String {
         529 => "iocb queued, will get completion event".into(),
         530 => "conflict with recalled state".into(),
         531 => "NFS file lock reclaim refused".into(),
-        _ => {
-            // SAFETY: strerror returns a pointer to a static or thread-local,
-            // NUL-terminated message; it is copied out before any other call.
-            let p = unsafe { libc::strerror(e as i32) };
-            if p.is_null() {
-                return format!("Unknown error {e}");
-            }
-            // SAFETY: non-null, NUL-terminated (see above).
-            unsafe { std::ffi::CStr::from_ptr(p) }
-                .to_string_lossy()
-                .into_owned()
-        }
+        _ => crate::sys::strerror(e as i32),
     }
 }
 

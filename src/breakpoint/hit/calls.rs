@@ -3,7 +3,7 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
-use crate::breakpoint::shadow::{self, MAX_SHADOW};
+use crate::probe::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
 
 impl Breaker {

@@ -9,12 +9,12 @@
 
 use super::cli::Options;
 use super::report::{Record, Sink};
-use super::resolve::Resolver;
-use super::space::Space;
-use super::spec::{Kind, Location, Spec};
 use crate::engine::ptrace::{self, Tid};
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::probe::resolve::Resolver;
+use crate::probe::space::Space;
+use crate::probe::spec::{Kind, Location, Spec};
 use crate::vars::Vars;
 use rtrace_arch::insn_x86::{self, Plan};
 use rtrace_arch::x86_64::{can_inject, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
@@ -89,7 +89,7 @@ pub struct Breaker {
     warned: std::collections::HashSet<String>,
     /// The traced processes' main programs (to say why a spec matched
     /// nothing).
-    mains: Vec<super::resolve::MainProgram>,
+    mains: Vec<crate::probe::resolve::MainProgram>,
     /// Problems worth a non-zero exit (nothing placed).
     pub errors: usize,
 }
@@ -185,7 +185,7 @@ impl Breaker {
             }
         }
         if let Some(hook) = self.resolver.dl_hook(&map) {
-            if let Err(e) = space.place(hook, None, super::resolve::DL_HOOK) {
+            if let Err(e) = space.place(hook, None, crate::probe::resolve::DL_HOOK) {
                 self.warned.insert(e.clone());
                 eprintln!("rtrace break: libraries loaded later will not be seen: {e}");
             }

@@ -163,7 +163,7 @@ impl Tracer {
             nr: r.nr,
             args: r.args,
             rval: r.ret,
-            is_error: crate::syscall::ctx::is_error(r.ret),
+            is_error: crate::engine::is_error(r.ret),
         })
     }
 

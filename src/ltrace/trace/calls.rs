@@ -3,7 +3,6 @@
 //! stack; `--inject` calls answered at entry without running them.
 
 use super::{Ltrace, Pending};
-use crate::breakpoint::shadow::{self, MAX_SHADOW};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::memory::Memory;
 use crate::engine::ptrace::Tid;
@@ -13,7 +12,8 @@ use crate::kernel::session::mono_ns;
 use crate::ltrace::args::Args;
 use crate::ltrace::format::{self, RetVals};
 use crate::ltrace::inject::{self, Action};
-use crate::ltrace::kernel::{Msg, Shown};
+use crate::ltrace::uprobe::{Msg, Shown};
+use crate::probe::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
 use rtrace_arch::x86_64::{PC, RET, SP};
 use serde_json::{json, Map, Value as J};
@@ -292,7 +292,7 @@ impl Ltrace {
         let Some(p) = self.procs.get_mut(&id) else {
             return false;
         };
-        let loc = crate::breakpoint::spec::Location::Func {
+        let loc = crate::probe::spec::Location::Func {
             lib: Some("libc".into()),
             name: "__errno_location".into(),
         };

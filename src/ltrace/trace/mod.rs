@@ -5,7 +5,7 @@
 //! stack pointer for the trampoline of the space (an INT3 in rtrace's
 //! out-of-line page), keeping (original return address, its stack slot)
 //! on the thread's shadow stack; then the displaced instruction is
-//! emulated or run out of line (`crate::breakpoint::space`), so the INT3
+//! emulated or run out of line (`crate::probe::space`), so the INT3
 //! never leaves the code. At the trampoline the entry whose slot matches
 //! the stack pointer is popped (entries above it were skipped by longjmp or
 //! an exception) and the thread resumes at the original address. Calls
@@ -19,16 +19,16 @@
 
 use super::format::{self, FormatOpts};
 use super::inject::Injector;
-use super::kernel::Msg;
 use super::output::{Out, Summary};
 use super::proto::Protos;
 use super::sites::{Kind, ModCache, Proc, Selection, MAIN};
 use super::syscalls::Syscalls;
-use crate::breakpoint::resolve::Resolver;
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::Outcome;
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::ltrace::uprobe::Msg;
+use crate::probe::resolve::Resolver;
 use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;

@@ -125,10 +125,8 @@ pub struct Ctx<'a> {
     pub sp: u64,
 }
 
-/// `-4095..-1` are errors in every Linux ABI.
-pub fn is_error(ret: i64) -> bool {
-    (-4095..0).contains(&ret)
-}
+pub use crate::engine::is_error;
+pub use crate::value::signal_name;
 
 impl<'a> Ctx<'a> {
     /// A context for one syscall of `pid` with raw arguments `args`,
@@ -350,19 +348,6 @@ pub fn signal_value(sig: u64) -> Value {
     match signal_name(sig) {
         Some(n) => Value::Sym(n),
         None => Value::UInt(sig),
-    }
-}
-
-/// The name of a signal as strace prints it (`SIGRT_3` is printed `SIGRT_3` by
-/// strace for 35; strace uses `SIGRTMIN` for 32 and `SIGRT_n` above).
-pub fn signal_name(sig: u64) -> Option<Cow<'static, str>> {
-    if let Some(n) = rtrace_arch::xlat::SIGNALS.lookup(sig) {
-        return Some(Cow::Borrowed(n));
-    }
-    match sig {
-        32 => Some(Cow::Borrowed("SIGRTMIN")),
-        33..=64 => Some(Cow::Owned(format!("SIGRT_{}", sig - 32))),
-        _ => None,
     }
 }
 

@@ -76,7 +76,7 @@ impl Ctx<'_> {
                     // strace's umovestr reports a string cut by unmapped memory.
                     eprintln!(
                         "{}: umovestr: short read ({got} < {len}) @{addr:#x}: Bad address",
-                        crate::strace::prog()
+                        crate::sys::prog()
                     );
                 }
                 return None;

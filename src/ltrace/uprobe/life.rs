@@ -3,10 +3,10 @@
 //! stamped with the uprobes' clock, and the instance's pid filter kept to
 //! the traced process's threads.
 
-use super::stream::{Life, Msg};
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::kernel::session::mono_ns;
 use crate::kernel::tracefs::Tracefs;
+use crate::ltrace::uprobe::stream::{Life, Msg};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -19,18 +19,18 @@ fn tgid_of(tid: i32) -> Option<i32> {
 }
 
 /// The ptrace side: lifecycle events only, sent to the consumer.
-pub(super) struct LifeHandler {
-    pub(super) tx: Sender<Msg>,
-    pub(super) inst: Tracefs,
-    pub(super) pid: i32,
-    pub(super) threads: HashSet<i32>,
-    pub(super) started: bool,
-    pub(super) detach: Vec<i32>,
-    pub(super) exe: PathBuf,
-    pub(super) execs: u32,
-    pub(super) other_execs: u32,
-    pub(super) filtered: HashSet<i32>,
-    pub(super) error: Option<String>,
+pub(in crate::ltrace::uprobe) struct LifeHandler {
+    pub(in crate::ltrace::uprobe) tx: Sender<Msg>,
+    pub(in crate::ltrace::uprobe) inst: Tracefs,
+    pub(in crate::ltrace::uprobe) pid: i32,
+    pub(in crate::ltrace::uprobe) threads: HashSet<i32>,
+    pub(in crate::ltrace::uprobe) started: bool,
+    pub(in crate::ltrace::uprobe) detach: Vec<i32>,
+    pub(in crate::ltrace::uprobe) exe: PathBuf,
+    pub(in crate::ltrace::uprobe) execs: u32,
+    pub(in crate::ltrace::uprobe) other_execs: u32,
+    pub(in crate::ltrace::uprobe) filtered: HashSet<i32>,
+    pub(in crate::ltrace::uprobe) error: Option<String>,
 }
 
 impl LifeHandler {

@@ -13,7 +13,6 @@
 //! same thread read from another CPU; a lifecycle stop is stamped after the
 //! thread stopped, so it comes after all of that thread's records.
 
-use crate::breakpoint::shadow::{self, MAX_SHADOW};
 use crate::kernel::format::{parse_format, read_uint, FieldKind};
 use crate::kernel::ringbuf::RawReader;
 use crate::kernel::session::mono_ns;
@@ -22,6 +21,7 @@ use crate::ltrace::format::{self, ArgSource, FormatOpts, RetVals};
 use crate::ltrace::output::{Out, Summary};
 use crate::ltrace::proto::Proto;
 use crate::ltrace::trace::signal_desc;
+use crate::probe::shadow::{self, MAX_SHADOW};
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime};

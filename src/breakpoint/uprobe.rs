@@ -9,7 +9,7 @@
 //!
 //! Scope: a launched command (`-- CMD`), specs `func`, `lib:func`, globs
 //! and their `ret:`, without conditions, only `--count`. Each counts the
-//! addresses [`super::precheck`] resolved it to in the program and the
+//! addresses [`crate::breakpoint::precheck`] resolved it to in the program and the
 //! libraries loaded at start-up (the ptrace backend places its INT3s at
 //! the same addresses, so both count the same): one uprobe per address,
 //! summed. A pending spec (one a library loaded later may define) is left
@@ -17,40 +17,16 @@
 //! (the default) takes this path when everything asked for fits it and the
 //! kernel has uprobe events, and ptrace otherwise.
 
-use super::cli::Options;
-use super::precheck::{Checked, Found};
-use super::spec::{Kind, Location};
+use crate::breakpoint::cli::Options;
+use crate::breakpoint::precheck::{Checked, Found};
 use crate::kernel::dynevent::DynGroup;
 use crate::kernel::perf::{Counter, EventId, TYPE_TRACEPOINT};
 use crate::kernel::session::{self, Child};
 use crate::kernel::tracefs::{self, Tracefs};
+use crate::probe::spec::{Kind, Location};
 use crate::symbols::read_load_segments;
 
-/// Which mechanism counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// Kernel uprobes when possible, else ptrace.
-    #[default]
-    Auto,
-    /// INT3 breakpoints through ptrace.
-    Ptrace,
-    /// Kernel uprobes (an error when they cannot do what is asked).
-    Kernel,
-}
-
-impl Backend {
-    /// Parses `--backend` values.
-    pub fn parse(s: &str) -> Result<Backend, String> {
-        match s {
-            "auto" => Ok(Backend::Auto),
-            "ptrace" => Ok(Backend::Ptrace),
-            "kernel" => Ok(Backend::Kernel),
-            _ => Err(format!(
-                "--backend: '{s}' is not one of auto, ptrace, kernel"
-            )),
-        }
-    }
-}
+use crate::probe::Backend;
 
 /// Uprobes one run may add (each is a file in tracefs and a perf
 /// counter); more is left to ptrace.
@@ -75,7 +51,7 @@ fn file_offset(path: &str, vaddr: u64) -> Result<u64, String> {
 }
 
 /// The probes, or why the kernel backend cannot run `o`. `checked` is
-/// what each spec resolved to before the start ([`super::precheck`]), so
+/// what each spec resolved to before the start ([`crate::breakpoint::precheck`]), so
 /// both backends count the same addresses.
 fn plan(o: &Options, checked: &[Checked]) -> Result<Vec<Probe>, String> {
     if !o.count {
@@ -160,7 +136,7 @@ pub fn choose(o: &Options, checked: &[Checked]) -> Option<Result<(), String>> {
 pub fn run(
     o: &Options,
     checked: &[Checked],
-    sink: &mut super::report::Sink,
+    sink: &mut crate::breakpoint::report::Sink,
 ) -> Result<i32, String> {
     let probes = plan(o, checked)?;
     let top = Tracefs::open()?;

@@ -18,7 +18,7 @@
 //! by ABI position; `$retval` is the return value (at a `ret:` probe);
 //! a bare `PATH` is a program variable (parameter, local, global or
 //! enumerator name), which only a DWARF-aware provider can supply
-//! ([`super::values::DwarfValues`]; the register provider answers
+//! ([`crate::breakpoint::values::DwarfValues`]; the register provider answers
 //! [`EvalError::NoVariables`]).
 //!
 //! This parser is kept, rather than replaced by
@@ -110,7 +110,7 @@ impl fmt::Display for EvalError {
 
 /// Supplies the values an expression names, at one hit.
 ///
-/// The register provider ([`super::values::RegValues`]) answers `$…` names; a
+/// The register provider ([`crate::breakpoint::values::RegValues`]) answers `$…` names; a
 /// DWARF provider would wrap it and answer [`ValueProvider::variable`] too.
 pub trait ValueProvider {
     /// `$name` (a register, `argN`, `retval`).

@@ -6,7 +6,6 @@
 //! stamped with the uprobes' clock, so it pairs, nests and orders them with
 //! the kernel's calls. The lifecycle lines stay with [`LifeHandler`].
 
-use super::{KPlan, LifeHandler};
 use crate::engine::ptrace::Tid;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::ltrace::cli::Options;
@@ -15,15 +14,20 @@ use crate::ltrace::inject::Injector;
 use crate::ltrace::output::{LeaderOpts, Out};
 use crate::ltrace::sites::Selection;
 use crate::ltrace::trace::{HandlerOpts, Ltrace};
+use crate::ltrace::uprobe::{KPlan, LifeHandler};
 
 /// The lifecycle handler, and breakpoints for the functions left to ptrace.
-pub(super) struct Both {
+pub(in crate::ltrace::uprobe) struct Both {
     pub life: LifeHandler,
     pub calls: Option<Ltrace>,
 }
 
 /// The breakpoint handler for `kp`'s functions left to ptrace, if any.
-pub(super) fn ptrace_side(o: &Options, kp: &KPlan, lead: LeaderOpts) -> Option<Ltrace> {
+pub(in crate::ltrace::uprobe) fn ptrace_side(
+    o: &Options,
+    kp: &KPlan,
+    lead: LeaderOpts,
+) -> Option<Ltrace> {
     if kp.by_ptrace.is_empty() {
         return None;
     }
@@ -49,7 +53,7 @@ pub(super) fn ptrace_side(o: &Options, kp: &KPlan, lead: LeaderOpts) -> Option<L
     };
     // Its own lines (signals, exits) are the lifecycle handler's.
     let out = Out::new(Box::new(std::io::sink()), lead);
-    let (protos, _) = super::load_protos(o);
+    let (protos, _) = crate::ltrace::uprobe::load_protos(o);
     let inject = Injector::parse(&[]).ok()?;
     Some(Ltrace::new(hopts, protos, out, None, inject))
 }

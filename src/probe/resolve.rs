@@ -2,9 +2,9 @@
 //! names and globs per module (with the load bias from the module map),
 //! `file:line` through DWARF line tables, labels for output.
 
-use super::spec::Location;
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
+use crate::probe::spec::Location;
 use crate::symbols::{Mapping, Module, ModuleMap, Symbolizer};
 use std::path::Path;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! ptrace breakpoints, for normal output and `-c`, printed exactly as the
 //! ptrace backend prints them.
 //!
-//! Each selected PLT stub of the program (planned by [`super::kcount`])
+//! Each selected PLT stub of the program (planned by [`crate::ltrace::uprobe::plan`])
 //! gets an entry uprobe fetching what the function's prototype needs (the
 //! stack pointer, the integer argument registers `%di %si %dx %cx %r8 %r9`,
 //! stack slots after them, and `+0(%reg):ustring` for string arguments)
@@ -27,7 +27,7 @@
 //! [`plan`] decides whether the backend reproduces what the ptrace backend
 //! prints: the options (`-p`, `-f`, `-l`, `-x`, `-L`, `-S`, `-u`, `-i`,
 //! `-w`, `--inject`, `--json` and `-s` of 4000 or more need ptrace), the
-//! program (see [`super::kcount`]), and, for `auto` only, a program that
+//! program (see [`crate::ltrace::uprobe::plan`]), and, for `auto` only, a program that
 //! imports an exec function (the new program's calls would be missed).
 //! `auto` falls back to ptrace with the reason under `-D 1`; `--backend
 //! kernel` refuses with it. A selected function whose prototype needs more
@@ -50,28 +50,30 @@
 //! (deeper ones are shown as unfinished); a program that execs another
 //! one under `--backend kernel` has only its own calls traced (warned).
 
+pub mod fit;
+
 mod both;
 mod life;
 mod stream;
 
-pub use stream::{Msg, Shown};
+pub use crate::ltrace::uprobe::stream::{Msg, Shown};
 
-use super::cli::{self, Options};
-use super::filter::Filter;
-use super::kcount::{self, refuse};
-use super::output::{LeaderOpts, Out};
-use super::proto::{Expr, Lens, Proto, Protos, Type};
 use crate::engine::signals::Interruptible;
 use crate::engine::{spawn, Config, Tracer};
 use crate::kernel::dynevent::DynGroup;
 use crate::kernel::ringbuf::RawReader;
 use crate::kernel::tracefs::{group_name, instance_name, Instance, Tracefs};
+use crate::ltrace::cli::{self, Options};
+use crate::ltrace::filter::Filter;
+use crate::ltrace::output::{LeaderOpts, Out};
+use crate::ltrace::proto::{Expr, Lens, Proto, Protos, Type};
+use crate::ltrace::uprobe::fit::refuse;
+use crate::ltrace::uprobe::life::LifeHandler;
+use crate::ltrace::uprobe::stream::{FuncSpec, Stream, StreamOpts};
 use crate::strace::Ended;
-use life::LifeHandler;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::mpsc::channel;
-use stream::{FuncSpec, Stream, StreamOpts};
 
 /// Functions that return twice: no return probe (as the ptrace backend
 /// does not follow their return either).
@@ -197,7 +199,7 @@ fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec,
         return Ok(spec);
     }
     let Some(p) = proto else {
-        spec.ints = super::format::UNKNOWN_ARGS;
+        spec.ints = crate::ltrace::format::UNKNOWN_ARGS;
         return Ok(spec);
     };
     for (k, param) in p.params().iter().enumerate() {
@@ -285,12 +287,12 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
     } else {
         Filter::parse(&o.e_filters).map_err(|e| e.to_string())?
     };
-    let p = kcount::plan(o, &filter)?;
+    let p = fit::plan(o, &filter)?;
     if auto {
         if let Some(e) = p.imports.iter().find(|n| EXECS.contains(&n.as_str())) {
             return Err(refuse(&format!(
                 "{} can exec another program ({e}), whose calls the probes would not see",
-                kcount::file_name(&p.exe)
+                fit::file_name(&p.exe)
             )));
         }
     }
@@ -352,7 +354,7 @@ fn ret_args(s: &FuncSpec) -> String {
 }
 
 /// Runs `o`'s command under the kernel backend per `kp`; the result as
-/// [`super::trace`] returns it.
+/// [`crate::ltrace::trace`] returns it.
 pub fn run(o: &Options, kp: KPlan) -> Ended {
     // As the ptrace backend reports them.
     for e in &kp.proto_errors {
@@ -392,7 +394,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     let me = std::process::id();
     let mut group = DynGroup::new(&top, &group_name(me));
     let mut specs = Vec::new();
-    let mut dec = stream::Decoder::new();
+    let mut dec = crate::ltrace::uprobe::stream::Decoder::new();
     for (i, (offset, spec)) in std::mem::take(&mut kp.funcs).into_iter().enumerate() {
         let place = format!("{}:{offset:#x}", kp.exe.display());
         let e = format!("e{i}");
@@ -454,7 +456,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         time_in_call: o.time_in_call,
     };
     let (tx, rx) = channel();
-    let mut calls = both::ptrace_side(o, &kp, lead.clone());
+    let mut calls = crate::ltrace::uprobe::both::ptrace_side(o, &kp, lead.clone());
     if let Some(c) = &mut calls {
         c.forward_to(tx.clone());
     }
@@ -471,7 +473,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         filtered: HashSet::new(),
         error: None,
     };
-    let mut h = both::Both { life, calls };
+    let mut h = crate::ltrace::uprobe::both::Both { life, calls };
     let setup = (|| -> Result<(), String> {
         fs.write("set_event_pid", &pid.to_string())?;
         h.life.filtered.insert(pid);
@@ -487,11 +489,13 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     let sopts = StreamOpts {
         count: o.count,
         no_signals: o.no_signals,
-        fmt: super::format::FormatOpts {
+        fmt: crate::ltrace::format::FormatOpts {
             string_len: o.string_len,
             demangle: o.demangle,
         },
-        array_len: o.max_elts.unwrap_or(super::format::DEFAULT_ARRAY_LEN),
+        array_len: o
+            .max_elts
+            .unwrap_or(crate::ltrace::format::DEFAULT_ARRAY_LEN),
     };
     let consumer = std::thread::spawn(move || {
         let w: Box<dyn std::io::Write> = match file {
@@ -554,7 +558,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
             "rltrace: warning: the command executed another program ({} more exec); only \
              {}'s calls were traced (--backend ptrace traces them all)",
             h.life.other_execs,
-            kcount::file_name(&kp.exe)
+            fit::file_name(&kp.exe)
         );
     }
     Ok(end)

@@ -1,11 +1,11 @@
 //! Planning `rltrace --backend kernel|auto`: whether the kernel backend
-//! ([`super::kernel`]) can reproduce what the ptrace backend prints for a
+//! ([`crate::ltrace::uprobe`]) can reproduce what the ptrace backend prints for a
 //! command line, and if so which PLT stubs of the program to probe.
 //!
 //! What the kernel backend sees is what the ptrace backend traces by
 //! default: the calls the main program makes through its own PLT stubs
 //! (`.plt`, `.plt.sec`), per function, selected by `-e` exactly as
-//! [`super::sites`] selects them. A stub belongs to its caller, so a uprobe
+//! [`crate::ltrace::sites`] selects them. A stub belongs to its caller, so a uprobe
 //! on each selected stub's file offset in the program sees exactly the
 //! program's calls.
 //!
@@ -16,13 +16,13 @@
 //! made by a library the program loads at start-up (found with the dynamic
 //! linker's `--list`), or one that could select calls made by libraries
 //! loaded later when a module imports `dlopen`, unless every `+` rule of it
-//! names `@MAIN`. [`super::kernel`] adds what only its output needs.
+//! names `@MAIN`. [`crate::ltrace::uprobe`] adds what only its output needs.
 
-use super::cli::Options;
-use super::filter::Filter;
-use super::imports::{self, ModInfo};
-pub use crate::breakpoint::kcount::Backend;
 use crate::engine::spawn;
+use crate::ltrace::cli::Options;
+use crate::ltrace::filter::Filter;
+use crate::probe::imports::{self, ModInfo};
+use crate::symbols::startup::{interpreter, startup_libraries};
 use crate::symbols::{read_load_segments, Symbolizer};
 use std::path::{Path, PathBuf};
 
@@ -119,54 +119,6 @@ fn main_only(exprs: &[String]) -> bool {
             !add || text.starts_with('!') || text.split_once('@').map(|x| x.1) == Some("MAIN")
         })
     })
-}
-
-/// The program interpreter named by `PT_INTERP`, if any.
-pub fn interpreter(data: &[u8]) -> Option<PathBuf> {
-    use object::read::elf::{ElfFile64, FileHeader, ProgramHeader};
-    let elf = ElfFile64::<object::Endianness>::parse(data).ok()?;
-    let endian = elf.endian();
-    let phdrs = elf.elf_header().program_headers(endian, data).ok()?;
-    phdrs.iter().find_map(|ph| {
-        let bytes = ph.interpreter(endian, data).ok()??;
-        let s = std::str::from_utf8(bytes).ok()?;
-        Some(PathBuf::from(s.trim_end_matches('\0')))
-    })
-}
-
-/// The libraries the program loads at start-up, as its dynamic linker
-/// finds them (`ld.so --list`, which runs none of the program's code).
-pub fn startup_libraries(interp: &Path, exe: &Path) -> Result<Vec<PathBuf>, String> {
-    let out = std::process::Command::new(interp)
-        .arg("--list")
-        .arg(exe)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("running {} --list: {e}", interp.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} --list {} failed: {}",
-            interp.display(),
-            exe.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut libs = Vec::new();
-    for line in text.lines() {
-        // `name => /path (0x…)`, or `/path (0x…)` for a library the
-        // program names by its path (and for the dynamic linker).
-        let rest = match line.split_once(" => ") {
-            Some((_, rest)) => rest,
-            None => line.trim_start(),
-        };
-        let path = rest.rsplit_once(" (").map_or(rest, |(p, _)| p).trim();
-        if path.starts_with('/') {
-            let p = PathBuf::from(path);
-            libs.push(std::fs::canonicalize(&p).unwrap_or(p));
-        }
-    }
-    Ok(libs)
 }
 
 /// The file name of `p`.

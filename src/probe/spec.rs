@@ -7,9 +7,9 @@
 //! | `libc.so.6:getpid` | a function in the named library only |
 //! | `prog.c:42` | the addresses of a source line |
 //! | `ret:fib` | a return probe (any of the above after `ret:`) |
-//! | `SPEC if EXPR` | only when [`super::cond`] `EXPR` is true |
+//! | `SPEC if EXPR` | only when [`crate::probe::cond`] `EXPR` is true |
 
-use super::cond::{self, Expr};
+use crate::probe::cond::{self, Expr};
 use rtrace_arch::x86_64::reg_index;
 
 /// Entry or return probe.
