@@ -23,7 +23,7 @@
 //! 128 + N when it was killed by signal N (or when rtrace itself was
 //! interrupted by signal N and killed the command).
 
-use super::header::{footer, header, Cmd};
+use super::header::{footer, header, Args, Cmd};
 use super::probe;
 use super::writers::{Output, Shared, Tally, TypeFirst};
 use crate::ltrace::cli as lcli;
@@ -77,22 +77,6 @@ running; the exit status is then 0, or 128+N after signal N (as strace -p).
                    -e inject=..., -P PATH, -s N, -v, -y, -yy, -X ..., -E VAR=VAL,
                    -u USER, -b execve, -I N, --seccomp-bpf, --no-cpu-pin
 ";
-
-/// The record command line, split into ours and rstrace's.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct Args {
-    pub(super) output: Option<OsString>,
-    pub(super) stack: bool,
-    pub(super) zstd: bool,
-    /// `--libcalls`: `pass` holds rltrace options.
-    pub(super) libcalls: bool,
-    /// `--probe` specs, as given.
-    pub(super) probes: Vec<String>,
-    pub(super) help: bool,
-    /// rstrace options passed through, in order.
-    pub(super) pass: Vec<OsString>,
-    pub(super) command: Vec<OsString>,
-}
 
 /// rltrace's short options that take a value, and its long ones.
 const LTRACE_WITH_ARG: &[u8] = b"aADeFlnopsuwx";

@@ -3,7 +3,6 @@
 //! status, elapsed time, event counts), schema in [`crate::tracefile`] and
 //! README.md ("Trace file").
 
-use super::capture::Args;
 use crate::engine::Outcome;
 use crate::strace::Ended;
 use crate::value::json::push_str;
@@ -91,6 +90,22 @@ fn cmdline_of(pid: i32) -> Vec<OsString> {
         .filter(|a| !a.is_empty())
         .map(|a| OsString::from_vec(a.to_vec()))
         .collect()
+}
+
+/// The record command line, split into ours and rstrace's.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Args {
+    pub(super) output: Option<OsString>,
+    pub(super) stack: bool,
+    pub(super) zstd: bool,
+    /// `--libcalls`: `pass` holds rltrace options.
+    pub(super) libcalls: bool,
+    /// `--probe` specs, as given.
+    pub(super) probes: Vec<String>,
+    pub(super) help: bool,
+    /// rstrace options passed through, in order.
+    pub(super) pass: Vec<OsString>,
+    pub(super) command: Vec<OsString>,
 }
 
 pub(super) fn header(a: &Args, o: Cmd) -> String {

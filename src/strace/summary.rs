@@ -2,10 +2,30 @@
 //! columns chosen with `-U` (strace's default set otherwise), each as wide as
 //! its header or its widest value, and the `-S` sort order.
 
-use super::cli::SortBy;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Duration;
+
+/// `-S` sort keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    /// Total time (default).
+    Time,
+    /// Calls.
+    Calls,
+    /// Errors.
+    Errors,
+    /// Name.
+    Name,
+    /// Average time.
+    AvgTime,
+    /// Minimum time.
+    MinTime,
+    /// Maximum time.
+    MaxTime,
+    /// Table order.
+    Nothing,
+}
 
 /// Counters of one syscall.
 #[derive(Clone, Debug, Default)]

@@ -8,7 +8,7 @@
 //! matters, so a short pattern decoder per architecture is enough.
 
 use super::elf::ElfImage;
-use super::symtab::Symbol;
+use super::symbol::Symbol;
 use object::{Object, ObjectSymbol, ObjectSymbolTable, RelocationFlags, RelocationTarget};
 use std::collections::HashMap;
 

@@ -5,21 +5,9 @@
 use super::demangle::demangle;
 use super::elf::ElfImage;
 use super::plt;
+pub use super::symbol::Symbol;
 use super::Warning;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
-
-/// A function symbol.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Symbol {
-    /// File virtual address.
-    pub addr: u64,
-    /// Size in bytes (0 when the symbol table does not say).
-    pub size: u64,
-    /// The name as stored (mangled), without symbol version.
-    pub name: String,
-    /// Whether the symbol is global or weak.
-    pub global: bool,
-}
 
 /// The sorted function symbols of a module.
 #[derive(Debug, Clone, Default)]

@@ -7,8 +7,8 @@
 //! The legacy i386 calls take 32-bit `time_t` structures; their `*_time64`
 //! twins and every 64-bit personality take 64-bit ones.
 
+use crate::syscall::ctx::sig_value;
 use crate::syscall::printers::{enum_arg, flags_arg, le32, le64, num_at, struct_at, time_string};
-use crate::syscall::signal::sig_value;
 use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;

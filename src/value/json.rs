@@ -10,8 +10,8 @@
 //! callers that embed values in bigger objects.
 
 use crate::symbols::Frame;
-pub use crate::value::json_shape::exit_line;
 use crate::value::json_shape::flag_set;
+pub use crate::value::json_shape::{exit_line, push_str};
 use crate::value::text;
 use crate::value::{Ret, Value};
 use serde_json::{json, Map, Value as J};
@@ -120,32 +120,6 @@ pub fn value_json(v: &Value) -> J {
         }
         Value::Unknown => J::Null,
     }
-}
-
-/// Appends `s` as a JSON string literal (quotes included).
-pub fn push_str(out: &mut String, s: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f | 0x7f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
 }
 
 /// Appends bytes as a JSON string (invalid UTF-8 becomes U+FFFD, as in

@@ -11,7 +11,6 @@
 //! Exit: `{"type":"exit","pid":N,"exit_code":C}` or `…,"signal":"SIGX",
 //! "core_dumped":B}`, the fields of the trace file's footer, never prose.
 
-use super::json::push_str;
 use std::fmt::Write as _;
 
 /// The names and the numeric rest of a `|`-joined flag set, or `None` when
@@ -66,6 +65,32 @@ pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
         Outcome::None => {}
     }
     out.push_str("}\n");
+}
+
+/// Appends `s` as a JSON string literal (quotes included).
+pub fn push_str(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f | 0x7f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]

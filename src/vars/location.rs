@@ -6,6 +6,7 @@
 
 use crate::engine::memory::Memory;
 use crate::symbols::Reader;
+pub(crate) use crate::vars::data::Loc;
 use crate::vars::module::{DieRef, ModVars};
 use crate::vars::{FrameRegs, Unavailable, VarError};
 use gimli::{AttributeValue, Expression, Location, Piece};
@@ -16,19 +17,6 @@ const MAX_OPS: u32 = 10_000;
 const MAX_LIST: usize = 100_000;
 /// Largest variable read (bigger ones are cut to this many bytes).
 pub(crate) const MAX_VALUE: u64 = 1 << 16;
-
-/// A variable's location description, resolved to file addresses.
-#[derive(Debug, Clone)]
-pub(crate) enum Loc {
-    /// No location: optimized out everywhere.
-    None,
-    /// One expression, valid at every pc of the scope.
-    Expr(Expression<Reader>),
-    /// `[begin, end)` file address ranges with their expressions.
-    List(Vec<(u64, u64, Expression<Reader>)>),
-    /// `DW_AT_const_value`: the value's bytes (little-endian for numbers).
-    Const(Vec<u8>),
-}
 
 impl Loc {
     /// The location of DIE `r` (its own `DW_AT_location` or

@@ -35,6 +35,7 @@
 //! gives fewer variables or [`VarError::Corrupt`].
 
 pub mod cond;
+mod data;
 mod decode;
 mod error;
 mod location;

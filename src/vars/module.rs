@@ -4,8 +4,10 @@
 //! index of globals and enumerators by name.
 
 use crate::symbols::Reader;
-use crate::vars::scope::ScopeData;
-use crate::vars::types::TypeNode;
+pub(crate) use crate::vars::data::lock;
+pub use crate::vars::data::DieRef;
+use crate::vars::data::ScopeData;
+use crate::vars::data::TypeNode;
 use gimli::{AttributeValue, DebuggingInformationEntry as Die, UnitOffset};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -15,13 +17,6 @@ const MAX_CACHED_SCOPES: usize = 4096;
 /// How many `DW_AT_abstract_origin` / `DW_AT_specification` links are
 /// followed before giving up (they may form cycles in corrupt DWARF).
 const MAX_ORIGIN_HOPS: usize = 4;
-
-/// A DIE of a module: unit index and offset within the unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DieRef {
-    pub(crate) unit: usize,
-    pub(crate) offset: usize,
-}
 
 /// One parsed compilation unit and the addresses it covers.
 pub(crate) struct UnitData {
@@ -242,9 +237,4 @@ impl ModVars {
         cache.insert(vaddr, built.clone());
         built
     }
-}
-
-/// Locks a mutex, recovering from poisoning (the data are caches).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

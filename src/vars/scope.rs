@@ -4,6 +4,7 @@
 //! the pc (innermost block first, as gdb's `info locals` lists them).
 
 use crate::symbols::Reader;
+pub(crate) use crate::vars::data::{FrameData, ScopeData, VarData};
 use crate::vars::location::Loc;
 use crate::vars::module::{DieRef, ModVars};
 use std::collections::HashSet;
@@ -13,34 +14,6 @@ use std::sync::Arc;
 const MAX_DEPTH: usize = 64;
 /// DIEs visited per scope lookup before giving up (corrupt trees).
 const MAX_VISITS: usize = 2_000_000;
-
-/// A parameter or local variable, module-relative.
-#[derive(Debug)]
-pub(crate) struct VarData {
-    pub name: String,
-    pub die: DieRef,
-    pub ty: Option<DieRef>,
-    pub loc: Loc,
-    /// The enclosing function's `DW_AT_frame_base`.
-    pub frame_base: Option<Arc<Loc>>,
-}
-
-/// A function or inlined subroutine containing the pc.
-#[derive(Debug)]
-pub(crate) struct FrameData {
-    pub function: Option<String>,
-    /// The function's return type (`None`: `void`).
-    pub ret: Option<DieRef>,
-    pub inlined: bool,
-    pub params: Vec<Arc<VarData>>,
-    pub locals: Vec<Arc<VarData>>,
-}
-
-/// Everything in scope at one pc, innermost frame first.
-#[derive(Debug, Default)]
-pub(crate) struct ScopeData {
-    pub frames: Vec<FrameData>,
-}
 
 struct Walker<'a> {
     m: &'a ModVars,

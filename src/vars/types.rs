@@ -3,6 +3,8 @@
 //! nothing), the public [`Ty`] handle, and C type names
 //! (`struct point *`, `int (*)(const char *)`, `int [4]`).
 
+pub use crate::vars::data::TypeKind;
+pub(crate) use crate::vars::data::{Member, TypeNode};
 use crate::vars::module::{lock, DieRef, ModVars};
 use gimli::AttributeValue;
 use std::sync::Arc;
@@ -15,76 +17,6 @@ const MAX_NAME_DEPTH: usize = 12;
 const MAX_NAME_PARTS: usize = 1000;
 /// Most members, enumerators or parameters read from one type DIE.
 const MAX_CHILDREN: usize = 10_000;
-
-/// What a type DIE is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeKind {
-    /// A base type with its `DW_ATE_*` encoding.
-    Base(gimli::DwAte),
-    /// An enumeration.
-    Enum,
-    /// A pointer.
-    Pointer,
-    /// A C++ reference (`&` or `&&`).
-    Reference,
-    /// A structure or class.
-    Struct,
-    /// A union.
-    Union,
-    /// An array (`dims` in the node).
-    Array,
-    /// A typedef.
-    Typedef,
-    /// `const`, `volatile`, `restrict` or `_Atomic` (`name` in the node).
-    Qualifier,
-    /// A function type.
-    Function,
-    /// `void`, or a type this reader does not know.
-    Void,
-}
-
-/// A struct or union member.
-#[derive(Debug, Clone)]
-pub(crate) struct Member {
-    pub name: Option<String>,
-    pub ty: Option<DieRef>,
-    /// Byte offset in the enclosing object.
-    pub offset: u64,
-    /// Bit field: `(bit offset from the object's start, bit size)`, bit 0
-    /// being the least significant bit of the first byte.
-    pub bits: Option<(u64, u64)>,
-}
-
-/// One type DIE, parsed without following its references.
-#[derive(Debug, Clone)]
-pub(crate) struct TypeNode {
-    pub kind: TypeKind,
-    pub name: Option<String>,
-    pub size: Option<u64>,
-    /// Pointee, element, typedef/qualifier target, return or underlying type.
-    pub target: Option<DieRef>,
-    pub members: Vec<Member>,
-    pub enumerators: Vec<(String, i64)>,
-    /// Array dimensions (`None`: unknown count, e.g. `int a[]`).
-    pub dims: Vec<Option<u64>>,
-    /// Function parameter types (`None`: `...`).
-    pub params: Vec<Option<DieRef>>,
-}
-
-impl TypeNode {
-    fn void() -> TypeNode {
-        TypeNode {
-            kind: TypeKind::Void,
-            name: None,
-            size: None,
-            target: None,
-            members: Vec::new(),
-            enumerators: Vec::new(),
-            dims: Vec::new(),
-            params: Vec::new(),
-        }
-    }
-}
 
 /// The parsed node of type `r` (`None`: `void`), from the module's cache.
 pub(crate) fn node(m: &ModVars, r: Option<DieRef>) -> Arc<TypeNode> {

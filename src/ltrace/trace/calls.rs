@@ -12,7 +12,7 @@ use crate::kernel::session::mono_ns;
 use crate::ltrace::args::Args;
 use crate::ltrace::format::{self, RetVals};
 use crate::ltrace::inject::{self, Action};
-use crate::ltrace::uprobe::{Msg, Shown};
+use crate::ltrace::msg::{Msg, Shown};
 use crate::probe::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
 use rtrace_arch::x86_64::{PC, RET, SP};

@@ -27,7 +27,7 @@ use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::Outcome;
 use crate::engine::{Event, Handler, Resume, Stamp};
-use crate::ltrace::uprobe::Msg;
+use crate::ltrace::msg::Msg;
 use crate::probe::resolve::Resolver;
 use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};

@@ -6,7 +6,7 @@
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::kernel::session::mono_ns;
 use crate::kernel::tracefs::Tracefs;
-use crate::ltrace::uprobe::stream::{Life, Msg};
+use crate::ltrace::msg::{Life, Msg};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;

@@ -56,7 +56,7 @@ mod both;
 mod life;
 mod stream;
 
-pub use crate::ltrace::uprobe::stream::{Msg, Shown};
+pub use crate::ltrace::msg::{Msg, Shown};
 
 use crate::engine::signals::Interruptible;
 use crate::engine::{spawn, Config, Tracer};

@@ -172,7 +172,7 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
     }
     // strace resolves the -P paths here, before -q can quiet the notices.
     let announce = !o.quiet_set.contains(filter::quiet::PATH_RESOLVE);
-    let (set, notes) = crate::strace::trace::select_paths(&o.trace_paths, announce);
+    let (set, notes) = crate::strace::filter::path_rule::select_paths(&o.trace_paths, announce);
     o.warnings.extend(notes);
     o.trace_path_set = Some(set);
     if let Some(user) = &o.user {

@@ -29,26 +29,7 @@ use table::{find_long, Long, NONE, NO_ARG, REQUIRED};
 use super::filter::{self, NameSet, SyscallSet};
 use std::ffi::OsString;
 
-/// `-S` sort keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortBy {
-    /// Total time (default).
-    Time,
-    /// Calls.
-    Calls,
-    /// Errors.
-    Errors,
-    /// Name.
-    Name,
-    /// Average time.
-    AvgTime,
-    /// Minimum time.
-    MinTime,
-    /// Maximum time.
-    MaxTime,
-    /// Table order.
-    Nothing,
-}
+pub use crate::strace::summary::SortBy;
 
 /// How absolute timestamps are printed (`-t`, `--timestamps=format:…`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

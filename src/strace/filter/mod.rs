@@ -20,7 +20,7 @@
 //! [`posix_regex`] the bounded regular expressions.
 
 mod name_set;
-mod path_rule;
+pub mod path_rule;
 pub mod posix_regex;
 mod syscall_set;
 

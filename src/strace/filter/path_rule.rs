@@ -1,5 +1,5 @@
 //! The `-P` rules: which arguments of a syscall name a path or a descriptor
-//! (strace's `pathtrace_match_set`).
+//! (strace's `pathtrace_match_set`), and the set of paths `-P` selects.
 
 use rtrace_arch::tables::Classes;
 use rtrace_arch::Arch;
@@ -128,6 +128,39 @@ pub fn path_rule(arch: Arch, name: &str, classes: Classes) -> PathRule {
             paths: &[],
         },
     }
+}
+
+/// The `-P` set: each path as given and, when it differs, as `realpath`
+/// resolves it now (strace's `pathtrace_select_set`), with strace's notice
+/// for each path resolved (when `announce`), to print as a warning.
+pub fn select_paths(given: &[String], announce: bool) -> (Vec<Vec<u8>>, Vec<String>) {
+    use std::os::unix::ffi::OsStrExt;
+    let mut set: Vec<Vec<u8>> = Vec::new();
+    let mut notes = Vec::new();
+    let store = |p: Vec<u8>, set: &mut Vec<Vec<u8>>| {
+        if !set.contains(&p) {
+            set.push(p);
+        }
+    };
+    for p in given {
+        store(p.as_bytes().to_vec(), &mut set);
+        let Ok(real) = std::fs::canonicalize(p) else {
+            continue;
+        };
+        let real = real.as_os_str().as_bytes().to_vec();
+        if real == p.as_bytes() {
+            continue;
+        }
+        if announce {
+            let mut msg = String::from("Requested path ");
+            crate::value::text::quote_bytes(&mut msg, p.as_bytes(), 0);
+            msg.push_str(" resolved into ");
+            crate::value::text::quote_bytes(&mut msg, &real, 0);
+            notes.push(msg);
+        }
+        store(real, &mut set);
+    }
+    (set, notes)
 }
 
 #[cfg(test)]

@@ -10,9 +10,9 @@ mod exit;
 mod line;
 mod paths;
 
+pub use crate::strace::filter::path_rule::select_paths;
 use exit::{poke_side, raw_zeros};
 use line::entry_text;
-pub use paths::select_paths;
 
 use super::cli::{Options, TimeFormat};
 use super::dumpio;

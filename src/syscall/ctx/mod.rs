@@ -343,6 +343,18 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// strace's `printsignal`: `SIGUSR1`, or the number when it has no name;
+/// `-X raw` prints the number, `-X verbose` the number with the name in a
+/// comment.
+pub(in crate::syscall) fn sig_value(style: u8, sig: i64) -> Value {
+    let name = u64::try_from(sig).ok().and_then(signal_name);
+    match (name, style) {
+        (Some(n), 0) => Value::Sym(n),
+        (Some(n), 2) => Value::Commented(Box::new(Value::Int(sig)), n),
+        _ => Value::Int(sig),
+    }
+}
+
 /// The value of a signal number: `SIGINT`, `SIGRTMIN+3`, or the number.
 pub fn signal_value(sig: u64) -> Value {
     match signal_name(sig) {

@@ -16,9 +16,10 @@
 mod siginfo;
 mod sigset;
 
+pub(in crate::syscall) use crate::syscall::ctx::sig_value;
 pub(in crate::syscall) use siginfo::{clock_t_styled, siginfo_array_at, siginfo_at};
 pub use siginfo::{siginfo_value, siginfo_value_styled, SIGINFO_SIZE};
-pub(in crate::syscall) use sigset::{sig_arg, sig_value, sigset_at};
+pub(in crate::syscall) use sigset::{sig_arg, sigset_at};
 use sigset::{sigset_arg, NSIG_BYTES};
 pub use sigset::{sigset_value, sigset_value_styled};
 

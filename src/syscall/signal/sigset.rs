@@ -2,7 +2,7 @@
 //! (`[INT TERM]`, `~[RTMIN RT_1]`) as strace prints them, from memory or
 //! from bytes.
 
-use crate::syscall::ctx::signal_name;
+use crate::syscall::ctx::{sig_value, signal_name};
 use crate::syscall::printers::struct_at;
 use crate::syscall::{Ctx, Value};
 use std::borrow::Cow;
@@ -11,18 +11,6 @@ use std::borrow::Cow;
 pub(in crate::syscall::signal) const NSIG_BYTES: u64 = 8;
 
 // ---- signal numbers ----
-
-/// strace's `printsignal`: `SIGUSR1`, or the number when it has no name;
-/// `-X raw` prints the number, `-X verbose` the number with the name in a
-/// comment.
-pub(in crate::syscall) fn sig_value(style: u8, sig: i64) -> Value {
-    let name = u64::try_from(sig).ok().and_then(signal_name);
-    match (name, style) {
-        (Some(n), 0) => Value::Sym(n),
-        (Some(n), 2) => Value::Commented(Box::new(Value::Int(sig)), n),
-        _ => Value::Int(sig),
-    }
-}
 
 /// A signal number argument (a C `int`).
 pub(in crate::syscall) fn sig_arg(c: &mut Ctx, i: usize) {
