@@ -216,7 +216,7 @@ fn violations(order: &[String], files: &[Source]) -> Vec<String> {
             if let Some(&them) = rank.get(target) {
                 if them > me {
                     bad.push(format!(
-                        "{}: imports crate::{target} from below it ({top} is layer {me}, {target} is {them})",
+                        "{}: imports crate::{target}, a layer above it ({top} is layer {me}, {target} is {them})",
                         f.rel
                     ));
                 }
