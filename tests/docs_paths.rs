@@ -339,7 +339,7 @@ fn readme_is_short_and_links_every_docs_page() {
     let mut unlinked = Vec::new();
     for page in pages().into_iter().skip(1) {
         let name = format!("docs/{}", page.file_name().unwrap().to_string_lossy());
-        if !links.iter().any(|l| *l == name) {
+        if !links.contains(&name) {
             unlinked.push(name);
         }
     }
