@@ -11,7 +11,7 @@
 //! ltrace (each round's tools ran under the same load). Target: rltrace ≤
 //! 0.3× ltrace per call. Both backends are measured: `auto` (the kernel
 //! backend where it reproduces the ptrace output, see
-//! `src/ltrace/kernel/mod.rs`) and `--backend ptrace`. `rltrace -f` is
+//! `src/ltrace/uprobe/mod.rs`) and `--backend ptrace`. `rltrace -f` is
 //! listed as well: with `-f` the command runs on rltrace's CPU (see
 //! `src/ltrace/mod.rs`, `pinning`).
 //! A markdown table (for README.md) is printed and written to

@@ -1,10 +1,10 @@
 //! Software breakpoints and return probes (`rtrace break`).
 //!
-//! End to end: [`cli`] parses specs ([`spec`], conditions in [`cond`]);
+//! End to end: [`cli`] parses specs ([`spec`](crate::probe::spec), conditions in [`cond`](crate::probe::cond));
 //! the engine launches or attaches with syscall stops off (`PTRACE_CONT`);
 //! at each exec (and at attach) the [`hit::Breaker`] handler resolves the
-//! specs in the process's modules ([`resolve`], through `crate::symbols`)
-//! and writes an INT3 at each address ([`space`]). A hit is a SIGTRAP
+//! specs in the process's modules ([`resolve`](crate::probe::resolve), through `crate::symbols`)
+//! and writes an INT3 at each address ([`space`](crate::probe::space)). A hit is a SIGTRAP
 //! signal-delivery stop: the handler reports it ([`report`]), then steps the
 //! thread over the displaced instruction without removing the INT3: it
 //! *emulates* the common first instructions of functions (endbr64, push,

@@ -4,7 +4,7 @@
 //! End to end: [`cli`] parses ltrace's options; the engine launches or
 //! attaches with syscall stops off (`PTRACE_CONT`), or on for `-S`. At
 //! each exec (and at attach) [`trace::Ltrace`] resolves where calls can be
-//! caught in every module ([`imports`], [`sites`]): the PLT stubs of the
+//! caught in every module ([`imports`](crate::probe::imports), [`sites`]): the PLT stubs of the
 //! calling modules (`.plt`, `.plt.sec`, `.plt.got`, decoded by
 //! `crate::symbols`), and, for calls made through the GOT with no stub
 //! (`-fno-plt`), the called functions' entries, read from the GOT once the
@@ -18,7 +18,7 @@
 //! traced is [`filter`]'s ltrace filter language. [`output`] writes
 //! ltrace's lines and `-c` table; [`syscalls`] renders `-S`.
 //!
-//! Backends: the above is the ptrace backend. [`kernel`] catches the main
+//! Backends: the above is the ptrace backend. [`uprobe`] catches the main
 //! program's PLT calls with uprobes instead (no switch to rltrace per
 //! call) and prints through the same formatter and writer; `--backend
 //! auto` (the default) takes it when [`uprobe::plan`] finds that it prints

@@ -1,7 +1,7 @@
 //! `rtrace record`: runs a command under the rstrace engine (`-f --json`)
 //! and writes one trace file: a `header` line, the events exactly as
 //! `rstrace -f --json` prints them, and a `footer` line (schema in
-//! [`crate::tracefile`] and README.md, "Trace file").
+//! [`crate::tracefile`] and docs/record.md, "Trace file").
 //!
 //! Nothing here traces: the command line is turned into rstrace options and
 //! handed to [`crate::strace::run`] with a sink that writes into the trace

@@ -1,7 +1,7 @@
 //! The trace file's first and last lines: the `header` (command, cwd,
 //! environment digest, host, kernel, start time) and the `footer` (exit
 //! status, elapsed time, event counts), schema in [`crate::tracefile`] and
-//! README.md ("Trace file").
+//! docs/record.md ("Trace file").
 
 use crate::engine::Outcome;
 use crate::strace::Ended;

@@ -2,7 +2,7 @@
 //! summarises one, `rtrace diff` compares two, `rtrace export` turns one into
 //! a Chrome trace, folded stacks or a flamegraph.
 //!
-//! The trace file ([`file`]) is JSON Lines: a `header` object, the events
+//! The trace file ([`crate::tracefile`]) is JSON Lines: a `header` object, the events
 //! rstrace's `--json` prints (plus library calls, probe hits and injections),
 //! and a `footer` with the command's fate. Every reader goes through
 //! [`crate::tracefile::Recording`].

@@ -127,7 +127,7 @@ impl Write for Shared {
 /// Moves a `"type"` key that ends a line's object to its front:
 /// rltrace's libcall objects come from serde_json with sorted keys
 /// (`{"args":…,"type":"libcall"}`); a trace file's lines all start with
-/// `{"type":"…"` (README.md, "Trace file"; [`Tally`] relies on it). Other
+/// `{"type":"…"` (docs/record.md, "Trace file"; [`Tally`] relies on it). Other
 /// lines pass unchanged. `,"type":"` cannot occur inside a JSON string
 /// (its quotes are escaped there), so the match is exact.
 pub(super) struct TypeFirst<W: Write> {

@@ -1,6 +1,6 @@
 //! Descriptor control: fcntl (every common command, with annotated returns
 //! like `= 0x8002 (flags O_RDWR|O_LARGEFILE)`) and flock. ioctl is in
-//! `ioctl.rs`.
+//! `ioctl/mod.rs`.
 
 use crate::syscall::ctx::{render_flags, signal_name, PidKind};
 use crate::syscall::file::{open_flags_value, open_modes};

@@ -8,7 +8,7 @@
 //! frame per [`ZSTD_CHUNK`] of text) and as `zstd` / `cat a.zst b.zst`
 //! produce.
 //!
-//! Schema version 2 (documented in README.md, "Trace file"):
+//! Schema version 2 (documented in docs/record.md, "Trace file"):
 //! - `{"type":"header","version":2,"tool":"rtrace","command":[..],"cwd":..,
 //!   "env_digest":..,"start":UNIX_SECONDS,..}`
 //! - events as rstrace `--json` prints them: `"type"` is `syscall`,

@@ -1,5 +1,5 @@
 //! The ltrace.conf(5) line parser: lenses, types, expressions. Part of
-//! `proto.rs` (kept apart for size); `Protos::parse_line` drives it.
+//! `mod.rs` (kept apart for size); `Protos::parse_line` drives it.
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! What `rtrace diff` compares: each syscall record becomes a *key* (name
 //! and arguments with run-specific values replaced) used for alignment, and
-//! a normalised *result* compared between aligned calls. The rules are in
-//! the README ("rtrace diff: what counts"); in short:
+//! a normalised *result* compared between aligned calls (docs/record.md
+//! describes `rtrace diff`). The rules:
 //!
 //! - addresses (`{"ptr":..}`, integers ≥ 2³², `0x…` in expressions) → `ADDR`;
 //!   results of mmap/mremap/brk/shmat → `ADDR`;

@@ -3,7 +3,7 @@
 //! joins them with ` or `), the names strace builds from a request's number
 //! (`EVIOCGBIT(EV_KEY, 96)`, `MIXER_READ(17)`), `_IOC(dir, type, nr, size)`
 //! for unnamed requests, and the arguments: per-family decoders (in
-//! `ioctl_misc.rs` and the other `ioctl_*.rs` files, chosen by the request's
+//! `misc.rs` and the other files of this folder, chosen by the request's
 //! type byte as strace does), then the terminal, block and loop requests
 //! decoded by name here. Other arguments print in hex.
 

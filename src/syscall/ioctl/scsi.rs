@@ -1,6 +1,6 @@
 //! SCSI generic ioctls (type 0x22, scsi/sg.h) as strace 6.1 prints them:
 //! the integer getters and setters, `SG_SCSI_RESET`'s reset kind,
-//! `SG_GET_SCSI_ID`; `SG_IO` is decoded in `ioctl_sg_io.rs`.
+//! `SG_GET_SCSI_ID`; `SG_IO` is decoded in `sg_io.rs`.
 
 use crate::syscall::ioctl::misc::{fetch, num};
 use crate::syscall::ioctl::Io;

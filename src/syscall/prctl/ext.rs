@@ -1,4 +1,4 @@
-//! prctl options beyond the common ones in `prctl.rs`: arm64's SVE/SME
+//! prctl options beyond the common ones in `mod.rs`: arm64's SVE/SME
 //! vector lengths, tagged addresses and pointer authentication keys,
 //! PR_SCHED_CORE, PR_SET/GET_UNALIGN, and the getters whose return value
 //! strace shows in hex with the flag names (`= 0x1 (PR_FP_MODE_FR)`).
@@ -276,7 +276,7 @@ pub(in crate::syscall) fn entry(c: &mut Ctx, name: &str) -> Option<Step> {
     Some(step)
 }
 
-/// The exit half; `None` for options `prctl.rs` decodes.
+/// The exit half; `None` for options `mod.rs` decodes.
 pub(in crate::syscall) fn exit(c: &mut Ctx, name: &str) -> Option<Step> {
     let r = c.retval();
     let failed = c.failed();
@@ -365,7 +365,7 @@ mod tests {
     use crate::engine::memory::FakeMemory;
     use crate::syscall::testutil::run;
 
-    /// Runs prctl's decoder through the hooks in `prctl.rs`.
+    /// Runs prctl's decoder through the hooks in `mod.rs`.
     fn prctl(m: &mut FakeMemory, args: &[u64], ret: i64) -> String {
         let d = crate::syscall::all_decoders()["prctl"];
         run(d, "prctl", args, ret, m)

@@ -1,7 +1,7 @@
 //! Process control: prctl (the common options; others print their arguments
 //! in hex as strace does for options it does not know), arch_prctl and
 //! seccomp (BPF programs under `-v` in `seccomp_filter.rs`; arm64 and
-//! newer options in `prctl_ext.rs`). ptrace is in `ptrace_req.rs`.
+//! newer options in `ext.rs`). ptrace is in `../ptrace/req.rs`.
 
 pub(in crate::syscall) mod ext;
 

@@ -1,6 +1,6 @@
 //! btrfs ioctl structures about balancing, devices, quotas, features,
 //! scrubbing, received subvolumes and send streams, as strace 6.1 prints
-//! them (the requests are chosen in `ioctl_btrfs.rs`).
+//! them (the requests are chosen in `mod.rs`).
 
 use crate::syscall::array::array_at;
 use crate::syscall::ioctl::btrfs::{fd64, objid, r_out, rw, u, u64_max, uuid, w_in, xval, Io};

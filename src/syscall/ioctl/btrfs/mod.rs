@@ -3,8 +3,8 @@
 //! `FS_IOC_[GS]ETFSLABEL`) and the btrfs requests (`BTRFS_IOC_*`), chosen
 //! by name. This file holds the dispatcher, the shared field printers
 //! (`UINT64_MAX`, object ids, UUIDs) and the subvolume requests; the other
-//! btrfs structures are in `ioctl_btrfs_args.rs` (balance, devices,
-//! quotas, features) and `ioctl_btrfs_search.rs` (tree search, inode
+//! btrfs structures are in `args.rs` (balance, devices,
+//! quotas, features) and `search.rs` (tree search, inode
 //! lookups, space info).
 //!
 //! Write requests print their structure at entry; read requests at exit

@@ -2,9 +2,9 @@
 //! dispatch, the shared printers (`v4l2_fourcc(...)` pixel formats,
 //! rectangles, fractions, buffer types) and the simple structures
 //! (capabilities, format descriptions, buffers, frame buffers, stream
-//! parameters). Formats and cropping live in `ioctl_v4l2_fmt.rs`, the
-//! enumeration requests in `ioctl_v4l2_enum.rs`, controls and tuners in
-//! `ioctl_v4l2_ctrl.rs`.
+//! parameters). Formats and cropping live in `fmt.rs`, the
+//! enumeration requests in `enums.rs`, controls and tuners in
+//! `ctrl.rs`.
 //!
 //! As strace does, a structure the kernel reads prints at entry, the part
 //! it fills after a successful call, and a structure it updates as
