@@ -1,8 +1,9 @@
-//! Thin wrappers over the raw `ptrace(2)` and `wait4(2)` calls the engine uses.
+//! The `ptrace(2)` and `wait4(2)` calls the engine uses, named by what they
+//! do; the raw calls are in `crate::sys::ptrace` and `crate::sys::process`.
 //!
-//! Raw libc on purpose: nix's `Signal` cannot hold real-time signals, so a
-//! wait or restart through it loses them (glibc uses signals 32 and 33 in every
-//! threaded program).
+//! Raw signal numbers on purpose: nix's `Signal` cannot hold real-time
+//! signals, so a wait or restart through it loses them (glibc uses signals
+//! 32 and 33 in every threaded program).
 
 use crate::sys::ptrace as sys;
 use std::io;

@@ -377,3 +377,34 @@ pub fn no_new_privs() -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The held child learns whether it was let go or given up on; the
+    /// exit code says which.
+    #[test]
+    fn held_child_sees_open_or_give_up() {
+        for open in [true, false] {
+            let held = fork_held(|gate| exit_now(if gate.wait() { 10 } else { 20 })).unwrap();
+            let pid = held.pid;
+            if open {
+                held.opener.open();
+            } else {
+                drop(held.opener);
+            }
+            let st = reap(pid).unwrap();
+            assert!(libc::WIFEXITED(st));
+            assert_eq!(libc::WEXITSTATUS(st), if open { 10 } else { 20 });
+        }
+    }
+
+    /// A failed exec returns its errno without allocating or leaving.
+    #[test]
+    fn exec_of_a_missing_file_fails_with_enoent() {
+        let path = CString::new("/nonexistent/rtrace-sys-test").unwrap();
+        let exec = Exec::new(path.clone(), vec![path], Some(Vec::new()));
+        assert_eq!(exec.exec(), libc::ENOENT);
+    }
+}
