@@ -142,7 +142,11 @@ pub fn uname() -> (String, String) {
         return (String::new(), String::new());
     }
     let s = |f: &[libc::c_char]| {
-        let bytes: Vec<u8> = f.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
+        let bytes: Vec<u8> = f
+            .iter()
+            .map(|c| c.to_ne_bytes()[0])
+            .take_while(|&b| b != 0)
+            .collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
     (s(&u.nodename), s(&u.release))

@@ -38,7 +38,7 @@ pub fn if_name(idx: u32) -> Option<Vec<u8>> {
     }
     let bytes: Vec<u8> = buf
         .iter()
-        .map(|&c| c as u8)
+        .map(|c| c.to_ne_bytes()[0])
         .take_while(|&b| b != 0)
         .collect();
     Some(bytes)
