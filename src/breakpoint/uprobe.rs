@@ -183,8 +183,7 @@ pub fn run(
             break code;
         }
         if let Some(sig) = session::pending_signal() {
-            // SAFETY: signalling our own child.
-            unsafe { libc::kill(child.pid, sig) };
+            let _ = crate::sys::process::kill(child.pid, sig);
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     };

@@ -18,17 +18,11 @@ pub fn wake_after(d: Duration) {
         // The lock is held across the fork so the loop cannot reap the
         // child before it is known to be ours.
         let mut w = WAKERS.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: a raw clone(SIGCHLD) (fork); the child only calls the raw
-        // exit syscall, touching no state shared with the parent.
-        let pid = unsafe {
-            let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0);
-            if pid == 0 {
-                libc::syscall(libc::SYS_exit, 0);
-            }
-            pid
-        };
+        // A raw clone(SIGCHLD) (fork); the child only calls the raw exit
+        // syscall, touching no state shared with the parent.
+        let pid = crate::sys::process::fork_exiting_child();
         if pid > 0 {
-            w.push(pid as i32);
+            w.push(pid);
         }
     });
 }
@@ -52,15 +46,13 @@ mod tests {
     #[test]
     fn waker_child_is_recognised() {
         wake_after(Duration::from_millis(1));
-        let mut status = 0;
         // The only child of this test process that exits soon is ours
         // (other tests' children are waited for by pid).
         for _ in 0..200 {
             let w = WAKERS.lock().unwrap_or_else(|e| e.into_inner()).clone();
             if let Some(&pid) = w.first() {
-                // SAFETY: waiting for our own child into a local.
-                let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-                assert_eq!(r, pid);
+                let r = crate::sys::process::waitpid(pid, 0).map(|(r, _)| r);
+                assert_eq!(r.ok(), Some(pid));
                 assert!(is_waker(pid));
                 assert!(!is_waker(pid));
                 return;

@@ -5,6 +5,9 @@
 //! read-only mappings. A write that stops early says how far it got, so
 //! the caller can report it as strace does.
 
+use crate::sys::mem::vm_write;
+use crate::sys::ptrace::peek_data as peek;
+
 /// A write that stopped before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Short {
@@ -27,49 +30,10 @@ pub struct Outcome {
     pub short: Option<Short>,
 }
 
-fn vm_write(tid: i32, addr: u64, data: &[u8]) -> Result<usize, i32> {
-    let local = libc::iovec {
-        iov_base: data.as_ptr() as *mut libc::c_void,
-        iov_len: data.len(),
-    };
-    let remote = libc::iovec {
-        iov_base: addr as usize as *mut libc::c_void,
-        iov_len: data.len(),
-    };
-    // SAFETY: `local` describes `data`, valid for reads of its length; the
-    // remote range is only interpreted by the kernel in the tracee.
-    let n = unsafe { libc::process_vm_writev(tid, &local, 1, &remote, 1, 0) };
-    if n < 0 {
-        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
-    } else {
-        Ok(n as usize)
-    }
-}
-
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-fn peek(tid: i32, addr: u64) -> Result<u64, i32> {
-    // SAFETY: PTRACE_PEEKDATA on a stopped tracee; errno tells failure.
-    unsafe {
-        *libc::__errno_location() = 0;
-        let v = libc::ptrace(libc::PTRACE_PEEKDATA, tid, addr as usize, 0usize);
-        match errno() {
-            0 => Ok(v as u64),
-            e => Err(e),
-        }
-    }
-}
-
 fn poke(tid: i32, addr: u64, word: u64) -> Result<(), i32> {
-    // SAFETY: PTRACE_POKEDATA on a stopped tracee with plain integers.
-    let r = unsafe { libc::ptrace(libc::PTRACE_POKEDATA, tid, addr as usize, word as usize) };
-    if r < 0 {
-        Err(errno())
-    } else {
-        Ok(())
-    }
+    crate::sys::ptrace::request(libc::PTRACE_POKEDATA, tid, addr as usize, word as usize)
+        .map(drop)
+        .map_err(|e| e.raw_os_error().unwrap_or(0))
 }
 
 /// Word-by-word write; `Err((written, errno))` when it stopped.

@@ -17,16 +17,7 @@ pub const SLOTS: usize = 4;
 
 /// The page size of this machine.
 fn page_size() -> usize {
-    static SIZE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *SIZE.get_or_init(|| {
-        // SAFETY: sysconf has no memory-safety preconditions.
-        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        if n > 0 {
-            n as usize
-        } else {
-            4096
-        }
-    })
+    crate::sys::page_size()
 }
 
 /// Tracee memory behind a small cache of whole pages.

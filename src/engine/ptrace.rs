@@ -1,16 +1,15 @@
-//! Thin wrappers over the raw `ptrace(2)` and `wait4(2)` calls the engine uses.
+//! The `ptrace(2)` and `wait4(2)` calls the engine uses, named by what they
+//! do; the raw calls are in `crate::sys::ptrace` and `crate::sys::process`.
 //!
-//! Raw libc on purpose: nix's `Signal` cannot hold real-time signals, so a
-//! wait or restart through it loses them (glibc uses signals 32 and 33 in every
-//! threaded program).
+//! Raw signal numbers on purpose: nix's `Signal` cannot hold real-time
+//! signals, so a wait or restart through it loses them (glibc uses signals
+//! 32 and 33 in every threaded program).
 
+use crate::sys::ptrace as sys;
 use std::io;
 
 /// A thread id.
 pub type Tid = i32;
-
-/// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
-const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;
 
 /// Ptrace option bits.
 pub mod opts {
@@ -34,23 +33,8 @@ pub mod opts {
     pub const EXITKILL: libc::c_int = 1 << 20;
 }
 
-fn check(r: libc::c_long) -> io::Result<libc::c_long> {
-    if r == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
 fn ptrace(req: libc::c_uint, tid: Tid, addr: usize, data: usize) -> io::Result<libc::c_long> {
-    // SAFETY: every request issued through this helper either takes plain integers
-    // or points `data`/`addr` at memory owned by the caller for the duration of the
-    // call (see each wrapper); the kernel validates the tracee.
-    let r = unsafe {
-        *libc::__errno_location() = 0;
-        libc::ptrace(req, tid, addr, data)
-    };
-    check(r)
+    sys::request(req, tid, addr, data)
 }
 
 /// `PTRACE_SEIZE` with `options`.
@@ -106,21 +90,12 @@ pub fn detach(tid: Tid, sig: i32) -> io::Result<()> {
 
 /// `PTRACE_GETEVENTMSG`: new child's tid, former tid at exec, exit status.
 pub fn event_msg(tid: Tid) -> io::Result<u64> {
-    let mut v: libc::c_ulong = 0;
-    ptrace(
-        libc::PTRACE_GETEVENTMSG,
-        tid,
-        0,
-        &mut v as *mut libc::c_ulong as usize,
-    )?;
-    Ok(v as u64)
+    sys::event_msg(tid)
 }
 
 /// `PTRACE_GETSIGINFO` into a raw 128-byte `siginfo_t`.
 pub fn siginfo(tid: Tid) -> io::Result<[u8; 128]> {
-    let mut buf = [0u8; 128];
-    ptrace(libc::PTRACE_GETSIGINFO, tid, 0, buf.as_mut_ptr() as usize)?;
-    Ok(buf)
+    sys::siginfo(tid)
 }
 
 /// The thread's general registers into `words`; returns the bytes filled.
@@ -132,26 +107,12 @@ pub fn siginfo(tid: Tid) -> io::Result<[u8; 128]> {
 pub fn get_regs(tid: Tid, words: &mut [u64]) -> io::Result<usize> {
     #[cfg(target_arch = "x86_64")]
     {
-        const BYTES: usize = 27 * 8;
-        if std::mem::size_of_val(words) < BYTES {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        ptrace(libc::PTRACE_GETREGS, tid, 0, words.as_mut_ptr() as usize)?;
-        Ok(BYTES)
+        sys::get_regs(tid, words)?;
+        Ok(sys::USER_REGS_BYTES)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut iov = libc::iovec {
-            iov_base: words.as_mut_ptr().cast(),
-            iov_len: std::mem::size_of_val(words),
-        };
-        ptrace(
-            libc::PTRACE_GETREGSET,
-            tid,
-            1, /* NT_PRSTATUS */
-            &mut iov as *mut libc::iovec as usize,
-        )?;
-        Ok(iov.iov_len)
+        sys::get_regset_words(tid, 1 /* NT_PRSTATUS */, words)
     }
 }
 
@@ -160,24 +121,11 @@ pub fn get_regs(tid: Tid, words: &mut [u64]) -> io::Result<usize> {
 pub fn set_regs(tid: Tid, words: &[u64]) -> io::Result<()> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::mem::size_of_val(words) < 27 * 8 {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        ptrace(libc::PTRACE_SETREGS, tid, 0, words.as_ptr() as usize).map(drop)
+        sys::set_regs(tid, words)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut iov = libc::iovec {
-            iov_base: words.as_ptr() as *mut libc::c_void,
-            iov_len: std::mem::size_of_val(words),
-        };
-        ptrace(
-            libc::PTRACE_SETREGSET,
-            tid,
-            1, /* NT_PRSTATUS */
-            &mut iov as *mut libc::iovec as usize,
-        )
-        .map(drop)
+        sys::set_regset_words(tid, 1 /* NT_PRSTATUS */, words)
     }
 }
 
@@ -219,14 +167,7 @@ pub fn get_syscall_info(tid: Tid) -> io::Result<SyscallInfo> {
     // struct ptrace_syscall_info: u8 op, u8 pad[3], u32 arch, u64 ip, u64 sp,
     // then a union: entry {u64 nr, u64 args[6]}, exit {s64 rval, u8 is_error},
     // seccomp {u64 nr, u64 args[6], u32 ret_data}.
-    let mut raw = [0u64; 11];
-    let n = ptrace(
-        PTRACE_GET_SYSCALL_INFO,
-        tid,
-        std::mem::size_of_val(&raw),
-        raw.as_mut_ptr() as usize,
-    )?;
-    let _ = n;
+    let raw = sys::syscall_info(tid)?;
     let op = (raw[0] & 0xff) as u8;
     let mut info = SyscallInfo {
         op,
@@ -252,63 +193,36 @@ pub fn get_syscall_info(tid: Tid) -> io::Result<SyscallInfo> {
 /// Raw `wait4(-1, …, __WALL)`. Returns `(tid, status)`; `rusage` is filled
 /// when given (for `-c` system-time accounting).
 pub fn wait_any(rusage: Option<&mut libc::rusage>) -> io::Result<(Tid, i32)> {
-    let mut status = 0;
-    let ru = match rusage {
-        Some(r) => r as *mut libc::rusage,
-        None => std::ptr::null_mut(),
-    };
-    // SAFETY: `status` and `ru` (when non-null) point to live, writable memory.
-    let pid = unsafe { libc::wait4(-1, &mut status, libc::__WALL, ru) };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((pid, status))
+    crate::sys::process::wait4(-1, libc::__WALL, rusage)
 }
 
 /// `tgkill(tgid, tid, sig)`.
 pub fn tgkill(tgid: Tid, tid: Tid, sig: i32) -> io::Result<()> {
-    // SAFETY: a plain syscall with integer arguments.
-    let r = unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig) };
-    check(r).map(drop)
+    crate::sys::process::tgkill(tgid, tid, sig)
 }
 
 /// `kill(pid, sig)`.
 pub fn kill(pid: Tid, sig: i32) -> io::Result<()> {
-    // SAFETY: a plain syscall with integer arguments.
-    let r = unsafe { libc::kill(pid, sig) };
-    check(r as libc::c_long).map(drop)
+    crate::sys::process::kill(pid, sig)
 }
 
 /// `PTRACE_GETSIGMASK`: the thread's blocked-signal mask (kernel `sigset_t`).
 pub fn get_sigmask(tid: Tid) -> io::Result<u64> {
-    let mut m: u64 = 0;
-    ptrace(libc::PTRACE_GETSIGMASK, tid, 8, &mut m as *mut u64 as usize)?;
-    Ok(m)
+    sys::get_sigmask(tid)
 }
 
 /// `PTRACE_SETSIGMASK`: sets the thread's blocked-signal mask.
 pub fn set_sigmask(tid: Tid, mask: u64) -> io::Result<()> {
-    ptrace(
-        libc::PTRACE_SETSIGMASK,
-        tid,
-        8,
-        &mask as *const u64 as usize,
-    )
-    .map(drop)
+    sys::set_sigmask(tid, mask)
 }
 
 /// Raw `wait4(tid, …, __WALL)` for one thread.
 pub fn wait_tid(tid: Tid) -> io::Result<i32> {
-    let mut status = 0;
     loop {
-        // SAFETY: `status` points to live, writable memory.
-        let pid = unsafe { libc::wait4(tid, &mut status, libc::__WALL, std::ptr::null_mut()) };
-        if pid >= 0 {
-            return Ok(status);
-        }
-        let e = io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINTR) {
-            return Err(e);
+        match crate::sys::process::wait4(tid, libc::__WALL, None) {
+            Ok((_, status)) => return Ok(status),
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) => return Err(e),
         }
     }
 }
@@ -316,8 +230,5 @@ pub fn wait_tid(tid: Tid) -> io::Result<i32> {
 /// Whether two tasks share one address space (`kcmp(KCMP_VM)`); `None`
 /// when the kernel cannot tell (no `CONFIG_KCMP`).
 pub fn same_vm(a: Tid, b: Tid) -> Option<bool> {
-    const KCMP_VM: libc::c_long = 1;
-    // SAFETY: a plain syscall with integer arguments.
-    let r = unsafe { libc::syscall(libc::SYS_kcmp, a, b, KCMP_VM, 0, 0) };
-    (r >= 0).then_some(r == 0)
+    crate::sys::process::same_vm(a, b)
 }

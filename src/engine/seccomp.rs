@@ -23,19 +23,7 @@ pub const RET_ALLOW: u32 = 0x7fff_0000;
 
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
-/// One classic-BPF instruction (`struct sock_filter`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct Insn {
-    /// Opcode.
-    pub code: u16,
-    /// Jump offset if true.
-    pub jt: u8,
-    /// Jump offset if false.
-    pub jf: u8,
-    /// Constant.
-    pub k: u32,
-}
+pub use crate::sys::seccomp::{install, Insn};
 
 fn insn(code: u16, jt: u8, jf: u8, k: u32) -> Insn {
     Insn { code, jt, jf, k }
@@ -122,39 +110,6 @@ pub fn simulate(p: &[Insn], arch: u32, nr: u32) -> u32 {
             c => panic!("unknown opcode {c:#x}"),
         }
     }
-}
-
-/// Installs `prog` in the calling process. Called in the forked child just
-/// before exec; sets no-new-privs first when not privileged.
-pub fn install(prog: &[Insn]) -> std::io::Result<()> {
-    #[repr(C)]
-    struct SockFprog {
-        len: u16,
-        filter: *const Insn,
-    }
-    let fprog = SockFprog {
-        len: prog.len() as u16,
-        filter: prog.as_ptr(),
-    };
-    // SAFETY: plain prctl with integer arguments.
-    let r = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fprog` points at `prog`, alive and unchanged for the call; the
-    // kernel copies the program.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_seccomp,
-            1, /* SECCOMP_SET_MODE_FILTER */
-            0,
-            &fprog as *const SockFprog,
-        )
-    };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

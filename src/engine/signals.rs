@@ -8,6 +8,8 @@
 //! loop sees the flag. a raw clone(SIGCHLD) is async-signal-safe and avoids
 //! glibc's atfork handlers.
 
+use crate::sys::process;
+use crate::sys::signal::{self, Disposition};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 static PENDING: AtomicI32 = AtomicI32::new(0);
@@ -38,15 +40,8 @@ const FATAL: [i32; 5] = [
 
 extern "C" fn on_signal(sig: libc::c_int) {
     PENDING.store(sig, Ordering::SeqCst);
-    // SAFETY: raw fork/exit syscalls are async-signal-safe; the child only exits.
-    unsafe {
-        // clone(SIGCHLD) is fork on every architecture (aarch64 has no fork).
-        let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0);
-        if pid == 0 {
-            libc::syscall(libc::SYS_exit, 0);
-        }
-        WAKER.store(pid as i32, Ordering::SeqCst);
-    }
+    // A raw clone(SIGCHLD) and exit: async-signal-safe.
+    WAKER.store(process::fork_exiting_child(), Ordering::SeqCst);
 }
 
 /// Whether `pid` is a wake-up child forked by the signal handler.
@@ -68,11 +63,7 @@ fn ignored_at_start(sig: i32) -> bool {
 }
 
 fn ignored_now(sig: i32) -> bool {
-    // SAFETY: querying a disposition into an owned, zeroed struct.
-    unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
-    }
+    signal::is_ignored(sig)
 }
 
 /// Installs the handlers per `mode`.
@@ -95,25 +86,15 @@ pub fn install(mode: Interruptible) {
         return;
     }
     for sig in FATAL {
-        // SAFETY: a zeroed sigaction is valid; we fill handler and flags and
-        // install it for a signal number that exists.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = match mode {
-                Interruptible::NeverFatal | Interruptible::Never => libc::SIG_IGN,
-                _ => on_signal as extern "C" fn(libc::c_int) as usize,
-            };
-            // No SA_RESTART: let a blocking wait see EINTR.
-            sa.sa_flags = 0;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        let disp = match mode {
+            Interruptible::NeverFatal | Interruptible::Never => Disposition::Ignore,
+            _ => Disposition::Handler(on_signal),
+        };
+        // No SA_RESTART: let a blocking wait see EINTR.
+        let _ = signal::set_disposition(sig, disp, false);
     }
     if mode == Interruptible::Never {
-        // SAFETY: setting a disposition to SIG_IGN.
-        unsafe {
-            libc::signal(libc::SIGTSTP, libc::SIG_IGN);
-        }
+        let _ = signal::set_disposition(libc::SIGTSTP, Disposition::Ignore, true);
     }
 }
 
@@ -135,11 +116,12 @@ pub fn reset_in_child() {
     let ignored = IGNORED_AT_START.load(Ordering::SeqCst);
     for sig in FATAL.iter().copied().chain([libc::SIGTSTP]) {
         let was = super::startup::ignored_at_start(sig).unwrap_or(ignored & (1 << sig) != 0);
-        let disp = if was { libc::SIG_IGN } else { libc::SIG_DFL };
-        // SAFETY: setting a disposition.
-        unsafe {
-            libc::signal(sig, disp);
-        }
+        let disp = if was {
+            Disposition::Ignore
+        } else {
+            Disposition::Default
+        };
+        let _ = signal::set_disposition(sig, disp, true);
     }
 }
 
@@ -156,19 +138,9 @@ pub fn interrupted_status(sig: i32) -> i32 {
 /// does when its command died of a signal or its reader went away
 /// (SIGPIPE); returns `128 + sig` in case the signal does not kill.
 pub fn die_like(sig: i32) -> i32 {
-    // SAFETY: setrlimit/signal/raise with valid arguments; we are about to exit.
-    unsafe {
-        let rl = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        libc::setrlimit(libc::RLIMIT_CORE, &rl);
-        libc::signal(sig, libc::SIG_DFL);
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, sig);
-        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-        libc::raise(sig);
-    }
+    process::set_limit(libc::RLIMIT_CORE, 0, 0);
+    let _ = signal::set_disposition(sig, Disposition::Default, true);
+    signal::unblock(sig);
+    signal::raise(sig);
     128 + sig
 }

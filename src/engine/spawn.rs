@@ -8,6 +8,8 @@
 
 use super::ptrace::{self, Tid};
 use super::seccomp::{self, Insn};
+use crate::sys::fd;
+use crate::sys::process::{self, Forked};
 use std::ffi::{CString, OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -89,8 +91,6 @@ fn spawn_mode(
     let c_path = CString::new(path.into_os_string().into_vec())
         .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     let c_args: Vec<CString> = cmd.args.iter().map(|a| cstr(a)).collect();
-    let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
     // Environment: ours, edited by -E as putenv/unsetenv edit it (strace):
     // a variable that exists keeps its place, a new one goes at the end.
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
@@ -118,8 +118,7 @@ fn spawn_mode(
             CString::new(b).unwrap_or_else(|_| CString::new("_=").expect("no NUL"))
         })
         .collect();
-    let mut envp: Vec<*const libc::c_char> = c_env.iter().map(|a| a.as_ptr()).collect();
-    envp.push(std::ptr::null());
+    let exec = process::Exec::new(c_path, c_args, Some(c_env));
 
     // "TOOL: exec: " (strace's wording), made before the fork.
     let (mut exec_prefix, fail_code) = match EXEC_FAILURE.get() {
@@ -134,96 +133,67 @@ fn spawn_mode(
     };
     exec_prefix.extend_from_slice(b": exec: ");
 
-    let mut fds = [0i32; 2];
-    // SAFETY: `fds` is a valid 2-int array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let (rd, wr) = (fds[0], fds[1]);
-    // The command: waits for the tracer to hold it, then execs.
-    let exec_child = || -> ! {
-        // SAFETY: all pointers were prepared before fork and stay valid;
-        // only async-signal-safe functions are called.
-        unsafe {
-            libc::close(wr);
-            super::signals::reset_in_child();
-            let mut b = 0u8;
-            while libc::read(rd, (&mut b as *mut u8).cast(), 1) < 0 {}
-            libc::close(rd);
-            if let Some((uid, gid, groups)) = &cmd.user {
-                if libc::setgroups(groups.len(), groups.as_ptr()) != 0
-                    || libc::setgid(*gid) != 0
-                    || libc::setuid(*uid) != 0
-                {
-                    child_fail(b"rstrace: cannot switch user\n");
-                }
+    // The command: waits for the tracer to hold it, then execs. Runs after
+    // fork: only async-signal-safe calls on memory prepared before it.
+    let exec_child = |gate: process::Waiter| -> ! {
+        super::signals::reset_in_child();
+        // Released or given up on: either way it goes on (a tracer that
+        // failed kills it).
+        gate.wait();
+        if let Some((uid, gid, groups)) = &cmd.user {
+            if !process::switch_user(*uid, *gid, groups) {
+                child_fail(b"rstrace: cannot switch user\n");
             }
-            if let Some(f) = filter {
-                if seccomp::install(f).is_err() {
-                    child_fail(b"rstrace: seccomp filter could not be installed\n");
-                }
-            }
-            libc::execve(c_path.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            // Say why (ENOEXEC for a file that is not a program): the
-            // process is single-threaded, so strerror is safe after fork.
-            let why = std::ffi::CStr::from_ptr(libc::strerror(*libc::__errno_location()));
-            libc::write(2, exec_prefix.as_ptr().cast(), exec_prefix.len());
-            libc::write(2, why.as_ptr().cast(), why.to_bytes().len());
-            libc::write(2, b"\n".as_ptr().cast(), 1);
-            libc::_exit(fail_code);
         }
+        if let Some(f) = filter {
+            if seccomp::install(f).is_err() {
+                child_fail(b"rstrace: seccomp filter could not be installed\n");
+            }
+        }
+        let errno = exec.exec();
+        // Say why (ENOEXEC for a file that is not a program): the
+        // process is single-threaded, so strerror is safe after fork.
+        crate::sys::strerror_with(errno, |why| {
+            fd::write(2, &exec_prefix);
+            fd::write(2, why);
+            fd::write(2, b"\n");
+        });
+        process::exit_now(fail_code)
     };
     if daemon > 0 {
-        // SAFETY: getpid/prctl/fork/waitpid/setpgid/setsid/close with
-        // valid arguments; rtrace is single-threaded here.
-        unsafe {
-            let parent = libc::getpid();
-            // Under Yama, only an ancestor may trace by default.
-            libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY, 0, 0, 0);
-            let pid = libc::fork();
-            if pid < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if pid == 0 {
+        let gate = process::gate()?;
+        let parent = process::pid();
+        // Under Yama, only an ancestor may trace by default.
+        process::allow_any_tracer();
+        match process::fork()? {
+            Forked::Child => {
                 // The middle child leaves at once: the tracer is orphaned.
-                if libc::fork() != 0 {
-                    libc::_exit(0);
+                // (rtrace is single-threaded here.)
+                if !matches!(process::fork(), Ok(Forked::Child)) {
+                    process::exit_now(0);
                 }
-                libc::close(rd);
+                let opener = gate.opener();
                 match daemon {
-                    2 => {
-                        libc::setpgid(0, 0);
-                    }
-                    3 => {
-                        libc::setsid();
-                    }
+                    2 => process::new_process_group(),
+                    3 => process::new_session(),
                     _ => {}
                 }
                 let res = ptrace::seize(parent, options).and_then(|_| ptrace::interrupt(parent));
                 // Release the command whatever happened.
-                libc::close(wr);
+                opener.open();
                 return res.map(|_| parent);
             }
-            let mut st = 0;
-            while libc::waitpid(pid, &mut st, 0) < 0 && *libc::__errno_location() == libc::EINTR {}
+            Forked::Parent(pid) => {
+                let _ = process::reap(pid);
+            }
         }
-        exec_child();
+        exec_child(gate.waiter());
     }
-    // SAFETY: rtrace is single-threaded here; the child only calls
-    // async-signal-safe functions on memory prepared before the fork.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        exec_child();
-    }
-    // SAFETY: closing our copy of the read end.
-    unsafe { libc::close(rd) };
+    let held = process::fork_held(|gate| exec_child(gate))?;
+    let pid = held.pid;
     let res = ptrace::seize(pid, options).and_then(|_| ptrace::interrupt(pid));
     // Release the child whatever happened: on error it must not hang forever.
-    // SAFETY: closing our write end.
-    unsafe { libc::close(wr) };
+    held.opener.open();
     if let Err(e) = res {
         let _ = ptrace::kill(pid, libc::SIGKILL);
         return Err(e);
@@ -231,10 +201,8 @@ fn spawn_mode(
     Ok(pid)
 }
 
+/// Says `msg` on stderr and leaves (exit 127). Async-signal-safe.
 fn child_fail(msg: &[u8]) -> ! {
-    // SAFETY: write to stderr and exit: async-signal-safe.
-    unsafe {
-        libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::_exit(127)
-    }
+    fd::write(2, msg);
+    process::exit_now(127)
 }

@@ -7,6 +7,7 @@
 //! descriptors back their "closed for the command" meaning, the way strace's
 //! placeholder descriptors do (open for the tracer, close-on-exec).
 
+use crate::sys::{fd, signal};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Bit 0..=2: standard descriptor N was closed at start. Bit 8: SIGPIPE
@@ -23,26 +24,15 @@ const SIGPIPE_IGNORED: u32 = 1 << 8;
 extern "C" fn capture() {
     let mut st = RAN;
     for fd in 0..3 {
-        // SAFETY: F_GETFD on a descriptor number has no memory effects.
-        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        if fd::get_fd_flags(fd) < 0 {
             st |= 1 << fd;
         }
     }
-    let (mut ignored, mut blocked) = (0u64, 0u64);
-    // SAFETY: querying dispositions and the mask into owned, zeroed structs.
-    unsafe {
-        let mut mask: libc::sigset_t = std::mem::zeroed();
-        let have_mask = libc::sigprocmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) == 0;
-        for sig in 1..=64 {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-            {
-                ignored |= 1 << (sig - 1);
-            }
-            if have_mask && libc::sigismember(&mask, sig) == 1 {
-                blocked |= 1 << (sig - 1);
-            }
+    let mut ignored = 0u64;
+    let blocked = signal::blocked().unwrap_or(0);
+    for sig in 1..=64 {
+        if signal::is_ignored(sig) {
+            ignored |= 1 << (sig - 1);
         }
     }
     if ignored & (1 << (libc::SIGPIPE - 1)) != 0 {
@@ -81,18 +71,7 @@ pub fn restore_mask() {
     if STATE.load(Ordering::SeqCst) & RAN == 0 {
         return;
     }
-    let blocked = BLOCKED.load(Ordering::SeqCst);
-    // SAFETY: building a set in an owned struct and installing it.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for sig in 1..=64 {
-            if blocked & (1 << (sig - 1)) != 0 {
-                libc::sigaddset(&mut set, sig);
-            }
-        }
-        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-    }
+    signal::set_blocked(BLOCKED.load(Ordering::SeqCst));
 }
 
 /// Whether standard descriptor `fd` (0, 1 or 2) was closed at start.
@@ -104,14 +83,9 @@ pub fn fd_closed_at_start(fd: i32) -> bool {
 /// of a pipe whose write end is closed), close-on-exec, at the lowest free
 /// number; strace's placeholder.
 fn dummy_fd() -> Option<i32> {
-    let mut fds = [0i32; 2];
-    // SAFETY: `fds` is a valid 2-int array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return None;
-    }
-    // SAFETY: closing the write end we just made.
-    unsafe { libc::close(fds[1]) };
-    Some(fds[0])
+    let (rd, wr) = fd::pipe().ok()?;
+    fd::close(wr);
+    Some(rd)
 }
 
 /// strace's `ensure_standard_fds_opened`: a standard descriptor that was
@@ -121,16 +95,13 @@ fn dummy_fd() -> Option<i32> {
 pub fn standard_fds() {
     for fd in 0..3 {
         if fd_closed_at_start(fd) {
-            // SAFETY: fcntl on a descriptor we hold.
-            unsafe {
-                let fl = libc::fcntl(fd, libc::F_GETFD);
-                if fl >= 0 {
-                    libc::fcntl(fd, libc::F_SETFD, fl | libc::FD_CLOEXEC);
-                } else if let Some(d) = dummy_fd() {
-                    if d != fd {
-                        libc::dup3(d, fd, libc::O_CLOEXEC);
-                        libc::close(d);
-                    }
+            let fl = fd::get_fd_flags(fd);
+            if fl >= 0 {
+                fd::set_fd_flags(fd, fl | libc::FD_CLOEXEC);
+            } else if let Some(d) = dummy_fd() {
+                if d != fd {
+                    fd::dup3(d, fd, libc::O_CLOEXEC);
+                    fd::close(d);
                 }
             }
         }
@@ -148,13 +119,9 @@ pub fn redirect_standard_fds() {
             continue;
         }
         if let Some(d) = dummy_fd() {
-            // SAFETY: dup3 onto a standard descriptor number and closing
-            // the spare; both descriptors are ours.
-            unsafe {
-                if d != fd {
-                    libc::dup3(d, fd, libc::O_CLOEXEC);
-                    libc::close(d);
-                }
+            if d != fd {
+                fd::dup3(d, fd, libc::O_CLOEXEC);
+                fd::close(d);
             }
         }
     }
@@ -176,19 +143,9 @@ mod tests {
     fn placeholder_reads_eof_and_refuses_writes() {
         let d = dummy_fd().expect("pipe");
         let mut b = [0u8; 4];
-        // SAFETY: reading/writing a descriptor we own into a local buffer.
-        let (r, w) = unsafe {
-            (
-                libc::read(d, b.as_mut_ptr().cast(), 4),
-                libc::write(d, b.as_ptr().cast(), 4),
-            )
-        };
-        assert_eq!(r, 0);
-        assert_eq!(w, -1);
-        // SAFETY: F_GETFD and close on our descriptor.
-        unsafe {
-            assert_ne!(libc::fcntl(d, libc::F_GETFD) & libc::FD_CLOEXEC, 0);
-            libc::close(d);
-        }
+        assert_eq!(fd::read(d, &mut b), 0);
+        assert_eq!(fd::write(d, &b), -1);
+        assert_ne!(fd::get_fd_flags(d) & libc::FD_CLOEXEC, 0);
+        fd::close(d);
     }
 }

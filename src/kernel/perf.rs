@@ -4,7 +4,7 @@
 //! read here instead, and counting needs nothing else.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 /// `PERF_TYPE_HARDWARE`.
 pub const TYPE_HARDWARE: u32 = 0;
@@ -20,44 +20,6 @@ const FLAG_INHERIT: u64 = 1 << 1;
 const FLAG_ENABLE_ON_EXEC: u64 = 1 << 12;
 /// `inherit_thread`: inherit only into threads, not forked processes.
 const FLAG_INHERIT_THREAD: u64 = 1 << 35;
-/// `PERF_FLAG_FD_CLOEXEC`.
-const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-const IOC_DISABLE: libc::c_ulong = 0x2401;
-
-/// `struct perf_event_attr` up to `config3` (PERF_ATTR_SIZE_VER8); the
-/// kernel accepts any size it knows or a larger one whose tail is zero.
-#[repr(C)]
-#[derive(Default, Clone, Copy)]
-pub struct PerfEventAttr {
-    /// Event type (`PERF_TYPE_*`).
-    pub type_: u32,
-    /// `sizeof(struct perf_event_attr)`.
-    pub size: u32,
-    /// Event id within the type.
-    pub config: u64,
-    sample_period: u64,
-    sample_type: u64,
-    /// `PERF_FORMAT_*`.
-    pub read_format: u64,
-    /// The bit-field word (disabled, inherit, ..., enable_on_exec).
-    pub flags: u64,
-    wakeup_events: u32,
-    bp_type: u32,
-    config1: u64,
-    config2: u64,
-    branch_sample_type: u64,
-    sample_regs_user: u64,
-    sample_stack_user: u32,
-    clockid: i32,
-    sample_regs_intr: u64,
-    aux_watermark: u32,
-    sample_max_stack: u16,
-    reserved2: u16,
-    aux_sample_size: u32,
-    reserved3: u32,
-    sig_data: u64,
-    config3: u64,
-}
 
 /// A named countable event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,32 +105,14 @@ impl Counter {
     }
 
     fn open_flags(ev: &EventId, pid: i32, flags: u64) -> io::Result<Counter> {
-        let attr = PerfEventAttr {
-            type_: ev.type_,
-            size: std::mem::size_of::<PerfEventAttr>() as u32,
-            config: ev.config,
-            read_format: FORMAT_TOTAL_TIME_ENABLED | FORMAT_TOTAL_TIME_RUNNING,
-            flags,
-            ..Default::default()
-        };
-        // SAFETY: attr is a valid, fully initialised perf_event_attr of the
-        // size it declares; the other arguments are plain integers.
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_perf_event_open,
-                &attr as *const PerfEventAttr,
-                pid,
-                -1i32,
-                -1i32,
-                PERF_FLAG_FD_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: the kernel just returned this descriptor to us.
         Ok(Counter {
-            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
+            fd: crate::sys::perf::open(
+                ev.type_,
+                ev.config,
+                FORMAT_TOTAL_TIME_ENABLED | FORMAT_TOTAL_TIME_RUNNING,
+                flags,
+                pid,
+            )?,
         })
     }
 
@@ -184,19 +128,18 @@ impl Counter {
 
     /// Stops counting.
     pub fn disable(&self) {
-        // SAFETY: an ioctl without argument on our perf fd.
-        unsafe { libc::ioctl(self.fd.as_raw_fd(), IOC_DISABLE, 0) };
+        crate::sys::perf::disable(self.fd.as_fd());
     }
 
     /// (value scaled for multiplexing, time enabled, time running).
     pub fn read(&self) -> io::Result<(u64, u64, u64)> {
-        let mut buf = [0u64; 3];
-        // SAFETY: reading 24 bytes into a 24-byte buffer.
-        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), 24) };
-        if n != 24 {
+        let mut bytes = [0u8; 24];
+        if crate::sys::fd::read(self.fd.as_raw_fd(), &mut bytes) != 24 {
             return Err(io::Error::last_os_error());
         }
-        let [v, en, run] = buf;
+        let word =
+            |i: usize| u64::from_ne_bytes(bytes[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let [v, en, run] = [word(0), word(1), word(2)];
         let scaled = if run > 0 && run < en {
             (v as u128 * en as u128 / run as u128) as u64
         } else {

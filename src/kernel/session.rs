@@ -10,6 +10,7 @@
 use super::event::{Formats, KEvent};
 use super::ringbuf::RawReader;
 use super::sink::Sink;
+use crate::sys::{self, process, signal::Disposition};
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -25,15 +26,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// Installs the flag-setting handlers for rtrace's fatal signals.
 pub fn install_signals() {
     for sig in FATAL {
-        // SAFETY: a zeroed sigaction is valid; we set handler and mask and
-        // install it for a signal number that exists.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            sa.sa_flags = 0;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        let _ = sys::signal::set_disposition(sig, Disposition::Handler(on_signal), false);
     }
 }
 
@@ -48,44 +41,20 @@ pub fn pending_signal() -> Option<i32> {
 /// `CLOCK_MONOTONIC` now, in ns: the clock of an instance whose
 /// `trace_clock` is `mono`, so ring-buffer time stamps compare with it.
 pub fn mono_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime fills the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    sys::mono_ns()
 }
 
 /// `flock(2)` on `file`: exclusive or shared, waiting or not; whether the
 /// lock is held.
 pub fn flock(file: &std::fs::File, exclusive: bool, wait: bool) -> bool {
-    use std::os::unix::io::AsRawFd;
-    let mut op = if exclusive {
-        libc::LOCK_EX
-    } else {
-        libc::LOCK_SH
-    };
-    if !wait {
-        op |= libc::LOCK_NB;
-    }
-    loop {
-        // SAFETY: flock on a descriptor the File owns.
-        let r = unsafe { libc::flock(file.as_raw_fd(), op) };
-        if r == 0 {
-            return true;
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted || !wait {
-            return false;
-        }
-    }
+    sys::fd::flock(file, exclusive, wait)
 }
 
 /// A command forked and held before `execvp` until [`Child::release`].
 pub struct Child {
     /// Its pid.
     pub pid: i32,
-    go: Option<libc::c_int>,
+    go: Option<process::Opener>,
     /// Read end of the exec-error pipe: end of file when `execvp` succeeded
     /// (close-on-exec), the `errno` when it failed.
     exec_err: Option<libc::c_int>,
@@ -101,52 +70,35 @@ impl Child {
             .iter()
             .map(|a| CString::new(a.as_bytes()).map_err(|_| "NUL in argument".to_string()))
             .collect::<Result<_, _>>()?;
-        let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|c| c.as_ptr()).collect();
-        ptrs.push(std::ptr::null());
-        let (mut fds, mut errfds) = ([0; 2], [0; 2]);
-        // SAFETY: fds and errfds are valid 2-int arrays.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0
-            || unsafe { libc::pipe2(errfds.as_mut_ptr(), libc::O_CLOEXEC) } != 0
-        {
-            return Err(format!("pipe: {}", std::io::Error::last_os_error()));
-        }
-        // SAFETY: the child only calls async-signal-safe functions (read,
-        // close, execvp, write, _exit) on memory prepared before the fork.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(format!("fork: {}", std::io::Error::last_os_error()));
-        }
-        if pid == 0 {
-            // SAFETY: see above.
-            unsafe {
-                libc::close(fds[1]);
-                libc::close(errfds[0]);
-                // The dispositions and mask the command would have had
-                // without rtrace (which may ignore fatal signals itself).
-                crate::engine::signals::reset_in_child();
-                let mut b = 0u8;
-                let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
-                if n != 1 {
-                    // rtrace gave up before releasing us.
-                    libc::_exit(127);
-                }
-                libc::execvp(ptrs[0], ptrs.as_ptr());
-                // Tell rtrace why (it prints the message), as a shell would
-                // exit: 127.
-                let errno = (*libc::__errno_location()).to_ne_bytes();
-                libc::write(errfds[1], errno.as_ptr().cast(), errno.len());
-                libc::_exit(127);
+        let file = argv.first().cloned().unwrap_or_default();
+        let exec = process::Exec::new(file, argv, None);
+        let (err_rd, err_wr) = sys::fd::pipe().map_err(|e| format!("pipe: {e}"))?;
+        // The child only calls async-signal-safe functions on memory
+        // prepared before the fork.
+        let held = process::fork_held(|gate| {
+            sys::fd::close(err_rd);
+            // The dispositions and mask the command would have had
+            // without rtrace (which may ignore fatal signals itself).
+            crate::engine::signals::reset_in_child();
+            if !gate.wait() {
+                // rtrace gave up before releasing us.
+                process::exit_now(127);
             }
-        }
-        // SAFETY: closing our copies of the child's ends.
-        unsafe {
-            libc::close(fds[0]);
-            libc::close(errfds[1]);
-        }
+            let errno = exec.exec();
+            // Tell rtrace why (it prints the message), as a shell would
+            // exit: 127.
+            sys::fd::write(err_wr, &errno.to_ne_bytes());
+            process::exit_now(127);
+        });
+        sys::fd::close(err_wr);
+        let held = held.map_err(|e| {
+            sys::fd::close(err_rd);
+            format!("fork: {e}")
+        })?;
         Ok(Child {
-            pid,
-            go: Some(fds[1]),
-            exec_err: Some(errfds[0]),
+            pid: held.pid,
+            go: Some(held.opener),
+            exec_err: Some(err_rd),
             name: cmd
                 .first()
                 .map(|c| c.to_string_lossy().into_owned())
@@ -158,26 +110,20 @@ impl Child {
     /// Lets the child exec; waits until it has (or has failed to: the
     /// error names the command and the reason, nothing of it ran).
     pub fn release(&mut self) -> Result<(), String> {
-        if let Some(fd) = self.go.take() {
-            // SAFETY: fd is our pipe's write end.
-            unsafe {
-                libc::write(fd, b"g".as_ptr().cast(), 1);
-                libc::close(fd);
-            }
+        if let Some(go) = self.go.take() {
+            go.open();
         }
         let Some(fd) = self.exec_err.take() else {
             return Ok(());
         };
         let mut b = [0u8; 4];
         let n = loop {
-            // SAFETY: reading into an owned 4-byte buffer from our pipe.
-            let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), b.len()) };
+            let n = sys::fd::read(fd, &mut b);
             if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
                 break n;
             }
         };
-        // SAFETY: closing our pipe's read end.
-        unsafe { libc::close(fd) };
+        sys::fd::close(fd);
         if n != 4 {
             return Ok(());
         }
@@ -188,17 +134,16 @@ impl Child {
     /// Its exit code (`128+sig` for a signal) once it has exited.
     pub fn try_wait(&mut self) -> Option<i32> {
         if self.status.is_none() {
-            let mut st = 0;
-            // SAFETY: waiting for our own child.
-            let r = unsafe { libc::waitpid(self.pid, &mut st, libc::WNOHANG) };
-            if r == self.pid {
-                self.status = Some(if libc::WIFEXITED(st) {
-                    libc::WEXITSTATUS(st)
-                } else {
-                    128 + libc::WTERMSIG(st)
-                });
-            } else if r < 0 {
-                self.status = Some(127);
+            match process::waitpid(self.pid, libc::WNOHANG) {
+                Ok((r, st)) if r == self.pid => {
+                    self.status = Some(if libc::WIFEXITED(st) {
+                        libc::WEXITSTATUS(st)
+                    } else {
+                        128 + libc::WTERMSIG(st)
+                    });
+                }
+                Ok(_) => {}
+                Err(_) => self.status = Some(127),
             }
         }
         self.status
@@ -208,21 +153,14 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         if let Some(fd) = self.exec_err.take() {
-            // SAFETY: our exec-error pipe's read end.
-            unsafe { libc::close(fd) };
+            sys::fd::close(fd);
         }
-        if self.go.is_some() {
-            // Never released (setup failed): closing the pipe makes it exit.
-            if let Some(fd) = self.go.take() {
-                // SAFETY: our pipe's write end.
-                unsafe { libc::close(fd) };
-            }
-        }
+        // Never released (setup failed): closing the pipe makes it exit.
+        drop(self.go.take());
         if self.status.is_none() {
-            let mut st = 0;
-            // SAFETY: reaping our own child (blocking: it is exiting or will
-            // be killed by the same signal that stopped rtrace).
-            unsafe { libc::waitpid(self.pid, &mut st, 0) };
+            // Reaping our own child (blocking: it is exiting or will be
+            // killed by the same signal that stopped rtrace).
+            let _ = process::waitpid(self.pid, 0);
         }
     }
 }
@@ -252,8 +190,7 @@ impl End {
 }
 
 fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks existence.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+    process::alive(pid)
 }
 
 /// Reads events until the command exits, the pids are gone, a signal

@@ -189,8 +189,7 @@ pub fn run_session(
     drop(reader);
     if let (Ok(End::Signal(_)), Some(c)) = (&end, child.as_ref()) {
         // A launched command does not outlive rtrace's own interruption.
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(c.pid, libc::SIGTERM) };
+        let _ = crate::sys::process::kill(c.pid, libc::SIGTERM);
     }
     end
 }

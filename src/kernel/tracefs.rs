@@ -11,7 +11,7 @@
 //! removed again on every exit path.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Where tracefs is mounted.
@@ -45,21 +45,13 @@ impl Tracefs {
                 return Ok(Tracefs { root: t });
             }
         }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
+        if crate::sys::euid() != 0 {
             return Err(format!(
                 "tracefs is not mounted and rtrace is not root: run as root (or with \
                  CAP_PERFMON/CAP_SYS_ADMIN after `mount -t tracefs nodev {DEFAULT_MOUNT}`)"
             ));
         }
-        let src = c"nodev";
-        let dir = c"/sys/kernel/tracing";
-        let ty = c"tracefs";
-        // SAFETY: all pointers are NUL-terminated C strings; data is null.
-        let rc =
-            unsafe { libc::mount(src.as_ptr(), dir.as_ptr(), ty.as_ptr(), 0, std::ptr::null()) };
-        if rc != 0 {
-            let e = io::Error::last_os_error();
+        if let Err(e) = crate::sys::mount(c"nodev", c"/sys/kernel/tracing", c"tracefs") {
             // A concurrent rtrace may have mounted it meanwhile.
             if let Some(dir) = mount_point("tracefs") {
                 return Ok(Tracefs { root: dir });

@@ -12,26 +12,10 @@ use rtrace_arch::x86_64::{self as x, ARG_REGS, RET, SP};
 
 /// Reads the floating-point register set (`PTRACE_GETREGSET`,
 /// `NT_PRFPREG`) of the stopped thread `tid`.
-///
-/// Adapter: the engine has no wrapper for this register set yet
-/// (`crate::engine::ptrace` only reads `NT_PRSTATUS`); this belongs there.
 fn fpregs(tid: Tid) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; x::FPREGS_BYTES];
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: `iov` points at `buf`, owned here and large enough for the
-    // register set; the kernel writes at most `iov_len` bytes.
-    let r = unsafe {
-        libc::ptrace(
-            libc::PTRACE_GETREGSET,
-            tid,
-            x::NT_PRFPREG as usize,
-            &mut iov as *mut libc::iovec as usize,
-        )
-    };
-    (r != -1).then_some(buf)
+    crate::sys::ptrace::get_regset(tid, x::NT_PRFPREG as usize, &mut buf).ok()?;
+    Some(buf)
 }
 
 /// The arguments of a call, seen at the function's first instruction (the

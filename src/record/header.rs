@@ -47,19 +47,7 @@ fn env_digest(changes: &[(OsString, Option<OsString>)]) -> (String, usize) {
 
 /// (nodename, release) from uname(2).
 fn uname() -> (String, String) {
-    // SAFETY: uname fills the struct we own; the fields are NUL-terminated.
-    unsafe {
-        let mut u: libc::utsname = std::mem::zeroed();
-        if libc::uname(&mut u) != 0 {
-            return (String::new(), String::new());
-        }
-        let s = |f: &[libc::c_char]| {
-            std::ffi::CStr::from_ptr(f.as_ptr())
-                .to_string_lossy()
-                .into_owned()
-        };
-        (s(&u.nodename), s(&u.release))
-    }
+    crate::sys::uname()
 }
 
 fn push_os_list(out: &mut String, items: &[OsString]) {

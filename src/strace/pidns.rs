@@ -26,14 +26,11 @@
 use crate::syscall::ctx::{FdResolver, PidKind};
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 
 /// strace's limit on the depth of nested PID namespaces.
 const MAX_NS_DEPTH: usize = 32;
-
-/// `NS_GET_PARENT` (`_IO(0xb7, 0x2)`): the parent of a namespace.
-const NS_GET_PARENT: u64 = 0xb702;
 
 /// The `/proc/PID/status` line listing ids of `kind`.
 fn status_key(kind: PidKind) -> &'static str {
@@ -92,15 +89,11 @@ fn ns_chain(entry: &str, limit: usize) -> Vec<u64> {
         if chain.len() >= limit {
             break;
         }
-        // SAFETY: NS_GET_PARENT takes no argument and only returns a new
-        // descriptor (or -1); `fd` is a valid open namespace file.
-        let parent = unsafe { libc::ioctl(f.as_raw_fd(), NS_GET_PARENT as _) };
-        if parent < 0 {
+        let Ok(parent) = crate::sys::fd::ns_parent(f.as_fd()) else {
             // EPERM: the parent is outside rstrace's namespace: the end.
             break;
-        }
-        // SAFETY: the ioctl returned a new descriptor that nothing else owns.
-        f = File::from(unsafe { OwnedFd::from_raw_fd(parent) });
+        };
+        f = File::from(parent);
     }
     chain
 }

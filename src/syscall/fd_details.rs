@@ -15,9 +15,11 @@
 //! The details are returned after a NUL byte (no path contains one): the
 //! renderers escape the path before it and print the details as they are.
 
+use crate::sys::net;
 use crate::syscall::ctx::FdResolver;
 use std::ffi::CString;
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStringExt;
 
 /// The `--decode-fds` classes, as bits of [`DetailFdResolver`]'s set.
@@ -162,21 +164,9 @@ fn device(link: &str) -> Option<String> {
 /// The `system.sockprotoname` attribute (`TCP`, `UNIX-STREAM`, ...).
 fn sock_proto_name(link: &str) -> Option<String> {
     let path = CString::new(link).ok()?;
-    let name = CString::new("system.sockprotoname").ok()?;
     let mut buf = [0u8; 64];
-    // SAFETY: path and name are NUL-terminated; buf is writable for its length.
-    let n = unsafe {
-        libc::getxattr(
-            path.as_ptr(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    if n <= 0 {
-        return None;
-    }
-    let b = &buf[..n as usize];
+    let n = crate::sys::net::getxattr(&path, c"system.sockprotoname", &mut buf)?;
+    let b = &buf[..n];
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
     String::from_utf8(b[..end].to_vec()).ok()
 }
@@ -216,25 +206,8 @@ const NLMSG_DONE: u16 = 3;
 /// Sends one sock_diag request and calls `each` with the payload of every
 /// reply message until the end of the answer (or `each` returns a value).
 fn query<T>(req: &[u8], dump: bool, mut each: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
-    // SAFETY: plain socket(2) call.
-    let fd = unsafe {
-        libc::socket(
-            libc::AF_NETLINK,
-            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-            libc::NETLINK_SOCK_DIAG,
-        )
-    };
-    if fd < 0 {
-        return None;
-    }
-    struct Close(i32);
-    impl Drop for Close {
-        fn drop(&mut self) {
-            // SAFETY: the descriptor is ours.
-            unsafe { libc::close(self.0) };
-        }
-    }
-    let _guard = Close(fd);
+    let sock = net::socket(libc::AF_NETLINK, libc::SOCK_DGRAM, libc::NETLINK_SOCK_DIAG).ok()?;
+    let fd = sock.as_fd();
     let flags = NLM_F_REQUEST | if dump { NLM_F_DUMP } else { 0 };
     let mut msg = Vec::with_capacity(16 + req.len());
     msg.extend_from_slice(&((16 + req.len()) as u32).to_ne_bytes());
@@ -243,14 +216,12 @@ fn query<T>(req: &[u8], dump: bool, mut each: impl FnMut(&[u8]) -> Option<T>) ->
     msg.extend_from_slice(&1u32.to_ne_bytes());
     msg.extend_from_slice(&0u32.to_ne_bytes());
     msg.extend_from_slice(req);
-    // SAFETY: msg is a valid buffer of its length.
-    if unsafe { libc::send(fd, msg.as_ptr().cast(), msg.len(), 0) } < 0 {
+    if net::send(fd, &msg) < 0 {
         return None;
     }
     let mut buf = vec![0u8; 32 * 1024];
     loop {
-        // SAFETY: buf is writable for its length.
-        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        let n = net::recv(fd, &mut buf);
         if n <= 0 {
             return None;
         }

@@ -286,17 +286,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// The local time zone's offset from UTC at `sec`, as `localtime` sees it.
 #[cfg(not(test))]
 fn utc_offset(sec: i64) -> Option<i64> {
-    let t = libc::time_t::try_from(sec).ok()?;
-    let mut tm = std::mem::MaybeUninit::<libc::tm>::zeroed();
-    // SAFETY: localtime_r reads `t` and writes only into `tm`; both are valid
-    // for the call. A zeroed `tm` is a valid value (integers and a pointer).
-    let tm = unsafe {
-        if libc::localtime_r(&t, tm.as_mut_ptr()).is_null() {
-            return None;
-        }
-        tm.assume_init()
-    };
-    Some(tm.tm_gmtoff)
+    crate::sys::utc_offset(sec)
 }
 
 /// Unit tests render times in UTC whatever the machine's zone.

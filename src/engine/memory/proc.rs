@@ -21,22 +21,7 @@ impl ProcMem {
     }
 
     fn read_vm(&self, addr: u64, buf: &mut [u8]) -> Result<usize, i32> {
-        let local = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len(),
-        };
-        let remote = libc::iovec {
-            iov_base: addr as usize as *mut libc::c_void,
-            iov_len: buf.len(),
-        };
-        // SAFETY: `local` describes `buf`, which is valid and writable for its
-        // length; `remote` is only interpreted by the kernel in the tracee.
-        let n = unsafe { libc::process_vm_readv(self.tid, &local, 1, &remote, 1, 0) };
-        if n < 0 {
-            Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
-        } else {
-            Ok(n as usize)
-        }
+        crate::sys::mem::vm_read(self.tid, addr, buf)
     }
 
     fn read_proc(&mut self, addr: u64, buf: &mut [u8]) -> usize {

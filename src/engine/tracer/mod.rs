@@ -508,7 +508,7 @@ impl Tracer {
         // Output files are written out every 100 ms from here on, whatever
         // the tracees do (see output/paced.rs for why not from this loop).
         crate::output::paced::start();
-        let mut ru: libc::rusage = unsafe_zeroed_rusage();
+        let mut ru: libc::rusage = crate::sys::process::empty_rusage();
         while !self.tasks.is_empty() {
             if let Some(sig) = signals::take_pending() {
                 self.interrupted = Some(sig);
@@ -574,9 +574,4 @@ impl Tracer {
         self.held -= 1;
         Some(sig)
     }
-}
-
-fn unsafe_zeroed_rusage() -> libc::rusage {
-    // SAFETY: rusage is plain integers; all-zero is valid.
-    unsafe { std::mem::zeroed() }
 }

@@ -25,6 +25,7 @@
 //! there the CPU limit alone (1 s) bounds the child, and with it the memory
 //! it can touch.
 
+use crate::sys::{self, process::Forked, signal::Disposition};
 use std::ffi::CString;
 use std::fmt;
 
@@ -81,35 +82,29 @@ pub fn match_names(pattern: &str, names: &[&str]) -> Result<Vec<bool>, RegexErro
     // leaves malloc usable in the child of a threaded process).
     let mut answer = vec![0u8; 1 + names.len().max(4 + ERROR_TEXT)];
     let as_limit = address_space().map(|v| v.saturating_add(MEMORY_LIMIT));
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(RegexError::NoChild(
-            std::io::Error::last_os_error().to_string(),
-        ));
-    }
-    let (rfd, wfd) = (fds[0], fds[1]);
-    // SAFETY: the child runs only `child` (async-signal-safe calls and
-    // glibc's regex code) and leaves by _exit.
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        // SAFETY: we are the child; `rfd` is our copy of the read end.
-        unsafe { libc::close(rfd) };
+    let (rfd, wfd) = sys::fd::pipe().map_err(|e| RegexError::NoChild(e.to_string()))?;
+    // The child runs only `child` (async-signal-safe calls and glibc's
+    // regex code) and leaves by _exit.
+    let forked = sys::process::fork();
+    if forked.as_ref().is_ok_and(|f| *f == Forked::Child) {
+        sys::fd::close(rfd);
         child(&re, &names, &mut answer, as_limit, wfd);
     }
-    let fork_error = std::io::Error::last_os_error();
-    // SAFETY: the parent's copy of the write end, closed once, so the read
-    // below sees end of file when the child is gone.
-    unsafe { libc::close(wfd) };
-    if pid < 0 {
-        // SAFETY: our read end, closed once.
-        unsafe { libc::close(rfd) };
-        return Err(RegexError::NoChild(fork_error.to_string()));
-    }
-    let got = read_all(rfd);
-    // SAFETY: our read end, closed once.
-    unsafe { libc::close(rfd) };
-    reap(pid);
+    // The parent's copy of the write end, closed once, so the read below
+    // sees end of file when the child is gone.
+    sys::fd::close(wfd);
+    let pid = match forked {
+        Ok(Forked::Parent(pid)) => pid,
+        Ok(Forked::Child) => unreachable!("the child left by _exit"),
+        Err(e) => {
+            sys::fd::close(rfd);
+            return Err(RegexError::NoChild(e.to_string()));
+        }
+    };
+    let got = sys::fd::read_to_end(rfd);
+    sys::fd::close(rfd);
+    // Already reaped elsewhere is fine.
+    let _ = sys::process::reap(pid);
     // The answer alone decides: the child wrote it whole only if it got
     // that far (another thread's wait4(-1) may have reaped it first, so its
     // exit status may be lost).
@@ -134,125 +129,43 @@ pub fn match_names(pattern: &str, names: &[&str]) -> Result<Vec<bool>, RegexErro
 
 /// The child: limits, regcomp, regexec per name, one write, _exit.
 fn child(re: &CString, names: &[CString], answer: &mut [u8], as_limit: Option<u64>, wfd: i32) -> ! {
-    limit(libc::RLIMIT_CORE, 0, 0);
-    limit(libc::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1);
+    sys::process::lower_limit(libc::RLIMIT_CORE, 0, 0);
+    sys::process::lower_limit(libc::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1);
     if let Some(bytes) = as_limit {
         if !cfg!(fuzzing) {
-            limit(libc::RLIMIT_AS, bytes, bytes);
+            sys::process::lower_limit(libc::RLIMIT_AS, bytes, bytes);
         }
     }
-    // SAFETY: plain signal-disposition and mask calls on this process only:
     // SIGXCPU must end the child even if the parent ignored or blocked it.
-    unsafe {
-        libc::signal(libc::SIGXCPU, libc::SIG_DFL);
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGXCPU);
-        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-    }
-    // SAFETY: regex_t is plain data that regcomp initialises; all-zero is a
-    // valid starting value.
-    let mut compiled: libc::regex_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `compiled` is writable storage for a regex_t and `re` a
-    // NUL-terminated pattern.
-    let rc = unsafe {
-        libc::regcomp(
-            &mut compiled,
-            re.as_ptr(),
-            libc::REG_EXTENDED | libc::REG_NOSUB,
-        )
-    };
-    let len = if rc != 0 {
-        answer[0] = TAG_ERROR;
-        answer[1..5].copy_from_slice(&rc.to_ne_bytes());
-        let text = &mut answer[5..5 + ERROR_TEXT];
-        // SAFETY: `text` is writable for its length; regerror NUL-terminates
-        // within it. `compiled` is the failed compilation it may consult.
-        unsafe { libc::regerror(rc, &compiled, text.as_mut_ptr().cast(), text.len()) };
-        5 + text.iter().position(|&b| b == 0).unwrap_or(text.len())
-    } else {
-        answer[0] = TAG_MATCHES;
-        for (slot, name) in answer[1..].iter_mut().zip(names) {
-            // SAFETY: `compiled` was compiled by regcomp; no match offsets
-            // are requested (nmatch 0, NULL pmatch), as REG_NOSUB allows.
-            let hit =
-                unsafe { libc::regexec(&compiled, name.as_ptr(), 0, std::ptr::null_mut(), 0) == 0 };
-            *slot = hit as u8;
+    let _ = sys::signal::set_disposition(libc::SIGXCPU, Disposition::Default, true);
+    sys::signal::unblock(libc::SIGXCPU);
+    let len = match sys::regex::compile(re, libc::REG_EXTENDED | libc::REG_NOSUB) {
+        Err(refused) => {
+            answer[0] = TAG_ERROR;
+            answer[1..5].copy_from_slice(&refused.code.to_ne_bytes());
+            5 + refused.message(&mut answer[5..5 + ERROR_TEXT])
         }
-        1 + names.len()
-    };
-    let mut done = 0;
-    while done < len {
-        // SAFETY: `answer[done..len]` is readable; `wfd` is the pipe's
-        // write end.
-        let n = unsafe { libc::write(wfd, answer[done..len].as_ptr().cast(), len - done) };
-        if n <= 0 {
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
+        Ok(compiled) => {
+            answer[0] = TAG_MATCHES;
+            for (slot, name) in answer[1..].iter_mut().zip(names) {
+                *slot = compiled.is_match(name) as u8;
             }
-            break;
+            // No regfree: the process ends at once.
+            std::mem::forget(compiled);
+            1 + names.len()
         }
-        done += n as usize;
-    }
-    // SAFETY: leaves the child without running the parent's exit handlers
-    // or flushing its stdio buffers.
-    unsafe { libc::_exit(0) }
-}
-
-/// Lowers one resource limit (never raises a hard limit already lower).
-fn limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
-    // SAFETY: getrlimit/setrlimit write and read one rlimit each.
-    unsafe {
-        let mut cur: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(resource, &mut cur);
-        let cap = |v: u64| {
-            if cur.rlim_max == libc::RLIM_INFINITY {
-                v
-            } else {
-                v.min(cur.rlim_max)
-            }
-        };
-        let new = libc::rlimit {
-            rlim_cur: cap(soft),
-            rlim_max: cap(hard),
-        };
-        libc::setrlimit(resource, &new);
-    }
+    };
+    sys::fd::write_all(wfd, &answer[..len]);
+    // Leaves without running the parent's exit handlers or flushing its
+    // stdio buffers.
+    sys::process::exit_now(0)
 }
 
 /// This process's address space in bytes (`/proc/self/statm`'s size).
 fn address_space() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
-    // SAFETY: sysconf has no memory effects.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * u64::try_from(page).ok()?)
-}
-
-/// Reads `fd` to end of file.
-fn read_all(fd: i32) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        // SAFETY: `buf` is writable for its length.
-        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-        if n > 0 {
-            out.extend_from_slice(&buf[..n as usize]);
-        } else if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-            continue;
-        } else {
-            return out;
-        }
-    }
-}
-
-/// Waits for the child (already reaped elsewhere is fine).
-fn reap(pid: libc::pid_t) {
-    let mut status = 0;
-    // SAFETY: waits for our own child; `status` is writable.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-    {}
+    Some(pages * sys::page_size() as u64)
 }
 
 #[cfg(test)]

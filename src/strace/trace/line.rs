@@ -219,12 +219,7 @@ fn pad(out: &mut String, column: usize) {
 
 /// Local time of day for `-t`.
 fn local_hms(secs: i64) -> (i64, i64, i64) {
-    // SAFETY: localtime_r writes into `tm`, a plain struct we own.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let t: libc::time_t = secs as libc::time_t;
-    // SAFETY: valid pointers to locals.
-    unsafe { libc::localtime_r(&t, &mut tm) };
-    (tm.tm_hour as i64, tm.tm_min as i64, tm.tm_sec as i64)
+    crate::sys::local_hms(secs)
 }
 
 #[cfg(test)]

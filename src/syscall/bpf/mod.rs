@@ -126,17 +126,10 @@ pub(in crate::syscall) fn ifindex_value(idx: u32) -> Value {
     if idx == 0 {
         return Value::UInt(0);
     }
-    let mut buf = [0u8; libc::IF_NAMESIZE];
-    // SAFETY: `buf` has IF_NAMESIZE bytes, as if_indextoname requires.
-    let p = unsafe { libc::if_indextoname(idx, buf.as_mut_ptr().cast()) };
-    if p.is_null() {
+    let Some(name) = crate::sys::net::if_name(idx) else {
         return Value::UInt(idx as u64);
-    }
-    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    Value::Call(
-        Cow::Borrowed("if_nametoindex"),
-        vec![str_val(&buf[..n], false)],
-    )
+    };
+    Value::Call(Cow::Borrowed("if_nametoindex"), vec![str_val(&name, false)])
 }
 
 /// The first `min(len, -s)` bytes at `addr` and that count; what prints

@@ -102,16 +102,7 @@ fn boottime(c: &Ctx, ns: u64) -> Value {
 
 /// CLOCK_REALTIME minus CLOCK_BOOTTIME, in nanoseconds.
 fn boot_offset_ns() -> Option<i128> {
-    let read = |clock| {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes only the timespec it is given, which
-        // lives for the whole call.
-        let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-        (rc == 0).then(|| i128::from(ts.tv_sec) * 1_000_000_000 + i128::from(ts.tv_nsec))
-    };
+    let read = |clock| crate::sys::clock_ns(clock);
     let boot = read(libc::CLOCK_BOOTTIME)?;
     let real = read(libc::CLOCK_REALTIME)?;
     Some(real - boot)

@@ -192,17 +192,7 @@ pub(in crate::syscall) fn inet6_addr_field(c: &Ctx, a: &[u8], name: &'static str
 /// An interface index as `if_nametoindex("lo")` when this host has that
 /// interface (strace's `print_ifindex`), else the number.
 pub(in crate::syscall) fn ifindex_value(c: &Ctx, idx: u32) -> Value {
-    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE + 1];
-    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes (with the NUL)
-    // into `buf`, which is larger; it only reads `idx`.
-    let name = unsafe {
-        if libc::if_indextoname(idx, buf.as_mut_ptr()).is_null() {
-            None
-        } else {
-            Some(std::ffi::CStr::from_ptr(buf.as_ptr()).to_bytes().to_vec())
-        }
-    };
-    let Some(name) = name else {
+    let Some(name) = crate::sys::net::if_name(idx) else {
         return Value::UInt(idx as u64);
     };
     let call = Value::Call(

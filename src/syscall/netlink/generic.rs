@@ -4,9 +4,11 @@
 //! `CTRL_CMD_GETFAMILY` dump the tracer sends to the kernel once, on the
 //! first generic netlink message it prints.
 
+use crate::sys::net;
 use crate::syscall::{Ctx, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::os::fd::AsFd;
 
 const GENL_ID_CTRL: u16 = 0x10;
 const CTRL_CMD_NEWFAMILY: u8 = 1;
@@ -66,29 +68,24 @@ fn messages(mut buf: &[u8]) -> Vec<(u16, &[u8])> {
 /// Asks the kernel for its generic netlink families.
 fn query_families() -> Vec<(u16, String)> {
     let mut found = Vec::new();
-    // SAFETY: plain socket syscalls on a descriptor this function owns; the
-    // buffers passed are valid for the lengths given.
-    unsafe {
-        let fd = libc::socket(
-            libc::AF_NETLINK,
-            libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-            libc::NETLINK_GENERIC,
-        );
-        if fd < 0 {
+    // The socket closes at the end of this block.
+    {
+        let Ok(sock) = net::socket(libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_GENERIC) else {
             return found;
-        }
+        };
+        let fd = sock.as_fd();
         let mut req = 20u32.to_le_bytes().to_vec();
         req.extend(GENL_ID_CTRL.to_le_bytes());
         req.extend(0x301u16.to_le_bytes());
         req.extend([0; 8]);
         req.extend([CTRL_CMD_GETFAMILY, 1, 0, 0]);
-        let sent = libc::send(fd, req.as_ptr().cast(), req.len(), 0);
+        let sent = net::send(fd, &req);
         let mut buf = vec![0u8; 32768];
         'recv: loop {
             if sent <= 0 {
                 break;
             }
-            let n = libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0);
+            let n = net::recv(fd, &mut buf);
             if n <= 0 {
                 break;
             }
@@ -101,7 +98,6 @@ fn query_families() -> Vec<(u16, String)> {
                 }
             }
         }
-        libc::close(fd);
     }
     found
 }

@@ -127,17 +127,8 @@ fn is_netlink_socket(path: &str) -> bool {
         return false;
     };
     let mut buf = [0u8; 64];
-    // SAFETY: both names are NUL-terminated; buf is writable for its
-    // length. std has no getxattr.
-    let n = unsafe {
-        libc::getxattr(
-            p.as_ptr(),
-            c"system.sockprotoname".as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    n > 0 && buf[..n as usize].starts_with(b"NETLINK")
+    crate::sys::net::getxattr(&p, c"system.sockprotoname", &mut buf)
+        .is_some_and(|n| buf[..n].starts_with(b"NETLINK"))
 }
 
 /// The socket inode of descriptor `fd` under `--pidns-translation`: the

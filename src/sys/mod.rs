@@ -1,0 +1,182 @@
+//! The one home of libc calls and `unsafe` outside `arch/`: safe wrappers,
+//! one file per concern, each raw call with its `// SAFETY:` reason. The
+//! process's own facts (the name it was run as, the C library's error
+//! messages, the page size, the clock, uname) are here too.
+//!
+//! This is the lowest layer above `rtrace_arch`: it imports nothing from the
+//! crate, so anything may use it.
+//!
+//! The wrappers are over `libc`, not `nix`: the project does not depend on
+//! nix (README, Dependencies: the wait loop and restarts must be raw for
+//! real-time signals, which nix's `Signal` cannot represent, and the rest is
+//! a handful of calls). Wrappers documented as async-signal-safe allocate
+//! nothing and take no lock: they are the ones a forked child may call
+//! before exec or `_exit`.
+
+pub mod fd;
+pub mod mem;
+pub mod net;
+pub mod perf;
+pub mod process;
+pub mod ptrace;
+pub mod regex;
+pub mod sched;
+pub mod seccomp;
+pub mod signal;
+
+/// The name this process was run as (argv[0]), as strace prints it in
+/// its own messages (`strace: umovestr: ...`); "strace" when it has none.
+pub fn prog() -> &'static str {
+    static PROG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PROG.get_or_init(|| {
+        std::env::args_os()
+            .next()
+            .map(|a| a.to_string_lossy().into_owned())
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "strace".to_string())
+    })
+}
+
+/// The C library's message for `errno` (`strerror`), as strace prints it.
+pub fn strerror(errno: i32) -> String {
+    let mut out = None;
+    strerror_with(errno, |b| {
+        out = Some(String::from_utf8_lossy(b).into_owned())
+    });
+    out.unwrap_or_else(|| format!("Unknown error {errno}"))
+}
+
+/// Calls `f` with the C library's message for `errno` (not called when
+/// there is none). Allocates nothing: a forked child may use it, while it
+/// is single-threaded (strerror's buffer for unknown numbers is shared).
+pub fn strerror_with(errno: i32, f: impl FnOnce(&[u8])) {
+    // SAFETY: strerror returns a pointer to a static or thread-local,
+    // NUL-terminated message; it is used before any other libc call.
+    let p = unsafe { libc::strerror(errno) };
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: non-null, NUL-terminated (see above).
+    f(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes())
+}
+
+/// The calling thread's `errno` (0 when the last call set none).
+pub fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Sets the calling thread's `errno` (to 0 before a call whose result
+/// cannot tell failure, as `PTRACE_PEEK*`).
+pub fn set_errno(e: i32) {
+    // SAFETY: __errno_location returns the calling thread's errno slot,
+    // valid for writes for the thread's life.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// The page size of this machine (4096 when sysconf cannot tell).
+pub fn page_size() -> usize {
+    static SIZE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *SIZE.get_or_init(|| {
+        // SAFETY: sysconf has no memory effects.
+        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if n > 0 {
+            n as usize
+        } else {
+            4096
+        }
+    })
+}
+
+/// `CLOCK_MONOTONIC` now, in ns.
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime fills the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// `clock_gettime(clock)` in ns; `None` when the clock is unknown.
+pub fn clock_ns(clock: libc::clockid_t) -> Option<i128> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only the timespec it is given.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (rc == 0).then(|| i128::from(ts.tv_sec) * 1_000_000_000 + i128::from(ts.tv_nsec))
+}
+
+/// The local time zone's offset from UTC at `sec` (seconds east), as
+/// `localtime` sees it.
+pub fn utc_offset(sec: i64) -> Option<i64> {
+    let t = libc::time_t::try_from(sec).ok()?;
+    // SAFETY: tm is integers and a pointer; all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `t` and writes only into `tm`, both locals.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return None;
+    }
+    Some(tm.tm_gmtoff)
+}
+
+/// Local time of day (hours, minutes, seconds) of `secs` since the epoch.
+pub fn local_hms(secs: i64) -> (i64, i64, i64) {
+    // SAFETY: tm is plain integers (and a pointer localtime_r sets); all-zero
+    // is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let t: libc::time_t = secs as libc::time_t;
+    // SAFETY: localtime_r reads `t` and writes `tm`, both locals.
+    unsafe { libc::localtime_r(&t, &mut tm) };
+    (tm.tm_hour as i64, tm.tm_min as i64, tm.tm_sec as i64)
+}
+
+/// (nodename, release) from uname(2); empty on failure.
+pub fn uname() -> (String, String) {
+    // SAFETY: utsname is arrays of chars; all-zero is valid.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: uname fills the struct we own.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return (String::new(), String::new());
+    }
+    let s = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .map(|c| c.to_ne_bytes()[0])
+            .take_while(|&b| b != 0)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (s(&u.nodename), s(&u.release))
+}
+
+/// The effective user id.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// `mount(source, target, fstype, 0, NULL)`.
+pub fn mount(
+    source: &std::ffi::CStr,
+    target: &std::ffi::CStr,
+    fstype: &std::ffi::CStr,
+) -> std::io::Result<()> {
+    // SAFETY: all pointers are NUL-terminated C strings alive for the call;
+    // data is null.
+    let rc = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
