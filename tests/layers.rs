@@ -1,7 +1,8 @@
 //! The library's layers (the table at the top of src/lib.rs): every
 //! `crate::` path in src/ may only name a module of the same layer or one
 //! below it, the children of a top-level module import each other without
-//! loops, and no module file is placed with `#[path]`.
+//! loops, no module file is placed with `#[path]`, and `unsafe` appears
+//! only in src/sys (and arch/, a crate of its own).
 //!
 //! Read from the source text: a path in code (`crate::a::b`, `use
 //! crate::{a, b::c}`, or `super::a` from a top-level module's own file) is
@@ -192,6 +193,17 @@ fn violations(order: &[String], files: &[Source]) -> Vec<String> {
                 f.rel
             ));
         }
+        if !f.rel.starts_with("sys/")
+            && f.text.lines().map(strip_comment).any(|l| {
+                l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .any(|w| w == "unsafe")
+            })
+        {
+            bad.push(format!(
+                "{}: unsafe outside src/sys (wrap the call there)",
+                f.rel
+            ));
+        }
         let (top, child) = place(&f.rel);
         let Some(&me) = rank.get(top.as_str()) else {
             bad.push(format!(
@@ -357,11 +369,17 @@ fn the_checker_sees_what_it_must() {
         file("strace/cli/mod.rs", "use crate::strace::trace::Options;\n"),
         file("strace/trace.rs", "use super::cli::Args;\n"),
         file("strace/summary.rs", "#[path = \"x.rs\"]\nmod x;\n"),
+        file(
+            "strace/pidns.rs",
+            "// unsafe in a comment is fine\nfn f() { unsafe { g() } }\n",
+        ),
+        file("sys/fd.rs", "fn f() { unsafe { g() } }\n"),
     ];
     let v = violations(&order, &looped);
     assert_eq!(
         v,
         [
+            "strace/pidns.rs: unsafe outside src/sys (wrap the call there)",
             "strace/summary.rs: #[path] (a module file belongs where its module is)",
             "strace: import loop among cli, trace",
         ],
