@@ -28,6 +28,7 @@ mod ipc;
 mod kernel_admin;
 mod keyctl;
 mod landlock;
+mod layout;
 mod ldt;
 mod memory_calls;
 mod misc_calls;
