@@ -28,6 +28,7 @@ mod ipc;
 mod kernel_admin;
 mod keyctl;
 mod landlock;
+mod layout;
 mod ldt;
 mod memory_calls;
 mod misc_calls;
@@ -68,6 +69,16 @@ use std::sync::OnceLock;
 
 /// A syscall decoder: called at entry, and at exit when it returned [`Step::Exit`].
 pub type Decoder = fn(&mut Ctx) -> Step;
+
+/// netlink's printers for the socket calls of `net`: netlink decodes its
+/// messages with net's address printers, so net reaches netlink only
+/// through this table and the dependency goes one way (netlink on net).
+const NETLINK_DATA: net::NetlinkData = net::NetlinkData {
+    protocol: netlink::fd_protocol,
+    unknown_protocol: netlink::UNKNOWN_PROTO,
+    messages: netlink::netlink_value,
+    sockbuf: netlink::sockbuf_value,
+};
 
 /// Everything known about one syscall number of one personality.
 #[derive(Clone, Copy, Debug)]

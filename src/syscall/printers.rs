@@ -96,23 +96,17 @@ pub(in crate::syscall) fn layout64(c: &Ctx, size: usize) -> Option<usize> {
 
 /// Little-endian `u16` at `off` of `b` (0 past the end).
 pub(in crate::syscall) fn le16(b: &[u8], off: usize) -> u64 {
-    b.get(off..off + 2)
-        .and_then(|s| s.try_into().ok())
-        .map_or(0, u16::from_le_bytes) as u64
+    crate::syscall::layout::le::<u16>(b, off) as u64
 }
 
 /// Little-endian `u32` at `off` of `b` (0 past the end).
 pub(in crate::syscall) fn le32(b: &[u8], off: usize) -> u64 {
-    b.get(off..off + 4)
-        .and_then(|s| s.try_into().ok())
-        .map_or(0, u32::from_le_bytes) as u64
+    crate::syscall::layout::le::<u32>(b, off) as u64
 }
 
 /// Little-endian `u64` at `off` of `b` (0 past the end).
 pub(in crate::syscall) fn le64(b: &[u8], off: usize) -> u64 {
-    b.get(off..off + 8)
-        .and_then(|s| s.try_into().ok())
-        .map_or(0, u64::from_le_bytes)
+    crate::syscall::layout::le::<u64>(b, off)
 }
 
 /// A pointer to a number (`[42]`), as strace's `printnum_*`: the pointer when

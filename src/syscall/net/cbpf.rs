@@ -4,7 +4,7 @@
 //! seccomp filters (`seccomp_filter.rs`), which differ only in how a
 //! statement's `k` reads.
 
-use crate::syscall::printers::{le16, le32};
+use crate::syscall::layout::kstruct;
 use crate::syscall::Ctx;
 use rtrace_arch::{xlat, Xlat};
 
@@ -79,12 +79,23 @@ fn code_text(c: &Ctx, code: u64) -> String {
     parts.join("|")
 }
 
+kstruct! {
+    /// `struct sock_filter`, one classic BPF instruction.
+    pub(crate) struct SockFilter size 8 {
+        code: u16 @ 0,
+        jt: u8 @ 2,
+        jf: u8 @ 3,
+        k: u32 @ 4,
+    }
+}
+
 /// One 8-byte instruction: `BPF_STMT(code, k)`, with `k` as `stmt_k`
 /// prints it for the opcode, or `BPF_JUMP(code, k, jt, jf)`.
 pub(crate) fn insn_text(c: &Ctx, b: &[u8], stmt_k: fn(&Ctx, u64, u64) -> String) -> String {
-    let code = le16(b, 0);
-    let (jt, jf) = (b[2] as u64, b[3] as u64);
-    let k = le32(b, 4);
+    let i = SockFilter(b);
+    let code = i.code() as u64;
+    let (jt, jf) = (i.jt() as u64, i.jf() as u64);
+    let k = i.k() as u64;
     if jt != 0 || jf != 0 {
         format!(
             "BPF_JUMP({}, {}, {}, {})",

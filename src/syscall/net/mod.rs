@@ -3,7 +3,9 @@
 //! Message headers (sendmsg, recvmsg and the mmsg forms) are in
 //! `msghdr.rs`, socket options in `sockopt.rs`, addresses in `sockaddr.rs`.
 //!
-//! The buffers of netlink sockets print as netlink messages (`netlink.rs`).
+//! The buffers of netlink sockets print as netlink messages, by the
+//! printers `syscall/mod.rs` hands over in [`NetlinkData`] (netlink uses
+//! the address printers here; net does not name netlink).
 //!
 //! Not decoded (printed as strace prints other data): the protocols of families other than AF_INET,
 //! AF_INET6, AF_NETLINK and AF_PACKET (printed as numbers).
@@ -17,10 +19,24 @@ pub(in crate::syscall) mod sockopt;
 
 use crate::syscall::array::array_at;
 use crate::syscall::net::sockaddr::{eth_proto_value, sockaddr_at};
-use crate::syscall::netlink;
 use crate::syscall::printers::{enum_arg, flags_arg, le32, xflags};
-use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value};
+use crate::syscall::{Ctx, Decoder, RetFmt, Step, Value, NETLINK_DATA};
 use rtrace_arch::xlat;
+
+/// How the data of netlink sockets prints: the netlink decoders, which sit
+/// above net (see [`crate::syscall`]'s `NETLINK_DATA`).
+pub(in crate::syscall) struct NetlinkData {
+    /// The netlink protocol of a descriptor (`unknown_protocol` for an
+    /// unbound socket), or `None` when it is not a netlink socket.
+    pub protocol: fn(&mut Ctx, i64) -> Option<u32>,
+    /// The protocol printed when a netlink socket's is unknown.
+    pub unknown_protocol: u32,
+    /// Netlink messages of a protocol at `(addr, len)`.
+    pub messages: fn(&mut Ctx, u32, u64, u64) -> Value,
+    /// The buffer of a send or receive on descriptor `fd` at `(addr, len)`:
+    /// netlink messages on a netlink socket, else a string.
+    pub sockbuf: fn(&mut Ctx, i64, u64, u64) -> Value,
+}
 
 pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("socket", socket),
@@ -213,7 +229,7 @@ fn getsockname(c: &mut Ctx) -> Step {
 fn sendto(c: &mut Ctx) -> Step {
     c.fd(0);
     let len = c.arg_ulong(2);
-    let v = netlink::sockbuf_value(c, c.arg_int(0) as i64, c.arg_ulong(1), len);
+    let v = (NETLINK_DATA.sockbuf)(c, c.arg_int(0) as i64, c.arg_ulong(1), len);
     c.push(v);
     c.push(Value::UInt(len));
     flags_arg(c, 3, &xlat::MSG_FLAGS, "MSG_???");
@@ -240,7 +256,7 @@ fn recvfrom(c: &mut Ctx) -> Step {
         c.ptr(1);
     } else {
         let n = (c.retval() as u64).min(len);
-        let v = netlink::sockbuf_value(c, c.arg_int(0) as i64, c.arg_ulong(1), n);
+        let v = (NETLINK_DATA.sockbuf)(c, c.arg_int(0) as i64, c.arg_ulong(1), n);
         c.push(v);
     }
     c.push(Value::UInt(len));

@@ -11,9 +11,8 @@
 use crate::syscall::array::{array_at, iov_upto};
 use crate::syscall::ctx::render_flags;
 use crate::syscall::net::sockaddr::{ifindex_value, inet_addr_value, sockaddr_value};
-use crate::syscall::netlink;
 use crate::syscall::printers::{id_value, le32, le64, xflags, xint};
-use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value};
+use crate::syscall::{Ctx, Decoder, Field, Ret, RetFmt, Step, StrVal, Value, NETLINK_DATA};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -101,7 +100,8 @@ fn msghdr_value(c: &mut Ctx, m: &Msghdr, user_namelen: Option<i32>, data: Option
     // AF_NETLINK address; the protocol is the descriptor's (the first
     // argument of every msghdr call).
     let proto = if nl_name && m.iov != 0 && m.iovlen != 0 {
-        Some(netlink::fd_protocol(c, c.arg_int(0) as i64).unwrap_or(netlink::UNKNOWN_PROTO))
+        let nl = &NETLINK_DATA;
+        Some((nl.protocol)(c, c.arg_int(0) as i64).unwrap_or(nl.unknown_protocol))
     } else {
         None
     };
@@ -111,7 +111,7 @@ fn msghdr_value(c: &mut Ctx, m: &Msghdr, user_namelen: Option<i32>, data: Option
         Field::new(
             "msg_iov",
             iov_upto(c, m.iov, m.iovlen, data, |c, b, n| match proto {
-                Some(p) if b != 0 => netlink::netlink_value(c, p, b, n),
+                Some(p) if b != 0 => (NETLINK_DATA.messages)(c, p, b, n),
                 _ => c.buf_value(b, n),
             }),
         ),

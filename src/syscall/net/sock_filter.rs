@@ -4,7 +4,8 @@
 //! 0x5), …]}`, honouring `-X raw`/`-X verbose` inside the instruction text.
 //! Without `-v` the program prints as its address.
 
-use crate::syscall::net::cbpf::{hex, insn_text, xv};
+use crate::syscall::layout::kstruct;
+use crate::syscall::net::cbpf::{hex, insn_text, xv, SockFilter};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
@@ -55,11 +56,12 @@ pub(crate) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
     let n = len.min(4096);
     let mut items = Vec::new();
     for i in 0..n {
-        let Some(b) = c.read_bytes(addr + 8 * i, 8) else {
+        let a = addr + (SockFilter::SIZE as u64) * i;
+        let Some(b) = c.read_bytes(a, SockFilter::SIZE) else {
             if i == 0 {
                 return Value::Unreadable(addr);
             }
-            items.push(Value::sym_owned(format!("... /* {:#x} */", addr + 8 * i)));
+            items.push(Value::sym_owned(format!("... /* {a:#x} */")));
             return Value::Array(items, false);
         };
         items.push(Value::sym_owned(insn_text(c, &b, sock_k)));
@@ -67,13 +69,22 @@ pub(crate) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
     Value::Array(items, len > n)
 }
 
+kstruct! {
+    /// `struct sock_fprog` of a 64-bit tracee.
+    struct SockFprog size 16 {
+        len: u16 @ 0,
+        filter: u64 @ 8,
+    }
+}
+
 /// `struct sock_fprog` at `addr` (`decode_sock_fprog`).
 pub(in crate::syscall) fn fprog(c: &mut Ctx, addr: u64) -> Value {
-    let Some(b) = c.read_bytes(addr, 16) else {
+    let Some(b) = c.read_bytes(addr, SockFprog::SIZE) else {
         return Value::Unreadable(addr);
     };
-    let len = u16::from_le_bytes([b[0], b[1]]) as u64;
-    let filter = u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8]));
+    let p = SockFprog(&b);
+    let len = p.len() as u64;
+    let filter = p.filter();
     let prog = program(c, filter, len);
     Value::structure(vec![
         Field::new("len", Value::UInt(len)),

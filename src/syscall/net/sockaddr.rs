@@ -9,7 +9,8 @@
 //! as strace does. Interface indexes are resolved on the tracer's host, as
 //! strace resolves them.
 
-use crate::syscall::printers::{hex_quoted, le16, le32};
+use crate::syscall::layout::{kstruct, le};
+use crate::syscall::printers::hex_quoted;
 use crate::syscall::{Ctx, Field, StrVal, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -17,6 +18,55 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// `sizeof(struct sockaddr_storage)`: the most strace reads of an address.
 const SS_SIZE: usize = 128;
+
+kstruct! {
+    /// `struct sockaddr_in`.
+    struct SockaddrIn size 16 {
+        family: u16 @ 0,
+        port: [u8; 2] @ 2,
+        addr: [u8; 4] @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct sockaddr_in6`.
+    struct SockaddrIn6 size 28 {
+        family: u16 @ 0,
+        port: [u8; 2] @ 2,
+        flowinfo: [u8; 4] @ 4,
+        addr: [u8; 16] @ 8,
+        scope_id: u32 @ 24,
+    }
+}
+
+kstruct! {
+    /// `struct sockaddr_nl`.
+    struct SockaddrNl size 12 {
+        family: u16 @ 0,
+        pad: u16 @ 2,
+        pid: i32 @ 4,
+        groups: u32 @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct sockaddr_ll`.
+    struct SockaddrLl size 20 {
+        family: u16 @ 0,
+        protocol: [u8; 2] @ 2,
+        ifindex: u32 @ 4,
+        hatype: u16 @ 8,
+        pkttype: u8 @ 10,
+        halen: u8 @ 11,
+        addr: [u8; 8] @ 12,
+    }
+}
+
+/// Offset of `sin6_scope_id` in `struct sockaddr_in6`.
+const SIN6_SCOPE_ID: usize = 24;
+
+/// Offset of `sll_addr` in `struct sockaddr_ll`.
+const SLL_ADDR: usize = 12;
 
 /// strace's `decode_sockaddr`: the address of `len` bytes at `addr`; the
 /// pointer when `len` is below 2 or the memory cannot be read.
@@ -45,7 +95,8 @@ pub(in crate::syscall) fn sockaddr_value(c: &Ctx, raw: &[u8]) -> Value {
     let len = raw.len();
     let mut b = [0u8; SS_SIZE + 1];
     b[..len.min(SS_SIZE)].copy_from_slice(&raw[..len.min(SS_SIZE)]);
-    let family = le16(&b, 0);
+    // sa_family_t sa_family, first in every address.
+    let family = le::<u16>(&b, 0) as u64;
     let mut f = vec![Field::new(
         "sa_family",
         c.enum_value(family, &xlat::SOCKET_FAMILIES, "AF_???"),
@@ -107,10 +158,19 @@ fn unix_fields(b: &[u8], len: usize, f: &mut Vec<Field>) {
     f.push(Field::new("sun_path", v));
 }
 
-/// `htons(N)` of a port in network byte order.
+/// `htons(N)` of a port in network byte order at `off` of `b`.
 pub(in crate::syscall) fn port_value(c: &Ctx, b: &[u8], off: usize) -> Value {
-    let port = u16::from_be_bytes([b[off], b[off + 1]]) as u64;
-    net16_value(c, &b[off..off + 2], Value::UInt(port), "htons")
+    net_port_value(c, crate::syscall::layout::bytes(b, off))
+}
+
+/// `htons(N)` of a port's bytes (network byte order).
+fn net_port_value(c: &Ctx, raw: [u8; 2]) -> Value {
+    net16_value(
+        c,
+        &raw,
+        Value::UInt(u16::from_be_bytes(raw) as u64),
+        "htons",
+    )
 }
 
 /// A network-order field strace prints as `htons(V)`/`htonl(V)`; `-X raw`
@@ -150,8 +210,9 @@ pub(in crate::syscall) fn inet_addr_value(c: &Ctx, a: &[u8]) -> Value {
 
 /// `sin_port=htons(P), sin_addr=inet_addr("A")`.
 pub(in crate::syscall) fn inet_fields(c: &Ctx, b: &[u8], f: &mut Vec<Field>) {
-    f.push(Field::new("sin_port", port_value(c, b, 2)));
-    f.push(Field::new("sin_addr", inet_addr_value(c, &b[4..8])));
+    let sin = SockaddrIn(b);
+    f.push(Field::new("sin_port", net_port_value(c, sin.port())));
+    f.push(Field::new("sin_addr", inet_addr_value(c, &sin.addr())));
 }
 
 /// An IPv6 address field: `inet_pton(AF_INET6, "::1", &NAME)` as a bare
@@ -215,18 +276,26 @@ pub(in crate::syscall) fn ifindex_value(c: &Ctx, idx: u32) -> Value {
 
 /// `sin6_port`, `sin6_flowinfo`, the address and, past 24 bytes, `sin6_scope_id`.
 pub(in crate::syscall) fn inet6_fields(c: &Ctx, b: &[u8], len: usize, f: &mut Vec<Field>) {
-    f.push(Field::new("sin6_port", port_value(c, b, 2)));
-    let flow = u32::from_be_bytes([b[4], b[5], b[6], b[7]]) as u64;
+    let sin6 = SockaddrIn6(b);
+    f.push(Field::new("sin6_port", net_port_value(c, sin6.port())));
+    let flow = sin6.flowinfo();
     f.push(Field::new(
         "sin6_flowinfo",
-        net16_value(c, &b[4..8], Value::UInt(flow), "htonl"),
+        net16_value(
+            c,
+            &flow,
+            Value::UInt(u32::from_be_bytes(flow) as u64),
+            "htonl",
+        ),
     ));
-    f.push(inet6_addr_field(c, &b[8..24], "sin6_addr"));
-    if len <= 24 {
+    let a = sin6.addr();
+    f.push(inet6_addr_field(c, &a, "sin6_addr"));
+    // sin6_scope_id is printed when the length goes past sin6_addr.
+    if len <= SIN6_SCOPE_ID {
         return;
     }
-    let scope = le32(b, 24) as u32;
-    let link_local = (b[8] == 0xfe && b[9] & 0xc0 == 0x80) || (b[8] == 0xff && b[9] & 0xf == 2);
+    let scope = sin6.scope_id();
+    let link_local = (a[0] == 0xfe && a[1] & 0xc0 == 0x80) || (a[0] == 0xff && a[1] & 0xf == 2);
     let v = if link_local {
         ifindex_value(c, scope)
     } else {
@@ -246,15 +315,13 @@ pub(in crate::syscall) fn zero_x(v: u64, width: usize) -> Value {
 
 /// `nl_pid=N, nl_groups=%#08x` (and `nl_pad` first when non-zero).
 fn netlink_fields(b: &[u8], f: &mut Vec<Field>) {
-    let pad = le16(b, 2);
+    let nl = SockaddrNl(b);
+    let pad = nl.pad();
     if pad != 0 {
-        f.push(Field::new("nl_pad", Value::Hex(pad)));
+        f.push(Field::new("nl_pad", Value::Hex(pad as u64)));
     }
-    f.push(Field::new(
-        "nl_pid",
-        Value::Int(le32(b, 4) as u32 as i32 as i64),
-    ));
-    f.push(Field::new("nl_groups", zero_x(le32(b, 8), 8)));
+    f.push(Field::new("nl_pid", Value::Int(nl.pid() as i64)));
+    f.push(Field::new("nl_groups", zero_x(nl.groups() as u64, 8)));
 }
 
 /// An ethernet protocol in network order as `htons(ETH_P_IP)`.
@@ -269,30 +336,34 @@ pub(in crate::syscall) fn eth_proto_value(c: &Ctx, proto_be: u16) -> Value {
 
 /// The fields of a `sockaddr_ll`.
 fn packet_fields(c: &Ctx, b: &[u8], len: usize, f: &mut Vec<Field>) {
-    let proto = u16::from_ne_bytes([b[2], b[3]]);
+    let ll = SockaddrLl(b);
+    let proto = u16::from_ne_bytes(ll.protocol());
     f.push(Field::new("sll_protocol", eth_proto_value(c, proto)));
-    let ifindex = le32(b, 4) as u32;
-    f.push(Field::new("sll_ifindex", ifindex_value(c, ifindex)));
+    f.push(Field::new("sll_ifindex", ifindex_value(c, ll.ifindex())));
     f.push(Field::new(
         "sll_hatype",
-        c.enum_value(le16(b, 8), &xlat::ARP_HARDWARE_TYPES, "ARPHRD_???"),
+        c.enum_value(ll.hatype() as u64, &xlat::ARP_HARDWARE_TYPES, "ARPHRD_???"),
     ));
     f.push(Field::new(
         "sll_pkttype",
-        c.enum_value(b[10] as u64, &xlat::AF_PACKET_TYPES, "PACKET_???"),
+        c.enum_value(ll.pkttype() as u64, &xlat::AF_PACKET_TYPES, "PACKET_???"),
     ));
-    let halen = b[11] as usize;
+    let halen = ll.halen() as usize;
     f.push(Field::new("sll_halen", Value::UInt(halen as u64)));
     if halen == 0 {
         return;
     }
-    let in_bounds = len.saturating_sub(12);
+    // strace prints up to sll_halen bytes of sll_addr, as far as the address
+    // length (and the sockaddr_storage copy in `b`) goes: past the 8 bytes of
+    // sll_addr too.
+    let in_bounds = len.saturating_sub(SLL_ADDR);
+    let addr = b.get(SLL_ADDR..).unwrap_or(&[]);
     let mut items = Vec::new();
     for i in 0..halen {
-        if i >= in_bounds || 12 + i >= b.len() {
-            return f.push(Field::new("sll_addr", Value::Array(items, true)));
+        match addr.get(i) {
+            Some(&x) if i < in_bounds => items.push(zero_x(x as u64, 2)),
+            _ => return f.push(Field::new("sll_addr", Value::Array(items, true))),
         }
-        items.push(zero_x(b[12 + i] as u64, 2));
     }
     f.push(Field::new("sll_addr", Value::Array(items, false)));
 }

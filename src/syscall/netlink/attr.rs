@@ -9,6 +9,7 @@
 //! one of the wrong size) prints as a hex string.
 
 use crate::syscall::ctx::render_flags;
+use crate::syscall::layout::{kstruct, le_uint};
 use crate::syscall::net::sockaddr::{ifindex_value, inet_addr_value};
 use crate::syscall::netlink::hexstr_value;
 use crate::syscall::printers::hex_quoted;
@@ -18,8 +19,16 @@ use rtrace_arch::xlat::Xlat;
 use std::borrow::Cow;
 use std::net::Ipv6Addr;
 
-/// `sizeof(struct nlattr)`.
-const NLA_HDRLEN: u64 = 4;
+kstruct! {
+    /// `struct nlattr`.
+    pub(in crate::syscall) struct NlAttr size 4 {
+        len: u16 @ 0,
+        type_: u16 @ 2,
+    }
+}
+
+/// `NLA_HDRLEN`.
+const NLA_HDRLEN: u64 = NlAttr::SIZE as u64;
 const NLA_F_NESTED: u16 = 0x8000;
 const NLA_F_NET_BYTEORDER: u16 = 0x4000;
 const NLA_TYPE_MASK: u16 = !(NLA_F_NESTED | NLA_F_NET_BYTEORDER);
@@ -69,8 +78,8 @@ pub(in crate::syscall) fn attrs_value(
             more = true;
             break;
         }
-        let nla_len = u16::from_le_bytes([b[0], b[1]]) as u64;
-        let nla_type = u16::from_le_bytes([b[2], b[3]]);
+        let nla_len = NlAttr(&b).len() as u64;
+        let nla_type = NlAttr(&b).type_();
         let aligned = (nla_len + 3) & !3;
         let mut next_addr = 0;
         let mut next_len = 0;
@@ -184,9 +193,7 @@ fn attr_value(
 /// A little-endian unsigned integer of `n` bytes (at most 8).
 pub(in crate::syscall) fn read_uint(c: &mut Ctx, addr: u64, n: usize) -> Option<u64> {
     let b = c.read_bytes(addr, n)?;
-    let mut w = [0u8; 8];
-    w[..n].copy_from_slice(&b);
-    Some(u64::from_le_bytes(w))
+    Some(le_uint(&b, 0, n))
 }
 
 /// An integer payload of exactly the first `size` bytes (`decode_nla_u32`
@@ -472,9 +479,7 @@ pub(in crate::syscall) fn int_array(
         }
     };
     walk_array(c, addr, len, elem, &|c, i, b| {
-        let mut w = [0u8; 8];
-        w[..elem].copy_from_slice(b);
-        let num = num(u64::from_le_bytes(w));
+        let num = num(le_uint(b, 0, elem));
         match names {
             Some((t, d)) => {
                 let idx = match t.lookup(i) {
@@ -558,9 +563,7 @@ pub(in crate::syscall) fn uint_struct(
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let mut w = [0u8; 8];
-            w[..size].copy_from_slice(&b[i * size..(i + 1) * size]);
-            let v = u64::from_le_bytes(w);
+            let v = le_uint(&b, i * size, size);
             let v = if hex.contains(n) {
                 Value::Hex(v)
             } else {

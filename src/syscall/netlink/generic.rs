@@ -5,10 +5,22 @@
 //! first generic netlink message it prints.
 
 use crate::sys::net;
+use crate::syscall::layout::{kstruct, le};
+use crate::syscall::netlink::attr::NlAttr;
+use crate::syscall::netlink::NlMsgHdr;
 use crate::syscall::{Ctx, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::os::fd::AsFd;
+
+kstruct! {
+    /// `struct genlmsghdr`.
+    struct GenlMsgHdr size 4 {
+        cmd: u8 @ 0,
+        version: u8 @ 1,
+        reserved: u16 @ 2,
+    }
+}
 
 const GENL_ID_CTRL: u16 = 0x10;
 const CTRL_CMD_NEWFAMILY: u8 = 1;
@@ -26,20 +38,20 @@ thread_local! {
 /// The families in one `CTRL_CMD_NEWFAMILY` message body (after the
 /// netlink header): `(id, name)` when both attributes are there.
 fn parse_family(body: &[u8]) -> Option<(u16, String)> {
-    if body.len() < 4 || body[0] != CTRL_CMD_NEWFAMILY {
+    if body.len() < GenlMsgHdr::SIZE || GenlMsgHdr(body).cmd() != CTRL_CMD_NEWFAMILY {
         return None;
     }
     let (mut id, mut name) = (None, None);
-    let mut a = &body[4..];
-    while a.len() >= 4 {
-        let l = u16::from_le_bytes([a[0], a[1]]) as usize;
-        let t = u16::from_le_bytes([a[2], a[3]]) & 0x3fff;
-        if l < 4 || l > a.len() {
+    let mut a = &body[GenlMsgHdr::SIZE..];
+    while a.len() >= NlAttr::SIZE {
+        let l = NlAttr(a).len() as usize;
+        let t = NlAttr(a).type_() & 0x3fff;
+        if l < NlAttr::SIZE || l > a.len() {
             break;
         }
-        let p = &a[4..l];
+        let p = &a[NlAttr::SIZE..l];
         match t {
-            CTRL_ATTR_FAMILY_ID if p.len() >= 2 => id = Some(u16::from_le_bytes([p[0], p[1]])),
+            CTRL_ATTR_FAMILY_ID if p.len() >= 2 => id = Some(le::<u16>(p, 0)),
             CTRL_ATTR_FAMILY_NAME => {
                 let s = p.split(|&x| x == 0).next().unwrap_or(p);
                 name = Some(String::from_utf8_lossy(s).into_owned());
@@ -54,12 +66,13 @@ fn parse_family(body: &[u8]) -> Option<(u16, String)> {
 /// Splits a buffer of netlink messages into `(type, body)` pairs.
 fn messages(mut buf: &[u8]) -> Vec<(u16, &[u8])> {
     let mut out = Vec::new();
-    while buf.len() >= 16 {
-        let l = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-        if l < 16 || l > buf.len() {
+    while buf.len() >= NlMsgHdr::SIZE {
+        let h = NlMsgHdr(buf);
+        let l = h.len() as usize;
+        if l < NlMsgHdr::SIZE || l > buf.len() {
             break;
         }
-        out.push((u16::from_le_bytes([buf[4], buf[5]]), &buf[16..l]));
+        out.push((h.type_(), &buf[NlMsgHdr::SIZE..l]));
         buf = &buf[((l + 3) & !3).min(buf.len())..];
     }
     out

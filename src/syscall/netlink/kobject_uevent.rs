@@ -3,26 +3,38 @@
 //! `libudev` prefix, then the properties as a string); anything else, a
 //! kernel uevent included, prints as a plain string.
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::{Ctx, Field, Value};
 use std::borrow::Cow;
 
-/// `sizeof(struct udev_monitor_netlink_header)`.
-const HDR_SIZE: usize = 40;
-
-fn htonl(b: &[u8], o: usize) -> Value {
-    let v = u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-    Value::Call(Cow::Borrowed("htonl"), vec![Value::Hex(v as u64)])
+kstruct! {
+    /// libudev's `struct udev_monitor_netlink_header`.
+    struct UdevHeader size 40 {
+        prefix: [u8; 8] @ 0,
+        magic: be32 @ 8,
+        header_size: u32 @ 12,
+        properties_off: u32 @ 16,
+        properties_len: u32 @ 20,
+        filter_subsystem_hash: be32 @ 24,
+        filter_devtype_hash: be32 @ 28,
+        filter_tag_bloom_hi: be32 @ 32,
+        filter_tag_bloom_lo: be32 @ 36,
+    }
 }
 
-fn le32(b: &[u8], o: usize) -> Value {
-    Value::UInt(u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64)
+/// `sizeof(struct udev_monitor_netlink_header)`.
+const HDR_SIZE: usize = UdevHeader::SIZE;
+
+/// `htonl(0x…)`: a field in network order.
+fn htonl(v: u32) -> Value {
+    Value::Call(Cow::Borrowed("htonl"), vec![Value::Hex(v as u64)])
 }
 
 /// The buffer of a send or receive on a NETLINK_KOBJECT_UEVENT socket.
 pub(in crate::syscall) fn value(c: &mut Ctx, addr: u64, len: u64) -> Value {
     let hdr = if len >= HDR_SIZE as u64 {
         c.read_bytes(addr, HDR_SIZE)
-            .filter(|b| b[..8].split(|&x| x == 0).next() == Some(b"libudev"))
+            .filter(|b| UdevHeader(b).prefix().split(|&x| x == 0).next() == Some(b"libudev"))
     } else {
         None
     };
@@ -34,16 +46,17 @@ pub(in crate::syscall) fn value(c: &mut Ctx, addr: u64, len: u64) -> Value {
         truncated: false,
         c_string: true,
     });
+    let u = UdevHeader(&b);
     let h = Value::structure(vec![
         Field::new("prefix", prefix),
-        Field::new("magic", htonl(&b, 8)),
-        Field::new("header_size", le32(&b, 12)),
-        Field::new("properties_off", le32(&b, 16)),
-        Field::new("properties_len", le32(&b, 20)),
-        Field::new("filter_subsystem_hash", htonl(&b, 24)),
-        Field::new("filter_devtype_hash", htonl(&b, 28)),
-        Field::new("filter_tag_bloom_hi", htonl(&b, 32)),
-        Field::new("filter_tag_bloom_lo", htonl(&b, 36)),
+        Field::new("magic", htonl(u.magic())),
+        Field::new("header_size", Value::UInt(u.header_size() as u64)),
+        Field::new("properties_off", Value::UInt(u.properties_off() as u64)),
+        Field::new("properties_len", Value::UInt(u.properties_len() as u64)),
+        Field::new("filter_subsystem_hash", htonl(u.filter_subsystem_hash())),
+        Field::new("filter_devtype_hash", htonl(u.filter_devtype_hash())),
+        Field::new("filter_tag_bloom_hi", htonl(u.filter_tag_bloom_hi())),
+        Field::new("filter_tag_bloom_lo", htonl(u.filter_tag_bloom_lo())),
     ]);
     if len == HDR_SIZE as u64 {
         return h;

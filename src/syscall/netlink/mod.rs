@@ -26,6 +26,7 @@ pub(in crate::syscall) mod netfilter;
 pub(in crate::syscall) mod route;
 pub(in crate::syscall) mod sock_diag;
 
+use crate::syscall::layout::{kstruct, le};
 use crate::syscall::{fd_cache, Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 use std::borrow::Cow;
@@ -33,7 +34,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// `sizeof(struct nlmsghdr)`.
-pub(in crate::syscall) const NLMSG_HDRLEN: u64 = 16;
+pub(in crate::syscall) const NLMSG_HDRLEN: u64 = NlMsgHdr::SIZE as u64;
 const NLMSG_NOOP_ERROR: u16 = 2;
 const NLMSG_DONE: u16 = 3;
 const NLMSG_MIN_TYPE: u16 = 16;
@@ -48,6 +49,25 @@ const NETLINK_GENERIC: u32 = 16;
 const NETLINK_CRYPTO: u32 = 21;
 const NLM_F_CAPPED: u16 = 0x100;
 
+kstruct! {
+    /// `struct nlmsghdr`.
+    pub(in crate::syscall) struct NlMsgHdr size 16 {
+        len: u32 @ 0,
+        type_: u16 @ 4,
+        flags: u16 @ 6,
+        seq: u32 @ 8,
+        pid: u32 @ 12,
+    }
+}
+
+kstruct! {
+    /// `struct nlmsgerr`: the error and the header of the echoed request.
+    struct NlMsgErr size 20 {
+        error: i32 @ 0,
+        msg: [u8; 16] @ 4,
+    }
+}
+
 /// A decoded `struct nlmsghdr`.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::syscall) struct Nlmsghdr {
@@ -56,6 +76,20 @@ pub(in crate::syscall) struct Nlmsghdr {
     pub flags: u16,
     pub seq: u32,
     pub pid: u32,
+}
+
+impl Nlmsghdr {
+    /// The header at the start of `b`.
+    fn parse(b: &[u8]) -> Self {
+        let h = NlMsgHdr(b);
+        Nlmsghdr {
+            len: h.len(),
+            ty: h.type_(),
+            flags: h.flags(),
+            seq: h.seq(),
+            pid: h.pid(),
+        }
+    }
 }
 
 /// A protocol's payload decoder: the values printed after the header (in
@@ -83,8 +117,10 @@ fn selinux_decode(c: &mut Ctx, h: &Nlmsghdr, addr: u64, len: u64) -> Option<Vec<
         return Some(vec![hexstr_value(c, addr, len)]);
     }
     let v = match c.read_bytes(addr, 4) {
-        Some(b) if h.ty == 0x10 => Value::Int(le_u32(&b, 0) as i32 as i64),
-        Some(b) => Value::UInt(le_u32(&b, 0) as u64),
+        // `int val` of struct selnl_msg_setenforce, `u32 seqno` of
+        // struct selnl_msg_policyload.
+        Some(b) if h.ty == 0x10 => Value::Int(le::<i32>(&b, 0) as i64),
+        Some(b) => Value::UInt(le::<u32>(&b, 0) as u64),
         None => return Some(vec![Value::Unreadable(addr)]),
     };
     Some(vec![Value::structure(vec![Field::new(name, v)])])
@@ -209,14 +245,6 @@ pub(in crate::syscall) fn hexstr_value(c: &mut Ctx, addr: u64, len: u64) -> Valu
     Value::sym_owned(s)
 }
 
-fn le_u32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
-}
-
-fn le_u16(b: &[u8], o: usize) -> u16 {
-    u16::from_le_bytes(b[o..o + 2].try_into().unwrap())
-}
-
 /// strace's `fetch_nlmsghdr`: the header at `addr`, or the value printed
 /// in its place.
 fn fetch_nlmsghdr(c: &mut Ctx, addr: u64, len: u64, in_array: bool) -> Result<Nlmsghdr, Value> {
@@ -224,13 +252,7 @@ fn fetch_nlmsghdr(c: &mut Ctx, addr: u64, len: u64, in_array: bool) -> Result<Nl
         return Err(hexstr_value(c, addr, len));
     }
     match c.read_bytes(addr, NLMSG_HDRLEN as usize) {
-        Some(b) => Ok(Nlmsghdr {
-            len: le_u32(&b, 0),
-            ty: le_u16(&b, 4),
-            flags: le_u16(&b, 6),
-            seq: le_u32(&b, 8),
-            pid: le_u32(&b, 12),
-        }),
+        Some(b) => Ok(Nlmsghdr::parse(&b)),
         None if in_array => Err(Value::Commented(
             Box::new(Value::sym("...")),
             Cow::Owned(format!("{addr:#x}")),
@@ -422,7 +444,7 @@ fn payload_values(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) ->
     }
     if h.ty == NLMSG_DONE && len == 4 {
         return vec![match c.read_bytes(addr, 4) {
-            Some(b) => Value::Int(le_u32(&b, 0) as i32 as i64),
+            Some(b) => Value::Int(le::<i32>(&b, 0) as i64),
             None => Value::Unreadable(addr),
         }];
     }
@@ -432,14 +454,15 @@ fn payload_values(c: &mut Ctx, proto: u32, h: &Nlmsghdr, addr: u64, len: u64) ->
 /// strace's `decode_nlmsgerr`: `{error=-EINVAL, msg=…}`, then the
 /// `NLMSGERR_ATTR_*` attributes after the echoed message, if any.
 fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) -> Value {
-    let size = 4 + NLMSG_HDRLEN;
+    let size = NlMsgErr::SIZE as u64;
     if len < size {
         return hexstr_value(c, addr, len);
     }
     let Some(b) = c.read_bytes(addr, size as usize) else {
         return Value::Unreadable(addr);
     };
-    let err = le_u32(&b, 0) as i32;
+    let e = NlMsgErr(&b);
+    let err = e.error();
     let ev = match (
         err < 0,
         rtrace_arch::tables::errno_name((-(err as i64)) as u64),
@@ -451,13 +474,8 @@ fn nlmsgerr_value(c: &mut Ctx, proto: u32, addr: u64, len: u64, capped: bool) ->
         (true, Some(n)) if c.opts.xlat_style != 1 => Value::sym_owned(format!("-{n}")),
         _ => Value::Int(err as i64),
     };
-    let h = Nlmsghdr {
-        len: le_u32(&b, 4),
-        ty: le_u16(&b, 8),
-        flags: le_u16(&b, 10),
-        seq: le_u32(&b, 12),
-        pid: le_u32(&b, 16),
-    };
+    let h = Nlmsghdr::parse(&e.msg());
+    // The echoed message follows `int error`.
     let (addr, len) = (addr + 4, len - 4);
     let msg_len = (h.len as u64).max(NLMSG_HDRLEN);
     let payload = len.min(if capped { NLMSG_HDRLEN } else { msg_len });

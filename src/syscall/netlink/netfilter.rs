@@ -5,11 +5,23 @@
 //! strace does not name (`{nla_len=4, nla_type=0xbcd}`).
 
 use crate::syscall::ctx::render_flags;
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{attrs_value, AttrNames};
 use crate::syscall::netlink::{hexstr_value, Nlmsghdr};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat, XlatKind};
 use std::borrow::Cow;
+
+kstruct! {
+    /// `struct nfgenmsg`.
+    struct NfGenMsg size 4 {
+        nfgen_family: u8 @ 0,
+        version: u8 @ 1,
+        res_id: be16 @ 2,
+    }
+}
+
+const NFGENMSG_SIZE: u64 = NfGenMsg::SIZE as u64;
 
 const NLMSG_DONE: u16 = 3;
 const NLMSG_MIN_TYPE: u16 = 16;
@@ -126,15 +138,17 @@ pub(in crate::syscall) fn decode(
     if h.ty == NLMSG_DONE {
         return None;
     }
-    if len < 4 {
+    if len < NFGENMSG_SIZE {
         return Some(vec![hexstr_value(c, addr, len)]);
     }
-    let Some(b) = c.read_bytes(addr, 4) else {
+    let Some(b) = c.read_bytes(addr, NfGenMsg::SIZE) else {
         return Some(vec![Value::Unreadable(addr)]);
     };
+    let m = NfGenMsg(&b);
     let subsys = (h.ty >> 8) as u8;
-    let raw = u16::from_le_bytes([b[2], b[3]]);
-    let res_id = u16::from_be_bytes([b[2], b[3]]);
+    let res_id = m.res_id();
+    // The field as the host reads it, before ntohs.
+    let raw = res_id.swap_bytes();
     let nft = subsys == NFNL_SUBSYS_NFTABLES;
     let named = |c: &Ctx, text: &'static str| match c.opts.xlat_style {
         1 => Value::Hex(raw as u64),
@@ -151,23 +165,27 @@ pub(in crate::syscall) fn decode(
     let mut out = vec![Value::structure(vec![
         Field::new(
             "nfgen_family",
-            c.enum_value(b[0] as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            c.enum_value(m.nfgen_family() as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
         ),
         Field::new(
             "version",
-            c.enum_value(b[1] as u64, &xlat::NETFILTER_VERSIONS, "NFNETLINK_???"),
+            c.enum_value(
+                m.version() as u64,
+                &xlat::NETFILTER_VERSIONS,
+                "NFNETLINK_???",
+            ),
         ),
         Field::new("res_id", rv),
     ])];
-    if len > 4 {
+    if len > NFGENMSG_SIZE {
         let batch = (NFNL_MSG_BATCH_BEGIN..=NFNL_MSG_BATCH_END).contains(&h.ty);
         out.push(if batch || h.ty < NLMSG_MIN_TYPE {
-            hexstr_value(c, addr + 4, len - 4)
+            hexstr_value(c, addr + NFGENMSG_SIZE, len - NFGENMSG_SIZE)
         } else {
             attrs_value(
                 c,
-                addr + 4,
-                len - 4,
+                addr + NFGENMSG_SIZE,
+                len - NFGENMSG_SIZE,
                 AttrNames {
                     table: &NO_NAMES,
                     dflt: "",

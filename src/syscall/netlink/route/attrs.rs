@@ -5,6 +5,7 @@
 //! is in `netlink_route_tc.rs`).
 //! A payload no decoder here takes prints as a hex string.
 
+use crate::syscall::layout::{kstruct, le_uint};
 use crate::syscall::net::sockaddr::ifindex_value;
 use crate::syscall::netlink::attr::{
     attrs_value, inet_addr_field, inet_addr_nla, nla_enum, nla_fd, nla_flags, nla_hwaddr,
@@ -16,6 +17,32 @@ use crate::syscall::printers::xflags;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 use std::borrow::Cow;
+
+kstruct! {
+    /// `struct br_mdb_entry`.
+    struct BrMdbEntry size 28 {
+        ifindex: u32 @ 0,
+        state: u8 @ 4,
+        flags: u8 @ 5,
+        vid: u16 @ 6,
+        /// `addr.u` (an in_addr or in6_addr), then `addr.proto`.
+        addr_u: [u8; 16] @ 8,
+        addr_proto: be16 @ 24,
+    }
+}
+
+/// Offset of `addr.u` in `struct br_mdb_entry`.
+const BR_MDB_ENTRY_ADDR_U: u64 = 8;
+
+kstruct! {
+    /// `struct nexthop_grp`.
+    struct NexthopGrp size 8 {
+        id: u32 @ 0,
+        weight: u8 @ 4,
+        resvd1: u8 @ 5,
+        resvd2: u16 @ 6,
+    }
+}
 
 fn names(table: &'static Xlat, dflt: &'static str) -> AttrNames {
     AttrNames { table, dflt }
@@ -62,10 +89,8 @@ pub(in crate::syscall) fn fields_struct(
     let mut o = 0;
     let mut f = Vec::new();
     for &(name, n, kind) in spec {
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(&b[o..o + n]);
+        let v = le_uint(&b, o, n);
         o += n;
-        let v = u64::from_le_bytes(w);
         let shift = 64 - 8 * n as u32;
         f.push(Field::new(
             name,
@@ -235,29 +260,33 @@ pub(in crate::syscall) fn addrlabel_attr(
 
 /// `struct br_mdb_entry` (`MDBA_MDB_ENTRY_INFO`), then its attributes.
 fn mdb_entry_info(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    const SIZE: u64 = 28;
+    const SIZE: u64 = BrMdbEntry::SIZE as u64;
     if len < SIZE {
         return None;
     }
     let entry = match c.read_bytes(addr, SIZE as usize) {
         Some(b) => {
-            let proto = u16::from_be_bytes([b[24], b[25]]);
+            let e = BrMdbEntry(&b);
+            let proto = e.addr_proto();
             let fam = if proto < 256 { proto as u8 } else { 0 };
-            let u = inet_addr_field(c, addr + 8, 16, fam, "u");
+            let u = inet_addr_field(
+                c,
+                addr + BR_MDB_ENTRY_ADDR_U,
+                e.addr_u().len() as u64,
+                fam,
+                "u",
+            );
             Value::structure(vec![
-                Field::new(
-                    "ifindex",
-                    ifindex_value(c, u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                ),
+                Field::new("ifindex", ifindex_value(c, e.ifindex())),
                 Field::new(
                     "state",
-                    c.enum_value(b[4] as u64, &xlat::MDB_STATES, "MDB_???"),
+                    c.enum_value(e.state() as u64, &xlat::MDB_STATES, "MDB_???"),
                 ),
                 Field::new(
                     "flags",
-                    xflags(c, b[5] as u64, &xlat::MDB_FLAGS, "MDB_FLAGS_???"),
+                    xflags(c, e.flags() as u64, &xlat::MDB_FLAGS, "MDB_FLAGS_???"),
                 ),
-                Field::new("vid", Value::UInt(u16::from_le_bytes([b[6], b[7]]) as u64)),
+                Field::new("vid", Value::UInt(e.vid() as u64)),
                 Field::new(
                     "addr",
                     Value::structure(vec![
@@ -472,8 +501,8 @@ fn nh_group(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
             more = true;
             break;
         }
-        let a = addr + i * 8;
-        let Some(b) = c.read_bytes(a, 8) else {
+        let a = addr + i * NexthopGrp::SIZE as u64;
+        let Some(b) = c.read_bytes(a, NexthopGrp::SIZE) else {
             if i == 0 {
                 return Some(Value::Unreadable(addr));
             }
@@ -483,17 +512,15 @@ fn nh_group(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
             ));
             break;
         };
+        let g = NexthopGrp(&b);
         let mut f = vec![
-            Field::new(
-                "id",
-                Value::UInt(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64),
-            ),
-            Field::new("weight", Value::UInt(b[4] as u64)),
+            Field::new("id", Value::UInt(g.id() as u64)),
+            Field::new("weight", Value::UInt(g.weight() as u64)),
         ];
-        if b[5] != 0 {
-            f.push(Field::new("resvd1", Value::Hex(b[5] as u64)));
+        if g.resvd1() != 0 {
+            f.push(Field::new("resvd1", Value::Hex(g.resvd1() as u64)));
         }
-        let r2 = u16::from_le_bytes([b[6], b[7]]);
+        let r2 = g.resvd2();
         if r2 != 0 {
             f.push(Field::new("resvd2", Value::Hex(r2 as u64)));
         }

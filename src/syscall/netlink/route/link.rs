@@ -6,6 +6,7 @@
 //! and `IFLA_PROTINFO`. `IFLA_LINKINFO` is `netlink_route_link_info.rs`,
 //! the other nested lists `netlink_route_link_nested.rs`.
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{
     attrs_value, indexed_array, nla_enum, nla_fd, nla_flags, nla_hwaddr, nla_ifindex, nla_inet,
     nla_s32, nla_str, nla_u, uint_struct, AttrNames,
@@ -14,6 +15,18 @@ use crate::syscall::netlink::route::link_info as info;
 use crate::syscall::netlink::route::link_nested as nested;
 use crate::syscall::{Ctx, Value};
 use rtrace_arch::xlat;
+
+kstruct! {
+    /// `struct rtnl_link_ifmap` (28 bytes without its tail padding).
+    struct RtnlLinkIfmap size 28 {
+        mem_start: u64 @ 0,
+        mem_end: u64 @ 8,
+        base_addr: u64 @ 16,
+        irq: u16 @ 24,
+        dma: u8 @ 26,
+        port: u8 @ 27,
+    }
+}
 
 /// `AF_MCTP` (not in every libc).
 const AF_MCTP: i32 = 45;
@@ -131,24 +144,21 @@ pub(in crate::syscall) fn link_stats(
 
 /// `struct rtnl_link_ifmap` (`mem_start`…`port`, 28 bytes without padding).
 fn ifmap(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 28 {
+    if len < RtnlLinkIfmap::SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 28) else {
+    let Some(b) = c.read_bytes(addr, RtnlLinkIfmap::SIZE) else {
         return Some(Value::Unreadable(addr));
     };
-    let q = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let m = RtnlLinkIfmap(&b);
     use crate::syscall::Field;
     Some(Value::structure(vec![
-        Field::new("mem_start", Value::Hex(q(0))),
-        Field::new("mem_end", Value::Hex(q(8))),
-        Field::new("base_addr", Value::Hex(q(16))),
-        Field::new(
-            "irq",
-            Value::UInt(u16::from_le_bytes([b[24], b[25]]) as u64),
-        ),
-        Field::new("dma", Value::UInt(b[26] as u64)),
-        Field::new("port", Value::UInt(b[27] as u64)),
+        Field::new("mem_start", Value::Hex(m.mem_start())),
+        Field::new("mem_end", Value::Hex(m.mem_end())),
+        Field::new("base_addr", Value::Hex(m.base_addr())),
+        Field::new("irq", Value::UInt(m.irq() as u64)),
+        Field::new("dma", Value::UInt(m.dma() as u64)),
+        Field::new("port", Value::UInt(m.port() as u64)),
     ]))
 }
 

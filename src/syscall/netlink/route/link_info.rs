@@ -4,6 +4,7 @@
 //! device statistics in `IFLA_INFO_XSTATS`); and `IFLA_AF_SPEC` of AF_BRIDGE
 //! links (bridge flags, mode, VLAN info and VLAN tunnel info).
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{
     attrs_value, flags_with_dflt, nla_enum, nla_flags, nla_hwaddr, nla_ifindex, nla_inet, nla_int,
     nla_str, nla_u, AttrNames,
@@ -71,19 +72,35 @@ const BOOLOPT_BITS: &[&str] = &[
     "1<<BR_BOOLOPT_MST_ENABLE",
 ];
 
+kstruct! {
+    /// `struct br_boolopt_multi`.
+    struct BrBooloptMulti size 8 {
+        optval: u32 @ 0,
+        optmask: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct bridge_vlan_info`.
+    struct BridgeVlanInfo size 4 {
+        flags: u16 @ 0,
+        vid: u16 @ 2,
+    }
+}
+
 /// `IFLA_BR_MULTI_BOOLOPT`: `struct br_boolopt_multi`.
 fn boolopt(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 8 {
+    if len < BrBooloptMulti::SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 8) else {
+    let Some(b) = c.read_bytes(addr, BrBooloptMulti::SIZE) else {
         return Some(Value::Unreadable(addr));
     };
-    let w = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
-    let f = |c: &Ctx, v| bit_flags(c, v, 0, BOOLOPT_BITS, "1<<BR_BOOLOPT_???");
+    let o = BrBooloptMulti(&b);
+    let f = |c: &Ctx, v: u32| bit_flags(c, v as u64, 0, BOOLOPT_BITS, "1<<BR_BOOLOPT_???");
     Some(Value::structure(vec![
-        Field::new("optval", f(c, w(0))),
-        Field::new("optmask", f(c, w(4))),
+        Field::new("optval", f(c, o.optval())),
+        Field::new("optmask", f(c, o.optmask())),
     ]))
 }
 
@@ -201,13 +218,15 @@ pub(in crate::syscall) fn linkinfo(c: &mut Ctx, addr: u64, len: u64) -> Value {
 /// `struct bridge_vlan_info` (`{flags=…, vid=…}`), then any bytes after it
 /// as a hex string.
 fn vlan_info(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 4 {
+    const SIZE: usize = BridgeVlanInfo::SIZE;
+    if len < SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 4) else {
+    let Some(b) = c.read_bytes(addr, SIZE) else {
         return Some(Value::Unreadable(addr));
     };
-    let flags = u16::from_le_bytes([b[0], b[1]]) as u64;
+    let v = BridgeVlanInfo(&b);
+    let flags = v.flags() as u64;
     let s = Value::structure(vec![
         Field::new(
             "flags",
@@ -218,9 +237,9 @@ fn vlan_info(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
                 "BRIDGE_VLAN_INFO_???",
             ),
         ),
-        Field::new("vid", Value::UInt(u16::from_le_bytes([b[2], b[3]]) as u64)),
+        Field::new("vid", Value::UInt(v.vid() as u64)),
     ]);
-    Some(with_tail(c, s, addr, len, 4))
+    Some(with_tail(c, s, addr, len, SIZE as u64))
 }
 
 /// strace's fixed structure followed by `tprint_array_next()` and the rest

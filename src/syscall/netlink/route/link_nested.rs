@@ -3,6 +3,7 @@
 //! profiles (`IFLA_PORT_SELF`, `IFLA_VF_PORTS`), `IFLA_PROTO_DOWN_REASON`,
 //! `IFLA_PROP_LIST`, `IFLA_EVENT` and the VF list (`IFLA_VFINFO_LIST`).
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{
     attrs_value, mac_value, nla_enum, nla_ifindex, nla_int, nla_str, nla_u, AttrNames,
 };
@@ -11,6 +12,57 @@ use crate::syscall::printers::hex_quoted;
 use crate::syscall::signal::clock_t_styled;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
+
+kstruct! {
+    /// `struct ifla_bridge_id`.
+    struct IflaBridgeId size 8 {
+        prio: [u8; 2] @ 0,
+        addr: [u8; 6] @ 2,
+    }
+}
+
+kstruct! {
+    /// `struct ifla_port_vsi`.
+    struct IflaPortVsi size 8 {
+        vsi_mgr_id: u8 @ 0,
+        vsi_type_id: [u8; 3] @ 1,
+        vsi_type_version: u8 @ 4,
+        pad: [u8; 3] @ 5,
+    }
+}
+
+kstruct! {
+    /// `struct ifla_vf_mac`.
+    struct IflaVfMac size 36 {
+        vf: u32 @ 0,
+        mac: [u8; 32] @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct ifla_vf_broadcast`.
+    struct IflaVfBroadcast size 32 {
+        broadcast: [u8; 32] @ 0,
+    }
+}
+
+kstruct! {
+    /// `struct ifla_vf_link_state`.
+    struct IflaVfLinkState size 8 {
+        vf: u32 @ 0,
+        link_state: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct ifla_vf_vlan_info`.
+    struct IflaVfVlanInfo size 16 {
+        vf: u32 @ 0,
+        vlan: u32 @ 4,
+        qos: u32 @ 8,
+        vlan_proto: be16 @ 12,
+    }
+}
 
 fn names(table: &'static Xlat, dflt: &'static str) -> AttrNames {
     AttrNames { table, dflt }
@@ -33,21 +85,17 @@ pub(in crate::syscall) fn nla_clock_t(c: &mut Ctx, addr: u64, len: u64) -> Optio
 
 /// `struct ifla_bridge_id`: `{prio=[a, b], addr=MAC}`.
 pub(in crate::syscall) fn bridge_id(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 8 {
+    if len < IflaBridgeId::SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 8) else {
+    let Some(b) = c.read_bytes(addr, IflaBridgeId::SIZE) else {
         return Some(Value::Unreadable(addr));
     };
+    let id = IflaBridgeId(&b);
+    let prio = id.prio().iter().map(|&p| Value::UInt(p as u64)).collect();
     Some(Value::structure(vec![
-        Field::new(
-            "prio",
-            Value::Array(
-                vec![Value::UInt(b[0] as u64), Value::UInt(b[1] as u64)],
-                false,
-            ),
-        ),
-        Field::new("addr", mac_value(c, &b[2..8])),
+        Field::new("prio", Value::Array(prio, false)),
+        Field::new("addr", mac_value(c, &id.addr())),
     ]))
 }
 
@@ -78,19 +126,23 @@ pub(in crate::syscall) fn brport_attrs(c: &mut Ctx, addr: u64, len: u64) -> Valu
 
 /// `struct ifla_port_vsi`.
 fn port_vsi(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 8 {
+    if len < IflaPortVsi::SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 8) else {
+    let Some(b) = c.read_bytes(addr, IflaPortVsi::SIZE) else {
         return Some(Value::Unreadable(addr));
     };
+    let v = IflaPortVsi(&b);
     let mut f = vec![
-        Field::new("vsi_mgr_id", Value::UInt(b[0] as u64)),
-        Field::new("vsi_type_id", Value::sym_owned(hex_quoted(&b[1..4]))),
-        Field::new("vsi_type_version", Value::UInt(b[4] as u64)),
+        Field::new("vsi_mgr_id", Value::UInt(v.vsi_mgr_id() as u64)),
+        Field::new(
+            "vsi_type_id",
+            Value::sym_owned(hex_quoted(&v.vsi_type_id())),
+        ),
+        Field::new("vsi_type_version", Value::UInt(v.vsi_type_version() as u64)),
     ];
-    if b[5..8].iter().any(|&x| x != 0) {
-        f.push(Field::new("pad", Value::sym_owned(hex_quoted(&b[5..8]))));
+    if v.pad().iter().any(|&x| x != 0) {
+        f.push(Field::new("pad", Value::sym_owned(hex_quoted(&v.pad()))));
     }
     Some(Value::structure(f))
 }
@@ -161,22 +213,25 @@ pub(in crate::syscall) fn event(c: &mut Ctx, addr: u64, len: u64) -> Option<Valu
 /// A MAC array of `n` bytes after a `u32 vf` (`struct ifla_vf_mac`) or
 /// alone (`struct ifla_vf_broadcast`).
 fn vf_mac(c: &mut Ctx, addr: u64, len: u64, with_vf: bool) -> Option<Value> {
-    let size = if with_vf { 36 } else { 32 };
-    if len < size {
+    let size = if with_vf {
+        IflaVfMac::SIZE
+    } else {
+        IflaVfBroadcast::SIZE
+    };
+    if len < size as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, size as usize) else {
+    let Some(b) = c.read_bytes(addr, size) else {
         return Some(Value::Unreadable(addr));
     };
     let mut f = Vec::new();
     if with_vf {
-        f.push(Field::new(
-            "vf",
-            Value::UInt(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64),
-        ));
-        f.push(Field::new("mac", mac_value(c, &b[4..36])));
+        let m = IflaVfMac(&b);
+        f.push(Field::new("vf", Value::UInt(m.vf() as u64)));
+        f.push(Field::new("mac", mac_value(c, &m.mac())));
     } else {
-        f.push(Field::new("broadcast", mac_value(c, &b[..32])));
+        let m = IflaVfBroadcast(&b);
+        f.push(Field::new("broadcast", mac_value(c, &m.broadcast())));
     }
     Some(Value::structure(f))
 }
@@ -193,21 +248,19 @@ fn vf_info(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         3 => u32s(c, &["vf", "rate"]),
         4 | 7 | 9 => u32s(c, &["vf", "setting"]),
         5 => {
-            if len < 8 {
+            if len < IflaVfLinkState::SIZE as u64 {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 8) else {
+            let Some(b) = c.read_bytes(addr, IflaVfLinkState::SIZE) else {
                 return Some(Value::Unreadable(addr));
             };
+            let s = IflaVfLinkState(&b);
             Some(Value::structure(vec![
-                Field::new(
-                    "vf",
-                    Value::UInt(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64),
-                ),
+                Field::new("vf", Value::UInt(s.vf() as u64)),
                 Field::new(
                     "link_state",
                     c.enum_value(
-                        u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as u64,
+                        s.link_state() as u64,
                         &xlat::RTNL_IFLA_VF_LINK_STATES,
                         "IFLA_VF_LINK_STATE_???",
                     ),
@@ -244,18 +297,18 @@ fn vf_info(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
             len,
             names(&xlat::RTNL_IFLA_VF_VLAN_LIST_ATTRS, "IFLA_VF_VLAN_INFO_???"),
             &|c, t, a, l| {
-                if t != 1 || l < 16 {
+                if t != 1 || l < IflaVfVlanInfo::SIZE as u64 {
                     return None;
                 }
-                let Some(b) = c.read_bytes(a, 16) else {
+                let Some(b) = c.read_bytes(a, IflaVfVlanInfo::SIZE) else {
                     return Some(Value::Unreadable(a));
                 };
-                let w = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
-                let proto = u16::from_be_bytes([b[12], b[13]]) as u64;
+                let v = IflaVfVlanInfo(&b);
+                let proto = v.vlan_proto() as u64;
                 Some(Value::structure(vec![
-                    Field::new("vf", Value::UInt(w(0))),
-                    Field::new("vlan", Value::UInt(w(4))),
-                    Field::new("qos", Value::UInt(w(8))),
+                    Field::new("vf", Value::UInt(v.vf() as u64)),
+                    Field::new("vlan", Value::UInt(v.vlan() as u64)),
+                    Field::new("qos", Value::UInt(v.qos() as u64)),
                     Field::new(
                         "vlan_proto",
                         Value::Call(

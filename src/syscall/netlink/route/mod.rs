@@ -17,6 +17,7 @@ pub(in crate::syscall) mod msgs;
 pub(in crate::syscall) mod stats;
 pub(in crate::syscall) mod tc;
 
+use crate::syscall::layout::{kstruct, le};
 use crate::syscall::net::sockaddr::ifindex_value;
 use crate::syscall::netlink::attr::{
     attrs_value, flags_with_dflt, inet_addr_field, inet_addr_nla, nla_enum, nla_flags, nla_ifindex,
@@ -29,22 +30,75 @@ use crate::syscall::printers::xflags;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
+kstruct! {
+    /// `struct ifinfomsg`.
+    struct IfInfoMsg size 16 {
+        family: u8 @ 0,
+        type_: u16 @ 2,
+        index: u32 @ 4,
+        flags: u32 @ 8,
+        change: u32 @ 12,
+    }
+}
+
+kstruct! {
+    /// `struct ifaddrmsg`.
+    struct IfAddrMsg size 8 {
+        family: u8 @ 0,
+        prefixlen: u8 @ 1,
+        flags: u8 @ 2,
+        scope: u8 @ 3,
+        index: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct rtmsg`.
+    struct RtMsg size 12 {
+        family: u8 @ 0,
+        dst_len: u8 @ 1,
+        src_len: u8 @ 2,
+        tos: u8 @ 3,
+        table: u8 @ 4,
+        protocol: u8 @ 5,
+        scope: u8 @ 6,
+        type_: u8 @ 7,
+        flags: u32 @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct rtnexthop`.
+    struct RtNextHop size 8 {
+        len: u16 @ 0,
+        flags: u8 @ 2,
+        hops: u8 @ 3,
+        ifindex: u32 @ 4,
+    }
+}
+
+/// The bytes of a message header of `size` whose family (its first byte,
+/// read already) is `family`: the rest read from `addr + 1`, or `None`.
+fn header_bytes(c: &mut Ctx, family: u8, addr: u64, size: usize) -> Option<Vec<u8>> {
+    let rest = c.read_bytes(addr + 1, size - 1)?;
+    let mut b = vec![family];
+    b.extend(rest);
+    Some(b)
+}
+
 const NLMSG_DONE: u16 = 3;
 const RTM_NEWLINK: u16 = 16;
 const RTM_SETLINK: u16 = 19;
 const RTM_GETNEIGH: u16 = 30;
 const RTM_GETMULTICAST: u16 = 58;
 const RTM_GETANYCAST: u16 = 62;
-/// `sizeof(struct ifinfomsg)`.
-const IFINFOMSG_SIZE: u64 = 16;
+const IFINFOMSG_SIZE: u64 = IfInfoMsg::SIZE as u64;
 const RTM_NEWADDR: u16 = 20;
 const RTM_GETADDR: u16 = 22;
-/// `sizeof(struct ifaddrmsg)`.
-const IFADDRMSG_SIZE: u64 = 8;
+const IFADDRMSG_SIZE: u64 = IfAddrMsg::SIZE as u64;
 const RTM_NEWROUTE: u16 = 24;
 const RTM_GETROUTE: u16 = 26;
-/// `sizeof(struct rtmsg)`.
-const RTMSG_SIZE: u64 = 12;
+const RTMSG_SIZE: u64 = RtMsg::SIZE as u64;
 
 /// strace's `decode_ifinfomsg`: `{ifi_family=…, ifi_type=…, ifi_index=…,
 /// ifi_flags=…, ifi_change=…}`, then the attributes.
@@ -56,26 +110,21 @@ fn ifinfomsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> 
     if len < IFINFOMSG_SIZE {
         return vec![Value::Struct(f, true)];
     }
-    let Some(b) = c.read_bytes(addr + 1, IFINFOMSG_SIZE as usize - 1) else {
+    let Some(b) = header_bytes(c, family, addr, IfInfoMsg::SIZE) else {
         f.push(Field::new("", Value::Unreadable(addr + 1)));
         return vec![Value::structure(f)];
     };
-    let b = &b[1..];
-    let word = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    let m = IfInfoMsg(&b);
     f.push(Field::new(
         "ifi_type",
-        c.enum_value(
-            u16::from_le_bytes([b[0], b[1]]) as u64,
-            &xlat::ARP_HARDWARE_TYPES,
-            "ARPHRD_???",
-        ),
+        c.enum_value(m.type_() as u64, &xlat::ARP_HARDWARE_TYPES, "ARPHRD_???"),
     ));
-    f.push(Field::new("ifi_index", ifindex_value(c, word(2))));
+    f.push(Field::new("ifi_index", ifindex_value(c, m.index())));
     f.push(Field::new(
         "ifi_flags",
-        xflags(c, word(6) as u64, &xlat::IFFFLAGS, "IFF_???"),
+        xflags(c, m.flags() as u64, &xlat::IFFFLAGS, "IFF_???"),
     ));
-    f.push(Field::new("ifi_change", Value::Hex(word(10) as u64)));
+    f.push(Field::new("ifi_change", Value::Hex(m.change() as u64)));
     let mut out = vec![Value::structure(f)];
     if len > IFINFOMSG_SIZE {
         out.push(link_attrs(
@@ -98,21 +147,24 @@ fn ifaddrmsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> 
     if len < IFADDRMSG_SIZE {
         return vec![Value::Struct(f, true)];
     }
-    let Some(b) = c.read_bytes(addr + 1, IFADDRMSG_SIZE as usize - 1) else {
+    let Some(b) = header_bytes(c, family, addr, IfAddrMsg::SIZE) else {
         f.push(Field::new("", Value::Unreadable(addr + 1)));
         return vec![Value::structure(f)];
     };
-    f.push(Field::new("ifa_prefixlen", Value::UInt(b[0] as u64)));
+    let m = IfAddrMsg(&b);
+    f.push(Field::new(
+        "ifa_prefixlen",
+        Value::UInt(m.prefixlen() as u64),
+    ));
     f.push(Field::new(
         "ifa_flags",
-        xflags(c, b[1] as u64, &xlat::IFADDRFLAGS, "IFA_F_???"),
+        xflags(c, m.flags() as u64, &xlat::IFADDRFLAGS, "IFA_F_???"),
     ));
     f.push(Field::new(
         "ifa_scope",
-        c.enum_value(b[2] as u64, &xlat::ROUTING_SCOPES, ""),
+        c.enum_value(m.scope() as u64, &xlat::ROUTING_SCOPES, ""),
     ));
-    let idx = u32::from_le_bytes([b[3], b[4], b[5], b[6]]);
-    f.push(Field::new("ifa_index", ifindex_value(c, idx)));
+    f.push(Field::new("ifa_index", ifindex_value(c, m.index())));
     let mut out = vec![Value::structure(f)];
     if len > IFADDRMSG_SIZE {
         let dec = move |c: &mut Ctx, ty: u16, a: u64, l: u64| addr_attr(c, family, ty, a, l);
@@ -166,33 +218,39 @@ fn rtmsg_values(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Vec<Value> {
     if len < RTMSG_SIZE {
         return vec![Value::Struct(f, true)];
     }
-    let Some(b) = c.read_bytes(addr + 1, RTMSG_SIZE as usize - 1) else {
+    let Some(b) = header_bytes(c, family, addr, RtMsg::SIZE) else {
         f.push(Field::new("", Value::Unreadable(addr + 1)));
         return vec![Value::structure(f)];
     };
-    f.push(Field::new("rtm_dst_len", Value::UInt(b[0] as u64)));
-    f.push(Field::new("rtm_src_len", Value::UInt(b[1] as u64)));
+    let m = RtMsg(&b);
+    f.push(Field::new("rtm_dst_len", Value::UInt(m.dst_len() as u64)));
+    f.push(Field::new("rtm_src_len", Value::UInt(m.src_len() as u64)));
     f.push(Field::new(
         "rtm_tos",
-        xflags(c, b[2] as u64, &xlat::IP_TYPE_OF_SERVICES, "IPTOS_TOS_???"),
+        xflags(
+            c,
+            m.tos() as u64,
+            &xlat::IP_TYPE_OF_SERVICES,
+            "IPTOS_TOS_???",
+        ),
     ));
     f.push(Field::new(
         "rtm_table",
-        c.enum_value(b[3] as u64, &xlat::ROUTING_TABLE_IDS, ""),
+        c.enum_value(m.table() as u64, &xlat::ROUTING_TABLE_IDS, ""),
     ));
     f.push(Field::new(
         "rtm_protocol",
-        c.enum_value(b[4] as u64, &xlat::ROUTING_PROTOCOLS, "RTPROT_???"),
+        c.enum_value(m.protocol() as u64, &xlat::ROUTING_PROTOCOLS, "RTPROT_???"),
     ));
     f.push(Field::new(
         "rtm_scope",
-        c.enum_value(b[5] as u64, &xlat::ROUTING_SCOPES, ""),
+        c.enum_value(m.scope() as u64, &xlat::ROUTING_SCOPES, ""),
     ));
     f.push(Field::new(
         "rtm_type",
-        c.enum_value(b[6] as u64, &xlat::ROUTING_TYPES, "RTN_???"),
+        c.enum_value(m.type_() as u64, &xlat::ROUTING_TYPES, "RTN_???"),
     ));
-    let flags = u32::from_le_bytes([b[7], b[8], b[9], b[10]]) as u64;
+    let flags = m.flags() as u64;
     f.push(Field::new(
         "rtm_flags",
         flags_with_dflt(c, flags, &xlat::IP_ROUTE_FLAGS, "RTM_F_???"),
@@ -272,22 +330,25 @@ fn route_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<V
         ),
         // RTA_VIA.
         18 => {
-            if len < 2 {
+            // struct rtvia: `__kernel_sa_family_t rtvia_family`, then the
+            // address.
+            const FAM: u64 = 2;
+            if len < FAM {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 2) else {
+            let Some(b) = c.read_bytes(addr, FAM as usize) else {
                 return Some(Value::Unreadable(addr));
             };
-            let fam = u16::from_le_bytes([b[0], b[1]]);
+            let fam = le::<u16>(&b, 0);
             let mut f = vec![Field::new(
                 "rtvia_family",
                 c.enum_value(fam as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
             )];
-            if len > 2 {
+            if len > FAM {
                 f.push(inet_addr_field(
                     c,
-                    addr + 2,
-                    len - 2,
+                    addr + FAM,
+                    len - FAM,
                     fam as u8,
                     "rtvia_addr",
                 ));
@@ -318,7 +379,7 @@ fn route_attr(c: &mut Ctx, family: u8, ty: u16, addr: u64, len: u64) -> Option<V
 /// `RTA_MULTIPATH`: `struct rtnexthop` entries, each with its `RTA_*`
 /// attributes.
 fn multipath(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Option<Value> {
-    const RTNH_SIZE: u64 = 8;
+    const RTNH_SIZE: u64 = RtNextHop::SIZE as u64;
     if len < RTNH_SIZE {
         return None;
     }
@@ -330,7 +391,8 @@ fn multipath(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Option<Value> {
             items.push(Value::Unreadable(cur));
             break;
         };
-        let nh_len = u16::from_le_bytes([b[0], b[1]]) as u64;
+        let nh = RtNextHop(&b);
+        let nh_len = nh.len() as u64;
         let n = left.min(nh_len);
         if cur == addr && nh_len < len {
             is_array = true;
@@ -339,13 +401,15 @@ fn multipath(c: &mut Ctx, family: u8, addr: u64, len: u64) -> Option<Value> {
             Field::new("rtnh_len", Value::UInt(nh_len)),
             Field::new(
                 "rtnh_flags",
-                xflags(c, b[2] as u64, &xlat::ROUTE_NEXTHOP_FLAGS, "RTNH_F_???"),
+                xflags(
+                    c,
+                    nh.flags() as u64,
+                    &xlat::ROUTE_NEXTHOP_FLAGS,
+                    "RTNH_F_???",
+                ),
             ),
-            Field::new("rtnh_hops", Value::UInt(b[3] as u64)),
-            Field::new(
-                "rtnh_ifindex",
-                ifindex_value(c, u32::from_le_bytes([b[4], b[5], b[6], b[7]])),
-            ),
+            Field::new("rtnh_hops", Value::UInt(nh.hops() as u64)),
+            Field::new("rtnh_ifindex", ifindex_value(c, nh.ifindex())),
         ]);
         if n > RTNH_SIZE {
             let dec = move |c: &mut Ctx, ty: u16, a: u64, l: u64| route_attr(c, family, ty, a, l);

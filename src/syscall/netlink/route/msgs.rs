@@ -5,6 +5,7 @@
 //! each followed by its attribute list. Attribute payloads are decoded by
 //! `netlink_route_attrs.rs`; the ones it does not know print as hex strings.
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::net::sockaddr::ifindex_value;
 use crate::syscall::netlink::attr::{attrs_value, AttrDecoder, AttrNames};
 use crate::syscall::netlink::route::attrs as ra;
@@ -12,9 +13,92 @@ use crate::syscall::printers::xflags;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 
-fn le32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+kstruct! {
+    /// `struct ndmsg`.
+    struct NdMsg size 12 {
+        family: u8 @ 0,
+        ifindex: u32 @ 4,
+        state: u16 @ 8,
+        flags: u8 @ 10,
+        type_: u8 @ 11,
+    }
 }
+
+kstruct! {
+    /// `struct fib_rule_hdr`.
+    struct FibRuleHdr size 12 {
+        family: u8 @ 0,
+        dst_len: u8 @ 1,
+        src_len: u8 @ 2,
+        tos: u8 @ 3,
+        table: u8 @ 4,
+        action: u8 @ 7,
+        flags: u32 @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct tcmsg`.
+    struct TcMsg size 20 {
+        family: u8 @ 0,
+        ifindex: u32 @ 4,
+        handle: u32 @ 8,
+        parent: u32 @ 12,
+        info: u32 @ 16,
+    }
+}
+
+kstruct! {
+    /// `struct ifaddrlblmsg`.
+    struct IfAddrLblMsg size 12 {
+        family: u8 @ 0,
+        prefixlen: u8 @ 2,
+        flags: u8 @ 3,
+        index: u32 @ 4,
+        seq: u32 @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct dcbmsg`.
+    struct DcbMsg size 4 {
+        family: u8 @ 0,
+        cmd: u8 @ 1,
+    }
+}
+
+kstruct! {
+    /// `struct br_port_msg`.
+    struct BrPortMsg size 8 {
+        family: u8 @ 0,
+        ifindex: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct if_stats_msg`.
+    struct IfStatsMsg size 12 {
+        family: u8 @ 0,
+        pad1: u8 @ 1,
+        pad2: u16 @ 2,
+        ifindex: u32 @ 4,
+        filter_mask: u32 @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct nhmsg`.
+    struct NhMsg size 8 {
+        family: u8 @ 0,
+        scope: u8 @ 1,
+        protocol: u8 @ 2,
+        resvd: u8 @ 3,
+        flags: u32 @ 4,
+    }
+}
+
+/// `sizeof(struct rtgenmsg)` as the kernel aligns it (RTM_NEWCACHEREPORT).
+const RTGENMSG_ALIGNED: u64 = 4;
 
 fn family(c: &Ctx, name: &'static str, f: u8) -> Field {
     Field::new(
@@ -89,15 +173,16 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                 addr,
                 len,
                 "ndm_family",
-                12,
+                NdMsg::SIZE as u64,
                 &|c, b| {
+                    let m = NdMsg(b);
                     vec![
-                        Field::new("ndm_ifindex", ifindex_value(c, le32(b, 4))),
+                        Field::new("ndm_ifindex", ifindex_value(c, m.ifindex())),
                         Field::new(
                             "ndm_state",
                             xflags(
                                 c,
-                                u16::from_le_bytes([b[8], b[9]]) as u64,
+                                m.state() as u64,
                                 &xlat::NEIGHBOR_CACHE_ENTRY_STATES,
                                 "NUD_???",
                             ),
@@ -106,14 +191,14 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                             "ndm_flags",
                             xflags(
                                 c,
-                                b[10] as u64,
+                                m.flags() as u64,
                                 &xlat::NEIGHBOR_CACHE_ENTRY_FLAGS,
                                 "NTF_???",
                             ),
                         ),
                         Field::new(
                             "ndm_type",
-                            c.enum_value(b[11] as u64, &xlat::ROUTING_TYPES, "RTN_???"),
+                            c.enum_value(m.type_() as u64, &xlat::ROUTING_TYPES, "RTN_???"),
                         ),
                     ]
                 },
@@ -129,26 +214,36 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                 addr,
                 len,
                 "family",
-                12,
+                FibRuleHdr::SIZE as u64,
                 &|c, b| {
+                    let h = FibRuleHdr(b);
                     vec![
-                        Field::new("dst_len", Value::UInt(b[1] as u64)),
-                        Field::new("src_len", Value::UInt(b[2] as u64)),
+                        Field::new("dst_len", Value::UInt(h.dst_len() as u64)),
+                        Field::new("src_len", Value::UInt(h.src_len() as u64)),
                         Field::new(
                             "tos",
-                            xflags(c, b[3] as u64, &xlat::IP_TYPE_OF_SERVICES, "IPTOS_TOS_???"),
+                            xflags(
+                                c,
+                                h.tos() as u64,
+                                &xlat::IP_TYPE_OF_SERVICES,
+                                "IPTOS_TOS_???",
+                            ),
                         ),
                         Field::new(
                             "table",
-                            c.enum_value(b[4] as u64, &xlat::ROUTING_TABLE_IDS, "RT_TABLE_???"),
+                            c.enum_value(
+                                h.table() as u64,
+                                &xlat::ROUTING_TABLE_IDS,
+                                "RT_TABLE_???",
+                            ),
                         ),
                         Field::new(
                             "action",
-                            c.enum_value(b[7] as u64, &xlat::FIB_RULE_ACTIONS, "FR_ACT_???"),
+                            c.enum_value(h.action() as u64, &xlat::FIB_RULE_ACTIONS, "FR_ACT_???"),
                         ),
                         Field::new(
                             "flags",
-                            xflags(c, le32(b, 8) as u64, &xlat::FIB_RULE_FLAGS, "FIB_RULE_???"),
+                            xflags(c, h.flags() as u64, &xlat::FIB_RULE_FLAGS, "FIB_RULE_???"),
                         ),
                     ]
                 },
@@ -162,13 +257,14 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
             addr,
             len,
             "tcm_family",
-            20,
+            TcMsg::SIZE as u64,
             &|c, b| {
+                let m = TcMsg(b);
                 vec![
-                    Field::new("tcm_ifindex", ifindex_value(c, le32(b, 4))),
-                    Field::new("tcm_handle", Value::UInt(le32(b, 8) as u64)),
-                    Field::new("tcm_parent", Value::UInt(le32(b, 12) as u64)),
-                    Field::new("tcm_info", Value::UInt(le32(b, 16) as u64)),
+                    Field::new("tcm_ifindex", ifindex_value(c, m.ifindex())),
+                    Field::new("tcm_handle", Value::UInt(m.handle() as u64)),
+                    Field::new("tcm_parent", Value::UInt(m.parent() as u64)),
+                    Field::new("tcm_info", Value::UInt(m.info() as u64)),
                 ]
             },
             names(&xlat::RTNL_TC_ATTRS, "TCA_???"),
@@ -204,13 +300,14 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                 addr,
                 len,
                 "ifal_family",
-                12,
+                IfAddrLblMsg::SIZE as u64,
                 &|c, b| {
+                    let m = IfAddrLblMsg(b);
                     vec![
-                        Field::new("ifal_prefixlen", Value::UInt(b[2] as u64)),
-                        Field::new("ifal_flags", Value::UInt(b[3] as u64)),
-                        Field::new("ifal_index", ifindex_value(c, le32(b, 4))),
-                        Field::new("ifal_seq", Value::UInt(le32(b, 8) as u64)),
+                        Field::new("ifal_prefixlen", Value::UInt(m.prefixlen() as u64)),
+                        Field::new("ifal_flags", Value::UInt(m.flags() as u64)),
+                        Field::new("ifal_index", ifindex_value(c, m.index())),
+                        Field::new("ifal_seq", Value::UInt(m.seq() as u64)),
                     ]
                 },
                 names(&xlat::RTNL_ADDRLABEL_ATTRS, "IFAL_???"),
@@ -223,11 +320,11 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
             addr,
             len,
             "dcb_family",
-            4,
+            DcbMsg::SIZE as u64,
             &|c, b| {
                 vec![Field::new(
                     "cmd",
-                    c.enum_value(b[1] as u64, &xlat::DCB_COMMANDS, "DCB_CMD_???"),
+                    c.enum_value(DcbMsg(b).cmd() as u64, &xlat::DCB_COMMANDS, "DCB_CMD_???"),
                 )]
             },
             names(&xlat::RTNL_DCB_ATTRS, "DCB_ATTR_???"),
@@ -250,8 +347,13 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
             addr,
             len,
             "family",
-            8,
-            &|c, b| vec![Field::new("ifindex", ifindex_value(c, le32(b, 4)))],
+            BrPortMsg::SIZE as u64,
+            &|c, b| {
+                vec![Field::new(
+                    "ifindex",
+                    ifindex_value(c, BrPortMsg(b).ifindex()),
+                )]
+            },
             names(&xlat::RTNL_MDB_ATTRS, "MDBA_???"),
             &ra::mdb_attr,
         ),
@@ -272,22 +374,23 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
             addr,
             len,
             "family",
-            12,
+            IfStatsMsg::SIZE as u64,
             &|c, b| {
+                let m = IfStatsMsg(b);
                 let mut f = Vec::new();
-                if b[1] != 0 {
-                    f.push(Field::new("pad1", Value::Hex(b[1] as u64)));
+                if m.pad1() != 0 {
+                    f.push(Field::new("pad1", Value::Hex(m.pad1() as u64)));
                 }
-                let pad2 = u16::from_le_bytes([b[2], b[3]]);
+                let pad2 = m.pad2();
                 if pad2 != 0 {
                     f.push(Field::new("pad2", Value::Hex(pad2 as u64)));
                 }
-                f.push(Field::new("ifindex", ifindex_value(c, le32(b, 4))));
+                f.push(Field::new("ifindex", ifindex_value(c, m.ifindex())));
                 f.push(Field::new(
                     "filter_mask",
                     crate::syscall::netlink::sock_diag::bit_flags(
                         c,
-                        le32(b, 8) as u64,
+                        m.filter_mask() as u64,
                         0,
                         IFSTATS_FILTER_BITS,
                         "1<<IFLA_STATS_???",
@@ -308,8 +411,13 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                 None => c.enum_value(f0[0] as u64, &xlat::SOCKET_FAMILIES, "RTNL_FAMILY_???"),
             };
             let mut out = vec![Value::structure(vec![Field::new("rtgen_family", fv)])];
-            if len > 4 {
-                out.push(ra::cachereport_attrs(c, f0[0], addr + 4, len - 4));
+            if len > RTGENMSG_ALIGNED {
+                out.push(ra::cachereport_attrs(
+                    c,
+                    f0[0],
+                    addr + RTGENMSG_ALIGNED,
+                    len - RTGENMSG_ALIGNED,
+                ));
             }
             out
         }
@@ -321,26 +429,31 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> O
                 addr,
                 len,
                 "nh_family",
-                8,
+                NhMsg::SIZE as u64,
                 &|c, b| {
+                    let m = NhMsg(b);
                     let mut f = vec![
                         Field::new(
                             "nh_scope",
-                            c.enum_value(b[1] as u64, &xlat::ROUTING_SCOPES, ""),
+                            c.enum_value(m.scope() as u64, &xlat::ROUTING_SCOPES, ""),
                         ),
                         Field::new(
                             "nh_protocol",
-                            c.enum_value(b[2] as u64, &xlat::ROUTING_PROTOCOLS, "RTPROT_???"),
+                            c.enum_value(
+                                m.protocol() as u64,
+                                &xlat::ROUTING_PROTOCOLS,
+                                "RTPROT_???",
+                            ),
                         ),
                     ];
-                    if b[3] != 0 {
-                        f.push(Field::new("resvd", Value::Hex(b[3] as u64)));
+                    if m.resvd() != 0 {
+                        f.push(Field::new("resvd", Value::Hex(m.resvd() as u64)));
                     }
                     f.push(Field::new(
                         "nh_flags",
                         xflags(
                             c,
-                            le32(b, 4) as u64,
+                            m.flags() as u64,
                             &xlat::ROUTE_NEXTHOP_FLAGS,
                             "RTNH_F_???",
                         ),

@@ -3,6 +3,7 @@
 //! statistics (`IFLA_STATS_LINK_XSTATS[_SLAVE]`), offload statistics and
 //! the per-family list (`IFLA_STATS_AF_SPEC`, of which AF_MPLS is decoded).
 
+use crate::syscall::layout::{kstruct, le, nth};
 use crate::syscall::netlink::attr::{
     attrs_value, flags_with_dflt, indexed_array, nla_u, AttrNames,
 };
@@ -12,15 +13,20 @@ use crate::syscall::netlink::route::link_info::with_tail;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 
+kstruct! {
+    /// `struct bridge_vlan_xstats` past its four 64-bit counters.
+    struct BridgeVlanXstats size 40 {
+        vid: u16 @ 32,
+        flags: u16 @ 34,
+        pad2: u32 @ 36,
+    }
+}
+
 /// `AF_MPLS`.
 const AF_MPLS: u16 = 28;
 
 fn names(table: &'static Xlat, dflt: &'static str) -> AttrNames {
     AttrNames { table, dflt }
-}
-
-fn le64(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
 }
 
 /// A structure of `fields` 64-bit counters (at least `len` bytes long), the
@@ -42,7 +48,7 @@ fn counters(
     let mut f: Vec<Field> = fields
         .iter()
         .enumerate()
-        .map(|(i, n)| Field::new(n, Value::UInt(le64(&b, 8 * i))))
+        .map(|(i, n)| Field::new(n, Value::UInt(nth::<u64>(&b, i))))
         .collect();
     f.extend(extra(c, &b));
     Some(with_tail(c, Value::structure(f), addr, len, size as u64))
@@ -51,23 +57,21 @@ fn counters(
 /// `BRIDGE_XSTATS_VLAN`: `struct bridge_vlan_xstats`.
 fn bridge_vlan(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
     let names = ["rx_bytes", "rx_packets", "tx_bytes", "tx_packets"];
-    counters(c, addr, len, &names, 40, &|c, b| {
+    counters(c, addr, len, &names, BridgeVlanXstats::SIZE, &|c, b| {
+        let x = BridgeVlanXstats(b);
         let mut f = vec![
-            Field::new(
-                "vid",
-                Value::UInt(u16::from_le_bytes([b[32], b[33]]) as u64),
-            ),
+            Field::new("vid", Value::UInt(x.vid() as u64)),
             Field::new(
                 "flags",
                 flags_with_dflt(
                     c,
-                    u16::from_le_bytes([b[34], b[35]]) as u64,
+                    x.flags() as u64,
                     &xlat::NL_BRIDGE_VLAN_FLAGS,
                     "BRIDGE_VLAN_INFO_???",
                 ),
             ),
         ];
-        let pad2 = u32::from_le_bytes([b[36], b[37], b[38], b[39]]);
+        let pad2 = x.pad2();
         if pad2 != 0 {
             f.push(Field::new("pad2", Value::Hex(pad2 as u64)));
         }
@@ -118,7 +122,7 @@ fn bridge_mcast(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
             )
             .unwrap_or(Value::Unknown)
         } else {
-            Value::UInt(le64(&b, o))
+            Value::UInt(le::<u64>(&b, o))
         };
         f.push(Field::new(n, v));
     }

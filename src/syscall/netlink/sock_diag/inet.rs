@@ -4,6 +4,7 @@
 //! protocol info (TLS, MPTCP), BPF socket storages and local/peer address
 //! lists.
 
+use crate::syscall::layout::{kstruct, le};
 use crate::syscall::net::sockaddr::{
     ifindex_value, inet6_addr_field, inet_addr_value, sockaddr_value,
 };
@@ -16,43 +17,91 @@ use crate::syscall::printers::hex_quoted;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat::{self, Xlat};
 
+kstruct! {
+    /// `struct inet_diag_bc_op`.
+    struct InetDiagBcOp size 4 {
+        code: u8 @ 0,
+        yes: u8 @ 1,
+        no: u16 @ 2,
+    }
+}
+
+kstruct! {
+    /// `struct inet_diag_hostcond` (the address follows it).
+    struct InetDiagHostcond size 8 {
+        family: u8 @ 0,
+        prefix_len: u8 @ 1,
+        /// `int port`, printed unsigned as strace prints it.
+        port: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct inet_diag_markcond`.
+    struct InetDiagMarkcond size 8 {
+        mark: u32 @ 0,
+        mask: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct tcp_diag_md5sig`.
+    struct TcpDiagMd5sig size 100 {
+        family: u8 @ 0,
+        prefixlen: u8 @ 1,
+        keylen: u16 @ 2,
+        addr: [u8; 16] @ 4,
+        key: [u8; 80] @ 20,
+    }
+}
+
 fn names(table: &'static Xlat, dflt: &'static str) -> AttrNames {
     AttrNames { table, dflt }
 }
 
 /// `{code=…, yes=…, no=…}` of a `struct inet_diag_bc_op`.
 fn bc_op(c: &Ctx, b: &[u8]) -> Value {
+    let op = InetDiagBcOp(b);
     Value::structure(vec![
         Field::new(
             "code",
-            c.enum_value(b[0] as u64, &xlat::INET_DIAG_BYTECODES, "INET_DIAG_BC_???"),
+            c.enum_value(
+                op.code() as u64,
+                &xlat::INET_DIAG_BYTECODES,
+                "INET_DIAG_BC_???",
+            ),
         ),
-        Field::new("yes", Value::UInt(b[1] as u64)),
-        Field::new("no", Value::UInt(u16::from_le_bytes([b[2], b[3]]) as u64)),
+        Field::new("yes", Value::UInt(op.yes() as u64)),
+        Field::new("no", Value::UInt(op.no() as u64)),
     ])
 }
 
 /// `struct inet_diag_hostcond` and the address after it.
 fn hostcond(c: &mut Ctx, addr: u64, len: u64) -> Value {
-    if len < 8 {
+    const SIZE: u64 = InetDiagHostcond::SIZE as u64;
+    if len < SIZE {
         return hexstr_value(c, addr, len);
     }
-    let Some(b) = c.read_bytes(addr, 8) else {
+    let Some(b) = c.read_bytes(addr, SIZE as usize) else {
         return Value::Unreadable(addr);
     };
+    let h = InetDiagHostcond(&b);
     let mut f = vec![
         Field::new(
             "family",
-            c.enum_value(b[0] as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            c.enum_value(h.family() as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
         ),
-        Field::new("prefix_len", Value::UInt(b[1] as u64)),
-        Field::new(
-            "port",
-            Value::UInt(u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as u64),
-        ),
+        Field::new("prefix_len", Value::UInt(h.prefix_len() as u64)),
+        Field::new("port", Value::UInt(h.port() as u64)),
     ];
-    if len > 8 {
-        f.push(inet_addr_field(c, addr + 8, len - 8, b[0], "addr"));
+    if len > SIZE {
+        f.push(inet_addr_field(
+            c,
+            addr + SIZE,
+            len - SIZE,
+            h.family(),
+            "addr",
+        ));
     }
     Value::structure(f)
 }
@@ -75,17 +124,15 @@ fn bytecode_data(c: &mut Ctx, addr: u64, len: u64, code: u8) -> Value {
         // INET_DIAG_BC_S_COND, INET_DIAG_BC_D_COND.
         7 | 8 => hostcond(c, addr, len),
         // INET_DIAG_BC_DEV_COND.
-        9 => fixed(c, addr, len, 4, &|c, b| {
-            ifindex_value(c, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        }),
+        9 => fixed(c, addr, len, 4, &|c, b| ifindex_value(c, le::<u32>(b, 0))),
         // INET_DIAG_BC_S_GE … INET_DIAG_BC_D_LE.
-        2..=5 => fixed(c, addr, len, 4, &bc_op),
+        2..=5 => fixed(c, addr, len, InetDiagBcOp::SIZE as u64, &bc_op),
         // INET_DIAG_BC_MARK_COND.
-        10 => fixed(c, addr, len, 8, &|_, b| {
-            let w = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
+        10 => fixed(c, addr, len, InetDiagMarkcond::SIZE as u64, &|_, b| {
+            let m = InetDiagMarkcond(b);
             Value::structure(vec![
-                Field::new("mark", Value::UInt(w(0))),
-                Field::new("mask", Value::UInt(w(4))),
+                Field::new("mark", Value::UInt(m.mark() as u64)),
+                Field::new("mask", Value::UInt(m.mask() as u64)),
             ])
         }),
         _ => hexstr_value(c, addr, len),
@@ -97,17 +144,18 @@ pub(in crate::syscall) fn req_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) ->
     match ty {
         // INET_DIAG_REQ_BYTECODE: the first operation and its data.
         1 => {
-            if len < 4 {
+            const SIZE: u64 = InetDiagBcOp::SIZE as u64;
+            if len < SIZE {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 4) else {
+            let Some(b) = c.read_bytes(addr, SIZE as usize) else {
                 return Some(Value::Unreadable(addr));
             };
             let op = bc_op(c, &b);
-            if len == 4 {
+            if len == SIZE {
                 return Some(op);
             }
-            let data = bytecode_data(c, addr + 4, len - 4, b[0]);
+            let data = bytecode_data(c, addr + SIZE, len - SIZE, InetDiagBcOp(&b).code());
             Some(Value::Joined(vec![op, data], ", "))
         }
         // INET_DIAG_REQ_PROTOCOL.
@@ -118,21 +166,23 @@ pub(in crate::syscall) fn req_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) ->
 
 /// One `struct tcp_diag_md5sig`.
 fn md5sig(c: &mut Ctx, b: &[u8]) -> Value {
-    let family = b[0];
-    let keylen = u16::from_le_bytes([b[2], b[3]]);
-    let a = &b[4..20];
+    let m = TcpDiagMd5sig(b);
+    let family = m.family();
+    let keylen = m.keylen();
+    let a = m.addr();
     let addr = match family as i32 {
         libc::AF_INET => Field::new("tcpm_addr", inet_addr_value(c, &a[..4])),
-        libc::AF_INET6 => inet6_addr_field(c, a, "tcpm_addr"),
-        _ => Field::new("tcpm_addr", Value::sym_owned(hex_quoted(a))),
+        libc::AF_INET6 => inet6_addr_field(c, &a, "tcpm_addr"),
+        _ => Field::new("tcpm_addr", Value::sym_owned(hex_quoted(&a))),
     };
-    let key = &b[20..20 + (keylen as usize).min(80)];
+    let k = m.key();
+    let key = &k[..(keylen as usize).min(k.len())];
     Value::structure(vec![
         Field::new(
             "tcpm_family",
             c.enum_value(family as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
         ),
-        Field::new("tcpm_prefixlen", Value::UInt(b[1] as u64)),
+        Field::new("tcpm_prefixlen", Value::UInt(m.prefixlen() as u64)),
         Field::new("tcpm_keylen", Value::UInt(keylen as u64)),
         addr,
         Field::new("tcpm_key", Value::sym_owned(hex_quoted(key))),
@@ -216,7 +266,7 @@ pub(in crate::syscall) fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) ->
         // INET_DIAG_LOCALS, INET_DIAG_PEERS.
         12 | 13 => elem_array(c, addr, len, SS_SIZE, &|c, b| sockaddr_value(c, b)),
         // INET_DIAG_MD5SIG.
-        18 => elem_array(c, addr, len, 100, &md5sig),
+        18 => elem_array(c, addr, len, TcpDiagMd5sig::SIZE, &md5sig),
         // INET_DIAG_ULP_INFO.
         19 => Some(attrs_value(
             c,

@@ -14,6 +14,7 @@ pub(in crate::syscall) mod smc;
 pub(in crate::syscall) mod unix;
 
 use crate::syscall::ctx::render_flags;
+use crate::syscall::layout::{be16, kstruct, le};
 use crate::syscall::net::sockaddr::{ifindex_value, inet6_addr_field, inet_addr_value};
 use crate::syscall::netlink::attr::{
     indexed_array, nla_enum, nla_str, nla_u, uint_struct, AttrDecoder, AttrNames,
@@ -25,16 +26,77 @@ use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
+kstruct! {
+    /// `struct inet_diag_sockid`.
+    pub(in crate::syscall) struct InetDiagSockId size 48 {
+        sport: [u8; 2] @ 0,
+        dport: [u8; 2] @ 2,
+        src: [u8; 16] @ 4,
+        dst: [u8; 16] @ 20,
+        if_: u32 @ 36,
+        cookie0: u32 @ 40,
+        cookie1: u32 @ 44,
+    }
+}
+
+kstruct! {
+    /// `struct inet_diag_req_v2`.
+    struct InetDiagReqV2 size 56 {
+        family: u8 @ 0,
+        protocol: u8 @ 1,
+        ext: u8 @ 2,
+        states: u32 @ 4,
+        id: [u8; 48] @ 8,
+    }
+}
+
+kstruct! {
+    /// `struct inet_diag_req`, the request before sock_diag.
+    struct InetDiagReq size 60 {
+        family: u8 @ 0,
+        src_len: u8 @ 1,
+        dst_len: u8 @ 2,
+        ext: u8 @ 3,
+        id: [u8; 48] @ 4,
+        states: u32 @ 52,
+        dbs: u32 @ 56,
+    }
+}
+
+kstruct! {
+    /// `struct inet_diag_msg`.
+    struct InetDiagMsg size 72 {
+        family: u8 @ 0,
+        state: u8 @ 1,
+        timer: u8 @ 2,
+        retrans: u8 @ 3,
+        id: [u8; 48] @ 4,
+        expires: u32 @ 52,
+        rqueue: u32 @ 56,
+        wqueue: u32 @ 60,
+        uid: u32 @ 64,
+        inode: u32 @ 68,
+    }
+}
+
+kstruct! {
+    /// `struct tcp_dctcp_info`.
+    struct TcpDctcpInfo size 16 {
+        enabled: u16 @ 0,
+        ce_state: u16 @ 2,
+        alpha: u32 @ 4,
+        ab_ecn: u32 @ 8,
+        ab_tot: u32 @ 12,
+    }
+}
+
 const NLMSG_DONE: u16 = 3;
 const NLM_F_REQUEST: u16 = 1;
 /// `AF_SMC` (not in every libc).
 const AF_SMC: i32 = 43;
-/// `sizeof(struct inet_diag_req_v2)`.
-const REQ_V2_SIZE: usize = 56;
-/// `sizeof(struct inet_diag_req)`, the request before sock_diag.
-const COMPAT_REQ_SIZE: u64 = 60;
-/// `sizeof(struct inet_diag_msg)`.
-const MSG_SIZE: usize = 72;
+const REQ_V2_SIZE: usize = InetDiagReqV2::SIZE;
+const COMPAT_REQ_SIZE: u64 = InetDiagReq::SIZE as u64;
+const MSG_SIZE: usize = InetDiagMsg::SIZE;
 
 /// strace's `tcp_state_flags`: bit `1<<state` per TCP state.
 pub(in crate::syscall) const TCP_STATE_FLAGS: &[&str] = &[
@@ -118,17 +180,18 @@ fn styled(c: &Ctx, raw: &[u8], decoded: Value) -> Value {
     }
 }
 
-fn htons(c: &Ctx, b: &[u8]) -> Value {
+/// `htons(N)` of a port in network order (its bytes under `-X raw`).
+fn htons(c: &Ctx, b: [u8; 2]) -> Value {
     let call = Value::Call(
         Cow::Borrowed("htons"),
-        vec![Value::UInt(u16::from_be_bytes([b[0], b[1]]) as u64)],
+        vec![Value::UInt(be16(&b, 0) as u64)],
     );
-    styled(c, &b[..2], call)
+    styled(c, &b, call)
 }
 
 /// An IPv4 address in a 16-byte field (`idiag_src`): only its first 4
 /// bytes are decoded, all 16 print under `-X raw`.
-fn inet4_field(c: &Ctx, b: &[u8]) -> Value {
+fn inet4_field(c: &Ctx, b: [u8; 16]) -> Value {
     let decoded = match c.opts.xlat_style {
         0 => return inet_addr_value(c, &b[..4]),
         _ => {
@@ -136,33 +199,31 @@ fn inet4_field(c: &Ctx, b: &[u8]) -> Value {
             Value::sym_owned(format!("inet_addr(\"{ip}\")"))
         }
     };
-    styled(c, &b[..16], decoded)
+    styled(c, &b, decoded)
 }
 
-fn le32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
-}
-
-/// strace's `print_inet_diag_sockid`.
+/// strace's `print_inet_diag_sockid` of the `struct inet_diag_sockid` in
+/// `b`.
 pub(in crate::syscall) fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
+    let id = InetDiagSockId(b);
     let mut f = vec![
-        Field::new("idiag_sport", htons(c, &b[0..2])),
-        Field::new("idiag_dport", htons(c, &b[2..4])),
+        Field::new("idiag_sport", htons(c, id.sport())),
+        Field::new("idiag_dport", htons(c, id.dport())),
     ];
     if family as i32 == libc::AF_INET6 {
-        f.push(inet6_addr_field(c, &b[4..20], "idiag_src"));
-        f.push(inet6_addr_field(c, &b[20..36], "idiag_dst"));
+        f.push(inet6_addr_field(c, &id.src(), "idiag_src"));
+        f.push(inet6_addr_field(c, &id.dst(), "idiag_dst"));
     } else {
-        f.push(Field::new("idiag_src", inet4_field(c, &b[4..20])));
-        f.push(Field::new("idiag_dst", inet4_field(c, &b[20..36])));
+        f.push(Field::new("idiag_src", inet4_field(c, id.src())));
+        f.push(Field::new("idiag_dst", inet4_field(c, id.dst())));
     }
-    f.push(Field::new("idiag_if", ifindex_value(c, le32(b, 36))));
+    f.push(Field::new("idiag_if", ifindex_value(c, id.if_())));
     f.push(Field::new(
         "idiag_cookie",
         Value::Array(
             vec![
-                Value::UInt(le32(b, 40) as u64),
-                Value::UInt(le32(b, 44) as u64),
+                Value::UInt(id.cookie0() as u64),
+                Value::UInt(id.cookie1() as u64),
             ],
             false,
         ),
@@ -172,33 +233,35 @@ pub(in crate::syscall) fn sockid_value(c: &Ctx, b: &[u8], family: u8) -> Value {
 
 /// strace's `decode_inet_diag_req_v2`: the fields after the family.
 fn req_v2_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    let r = InetDiagReqV2(b);
     vec![
         Field::new(
             "sdiag_protocol",
-            c.enum_value(b[1] as u64, &xlat::INET_PROTOCOLS, "IPPROTO_???"),
+            c.enum_value(r.protocol() as u64, &xlat::INET_PROTOCOLS, "IPPROTO_???"),
         ),
-        Field::new("idiag_ext", ext_flags(c, b[2])),
+        Field::new("idiag_ext", ext_flags(c, r.ext())),
         Field::new(
             "idiag_states",
-            bit_flags(c, le32(b, 4) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
+            bit_flags(c, r.states() as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
-        Field::new("id", sockid_value(c, &b[8..56], b[0])),
+        Field::new("id", sockid_value(c, &r.id(), r.family())),
     ]
 }
 
 /// strace's `decode_inet_diag_req_compat` (TCPDIAG_GETSOCK,
 /// DCCPDIAG_GETSOCK): the fields of `struct inet_diag_req` after the family.
 fn req_compat_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    let r = InetDiagReq(b);
     vec![
-        Field::new("idiag_src_len", Value::UInt(b[1] as u64)),
-        Field::new("idiag_dst_len", Value::UInt(b[2] as u64)),
-        Field::new("idiag_ext", ext_flags(c, b[3])),
-        Field::new("id", sockid_value(c, &b[4..52], b[0])),
+        Field::new("idiag_src_len", Value::UInt(r.src_len() as u64)),
+        Field::new("idiag_dst_len", Value::UInt(r.dst_len() as u64)),
+        Field::new("idiag_ext", ext_flags(c, r.ext())),
+        Field::new("id", sockid_value(c, &r.id(), r.family())),
         Field::new(
             "idiag_states",
-            bit_flags(c, le32(b, 52) as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
+            bit_flags(c, r.states() as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
-        Field::new("idiag_dbs", Value::UInt(le32(b, 56) as u64)),
+        Field::new("idiag_dbs", Value::UInt(r.dbs() as u64)),
     ]
 }
 
@@ -209,19 +272,20 @@ fn ext_flags(c: &Ctx, v: u8) -> Value {
 /// strace's `decode_inet_diag_msg`: the fields after the family (`…,
 /// idiag_inode=…`).
 fn msg_fields(c: &mut Ctx, b: &[u8]) -> Vec<Field> {
+    let m = InetDiagMsg(b);
     vec![
         Field::new(
             "idiag_state",
-            c.enum_value(b[1] as u64, &xlat::TCP_STATES, "TCP_???"),
+            c.enum_value(m.state() as u64, &xlat::TCP_STATES, "TCP_???"),
         ),
-        Field::new("idiag_timer", Value::UInt(b[2] as u64)),
-        Field::new("idiag_retrans", Value::UInt(b[3] as u64)),
-        Field::new("id", sockid_value(c, &b[4..52], b[0])),
-        Field::new("idiag_expires", Value::UInt(le32(b, 52) as u64)),
-        Field::new("idiag_rqueue", Value::UInt(le32(b, 56) as u64)),
-        Field::new("idiag_wqueue", Value::UInt(le32(b, 60) as u64)),
-        Field::new("idiag_uid", Value::UInt(le32(b, 64) as u64)),
-        Field::new("idiag_inode", Value::UInt(le32(b, 68) as u64)),
+        Field::new("idiag_timer", Value::UInt(m.timer() as u64)),
+        Field::new("idiag_retrans", Value::UInt(m.retrans() as u64)),
+        Field::new("id", sockid_value(c, &m.id(), m.family())),
+        Field::new("idiag_expires", Value::UInt(m.expires() as u64)),
+        Field::new("idiag_rqueue", Value::UInt(m.rqueue() as u64)),
+        Field::new("idiag_wqueue", Value::UInt(m.wqueue() as u64)),
+        Field::new("idiag_uid", Value::UInt(m.uid() as u64)),
+        Field::new("idiag_inode", Value::UInt(m.inode() as u64)),
     ]
 }
 
@@ -313,19 +377,19 @@ fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         }
         // INET_DIAG_DCTCPINFO.
         9 => {
-            if len < 16 {
+            if len < TcpDctcpInfo::SIZE as u64 {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 16) else {
+            let Some(b) = c.read_bytes(addr, TcpDctcpInfo::SIZE) else {
                 return Some(Value::Unreadable(addr));
             };
-            let h = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as u64;
+            let d = TcpDctcpInfo(&b);
             Some(Value::structure(vec![
-                Field::new("dctcp_enabled", Value::UInt(h(0))),
-                Field::new("dctcp_ce_state", Value::UInt(h(2))),
-                Field::new("dctcp_alpha", Value::UInt(le32(&b, 4) as u64)),
-                Field::new("dctcp_ab_ecn", Value::UInt(le32(&b, 8) as u64)),
-                Field::new("dctcp_ab_tot", Value::UInt(le32(&b, 12) as u64)),
+                Field::new("dctcp_enabled", Value::UInt(d.enabled() as u64)),
+                Field::new("dctcp_ce_state", Value::UInt(d.ce_state() as u64)),
+                Field::new("dctcp_alpha", Value::UInt(d.alpha() as u64)),
+                Field::new("dctcp_ab_ecn", Value::UInt(d.ab_ecn() as u64)),
+                Field::new("dctcp_ab_tot", Value::UInt(d.ab_tot() as u64)),
             ]))
         }
         // INET_DIAG_PROTOCOL.
@@ -352,8 +416,9 @@ fn msg_attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
             if len < 2 {
                 return None;
             }
+            // struct inet_diag_sockopt: 16 bits.
             let b = c.read_bytes(addr, 2)?;
-            let v = u16::from_le_bytes([b[0], b[1]]);
+            let v = le::<u16>(&b, 0);
             // All the bits under -v, else those set.
             let all = c.opts.verbose;
             let mut f: Vec<Field> = SOCKOPT_BITS

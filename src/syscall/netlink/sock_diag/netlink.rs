@@ -3,6 +3,7 @@
 //! `struct netlink_diag_msg` replies with their `NETLINK_DIAG_*` attributes
 //! (memory info, groups, rings, flags).
 
+use crate::syscall::layout::{kstruct, le, nth};
 use crate::syscall::netlink::attr::{
     elem_array, flags_with_dflt, indexed_array, nla_int, AttrNames,
 };
@@ -14,19 +15,46 @@ use rtrace_arch::xlat;
 
 const NDIAG_PROTO_ALL: u8 = 255;
 
-fn le32(b: &[u8], o: usize) -> u64 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64
+kstruct! {
+    /// `struct netlink_diag_req`.
+    struct NetlinkDiagReq size 20 {
+        family: u8 @ 0,
+        protocol: u8 @ 1,
+        ino: u32 @ 4,
+        show: u32 @ 8,
+        cookie: [u8; 8] @ 12,
+    }
+}
+
+kstruct! {
+    /// `struct netlink_diag_msg`.
+    struct NetlinkDiagMsg size 28 {
+        family: u8 @ 0,
+        type_: u8 @ 1,
+        protocol: u8 @ 2,
+        state: u8 @ 3,
+        portid: u32 @ 4,
+        dst_portid: u32 @ 8,
+        dst_group: u32 @ 12,
+        ino: u32 @ 16,
+        cookie: [u8; 8] @ 20,
+    }
+}
+
+/// A `__u32 cookie[2]`: `[a, b]`.
+pub(in crate::syscall) fn cookie_value(raw: [u8; 8]) -> Value {
+    Value::Array(
+        vec![
+            Value::UInt(nth::<u32>(&raw, 0) as u64),
+            Value::UInt(nth::<u32>(&raw, 1) as u64),
+        ],
+        false,
+    )
 }
 
 /// `PRINT_FIELD_COOKIE`: `name=[a, b]`.
-pub(in crate::syscall) fn cookie(name: &'static str, b: &[u8], o: usize) -> Field {
-    Field::new(
-        name,
-        Value::Array(
-            vec![Value::UInt(le32(b, o)), Value::UInt(le32(b, o + 4))],
-            false,
-        ),
-    )
+pub(in crate::syscall) fn cookie(name: &'static str, raw: [u8; 8]) -> Field {
+    Field::new(name, cookie_value(raw))
 }
 
 /// `decode_nla_meminfo`: `[[SK_MEMINFO_RMEM_ALLOC]=…, …]`.
@@ -48,7 +76,7 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         0 => meminfo(c, addr, len),
         // NETLINK_DIAG_GROUPS: words in zero-padded hex.
         1 => elem_array(c, addr, len, 8, &|_, b| {
-            let v = u64::from_le_bytes(b[..8].try_into().unwrap());
+            let v = le::<u64>(b, 0);
             Value::sym_owned(format!("{v:#018x}"))
         }),
         2 | 3 => fields_struct(
@@ -77,20 +105,27 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         dflt: "NETLINK_DIAG_???",
     };
     if request {
-        return request_header(c, addr, len, "sdiag_family", 20, &|c, b| {
-            let proto = if b[1] == NDIAG_PROTO_ALL {
+        let size = NetlinkDiagReq::SIZE as u64;
+        return request_header(c, addr, len, "sdiag_family", size, &|c, b| {
+            let r = NetlinkDiagReq(b);
+            let proto = if r.protocol() == NDIAG_PROTO_ALL {
                 c.enum_value(255, &NDIAG_ALL, "")
             } else {
-                c.enum_value(b[1] as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???")
+                c.enum_value(r.protocol() as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???")
             };
             vec![
                 Field::new("sdiag_protocol", proto),
-                Field::new("ndiag_ino", Value::UInt(le32(b, 4))),
+                Field::new("ndiag_ino", Value::UInt(r.ino() as u64)),
                 Field::new(
                     "ndiag_show",
-                    flags_with_dflt(c, le32(b, 8), &xlat::NETLINK_DIAG_SHOW, "NDIAG_SHOW_???"),
+                    flags_with_dflt(
+                        c,
+                        r.show() as u64,
+                        &xlat::NETLINK_DIAG_SHOW,
+                        "NDIAG_SHOW_???",
+                    ),
                 ),
-                cookie("ndiag_cookie", b, 12),
+                cookie("ndiag_cookie", r.cookie()),
             ]
         });
     }
@@ -99,26 +134,27 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         addr,
         len,
         "ndiag_family",
-        28,
+        NetlinkDiagMsg::SIZE as u64,
         &|c, b| {
+            let m = NetlinkDiagMsg(b);
             vec![
                 Field::new(
                     "ndiag_type",
-                    c.enum_value(b[1] as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
+                    c.enum_value(m.type_() as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
                 ),
                 Field::new(
                     "ndiag_protocol",
-                    c.enum_value(b[2] as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???"),
+                    c.enum_value(m.protocol() as u64, &xlat::NETLINK_PROTOCOLS, "NETLINK_???"),
                 ),
                 Field::new(
                     "ndiag_state",
-                    c.enum_value(b[3] as u64, &xlat::NETLINK_STATES, "NETLINK_???"),
+                    c.enum_value(m.state() as u64, &xlat::NETLINK_STATES, "NETLINK_???"),
                 ),
-                Field::new("ndiag_portid", Value::UInt(le32(b, 4))),
-                Field::new("ndiag_dst_portid", Value::UInt(le32(b, 8))),
-                Field::new("ndiag_dst_group", Value::UInt(le32(b, 12))),
-                Field::new("ndiag_ino", Value::UInt(le32(b, 16))),
-                cookie("ndiag_cookie", b, 20),
+                Field::new("ndiag_portid", Value::UInt(m.portid() as u64)),
+                Field::new("ndiag_dst_portid", Value::UInt(m.dst_portid() as u64)),
+                Field::new("ndiag_dst_group", Value::UInt(m.dst_group() as u64)),
+                Field::new("ndiag_ino", Value::UInt(m.ino() as u64)),
+                cookie("ndiag_cookie", m.cookie()),
             ]
         },
         names,

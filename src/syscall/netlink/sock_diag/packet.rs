@@ -4,6 +4,7 @@
 //! (info, multicast list, rings, fanout, uid, memory info, and the socket
 //! filter as classic BPF instructions).
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::net::sockaddr::ifindex_value;
 use crate::syscall::netlink::attr::{elem_array, flags_with_dflt, nla_u, AttrNames};
 use crate::syscall::netlink::route::msgs::header_then_attrs;
@@ -13,48 +14,95 @@ use crate::syscall::printers::hex_quoted;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
-fn le32(b: &[u8], o: usize) -> u64 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64
+kstruct! {
+    /// `struct packet_diag_info`.
+    struct PacketDiagInfo size 24 {
+        index: u32 @ 0,
+        version: u32 @ 4,
+        reserve: u32 @ 8,
+        copy_thresh: u32 @ 12,
+        tstamp: u32 @ 16,
+        flags: u32 @ 20,
+    }
 }
 
-fn le16(b: &[u8], o: usize) -> u64 {
-    u16::from_le_bytes([b[o], b[o + 1]]) as u64
+kstruct! {
+    /// `struct packet_diag_mclist`.
+    struct PacketDiagMclist size 44 {
+        index: u32 @ 0,
+        count: u32 @ 4,
+        type_: u16 @ 8,
+        alen: u16 @ 10,
+        addr: [u8; 32] @ 12,
+    }
 }
+
+kstruct! {
+    /// `struct packet_diag_req`.
+    struct PacketDiagReq size 20 {
+        family: u8 @ 0,
+        protocol: u8 @ 1,
+        ino: u32 @ 4,
+        show: u32 @ 8,
+        cookie: [u8; 8] @ 12,
+    }
+}
+
+kstruct! {
+    /// `struct packet_diag_msg`.
+    struct PacketDiagMsg size 16 {
+        family: u8 @ 0,
+        type_: u8 @ 1,
+        num: u16 @ 2,
+        ino: u32 @ 4,
+        cookie: [u8; 8] @ 8,
+    }
+}
+
+const SOCK_FILTER_SIZE: u64 = crate::syscall::net::cbpf::SockFilter::SIZE as u64;
 
 /// `struct packet_diag_info`.
 fn info(c: &mut Ctx, addr: u64, len: u64) -> Option<Value> {
-    if len < 24 {
+    if len < PacketDiagInfo::SIZE as u64 {
         return None;
     }
-    let Some(b) = c.read_bytes(addr, 24) else {
+    let Some(b) = c.read_bytes(addr, PacketDiagInfo::SIZE) else {
         return Some(Value::Unreadable(addr));
     };
+    let i = PacketDiagInfo(&b);
     Some(Value::structure(vec![
-        Field::new("pdi_index", ifindex_value(c, le32(&b, 0) as u32)),
+        Field::new("pdi_index", ifindex_value(c, i.index())),
         Field::new(
             "pdi_version",
-            c.enum_value(le32(&b, 4), &xlat::AF_PACKET_VERSIONS, "TPACKET_???"),
+            c.enum_value(i.version() as u64, &xlat::AF_PACKET_VERSIONS, "TPACKET_???"),
         ),
-        Field::new("pdi_reserve", Value::UInt(le32(&b, 8))),
-        Field::new("pdi_copy_thresh", Value::UInt(le32(&b, 12))),
-        Field::new("pdi_tstamp", Value::UInt(le32(&b, 16))),
+        Field::new("pdi_reserve", Value::UInt(i.reserve() as u64)),
+        Field::new("pdi_copy_thresh", Value::UInt(i.copy_thresh() as u64)),
+        Field::new("pdi_tstamp", Value::UInt(i.tstamp() as u64)),
         Field::new(
             "pdi_flags",
-            flags_with_dflt(c, le32(&b, 20), &xlat::PACKET_DIAG_INFO_FLAGS, "PDI_???"),
+            flags_with_dflt(
+                c,
+                i.flags() as u64,
+                &xlat::PACKET_DIAG_INFO_FLAGS,
+                "PDI_???",
+            ),
         ),
     ]))
 }
 
 /// One `struct packet_diag_mclist`.
 fn mclist(c: &mut Ctx, b: &[u8]) -> Value {
-    let alen = le16(b, 10);
-    let n = (alen as usize).min(32);
+    let m = PacketDiagMclist(b);
+    let alen = m.alen();
+    let a = m.addr();
+    let n = (alen as usize).min(a.len());
     Value::structure(vec![
-        Field::new("pdmc_index", ifindex_value(c, le32(b, 0) as u32)),
-        Field::new("pdmc_count", Value::UInt(le32(b, 4))),
-        Field::new("pdmc_type", Value::UInt(le16(b, 8))),
-        Field::new("pdmc_alen", Value::UInt(alen)),
-        Field::new("pdmc_addr", Value::sym_owned(hex_quoted(&b[12..12 + n]))),
+        Field::new("pdmc_index", ifindex_value(c, m.index())),
+        Field::new("pdmc_count", Value::UInt(m.count() as u64)),
+        Field::new("pdmc_type", Value::UInt(m.type_() as u64)),
+        Field::new("pdmc_alen", Value::UInt(alen as u64)),
+        Field::new("pdmc_addr", Value::sym_owned(hex_quoted(&a[..n]))),
     ])
 }
 
@@ -62,7 +110,7 @@ fn mclist(c: &mut Ctx, b: &[u8]) -> Value {
 fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
     match ty {
         0 => info(c, addr, len),
-        1 => elem_array(c, addr, len, 44, &mclist),
+        1 => elem_array(c, addr, len, PacketDiagMclist::SIZE, &mclist),
         2 | 3 => crate::syscall::netlink::route::attrs::fields_struct(
             c,
             addr,
@@ -81,7 +129,7 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         6 => meminfo(c, addr, len),
         // PACKET_DIAG_FILTER: whole `struct sock_filter`s, at most 65535.
         7 => {
-            let n = len / 8;
+            let n = len / SOCK_FILTER_SIZE;
             (n != 0 && n <= u16::MAX as u64)
                 .then(|| crate::syscall::net::sock_filter::program(c, addr, n))
         }
@@ -97,15 +145,22 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         dflt: "PACKET_DIAG_???",
     };
     if request {
-        return request_header(c, addr, len, "sdiag_family", 20, &|c, b| {
+        let size = PacketDiagReq::SIZE as u64;
+        return request_header(c, addr, len, "sdiag_family", size, &|c, b| {
+            let r = PacketDiagReq(b);
             vec![
-                Field::new("sdiag_protocol", Value::Hex(b[1] as u64)),
-                Field::new("pdiag_ino", Value::UInt(le32(b, 4))),
+                Field::new("sdiag_protocol", Value::Hex(r.protocol() as u64)),
+                Field::new("pdiag_ino", Value::UInt(r.ino() as u64)),
                 Field::new(
                     "pdiag_show",
-                    flags_with_dflt(c, le32(b, 8), &xlat::PACKET_DIAG_SHOW, "PACKET_SHOW_???"),
+                    flags_with_dflt(
+                        c,
+                        r.show() as u64,
+                        &xlat::PACKET_DIAG_SHOW,
+                        "PACKET_SHOW_???",
+                    ),
                 ),
-                cookie("pdiag_cookie", b, 12),
+                cookie("pdiag_cookie", r.cookie()),
             ]
         });
     }
@@ -114,19 +169,20 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         addr,
         len,
         "pdiag_family",
-        16,
+        PacketDiagMsg::SIZE as u64,
         &|c, b| {
+            let m = PacketDiagMsg(b);
             vec![
                 Field::new(
                     "pdiag_type",
-                    c.enum_value(b[1] as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
+                    c.enum_value(m.type_() as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
                 ),
                 Field::new(
                     "pdiag_num",
-                    c.enum_value(le16(b, 2), &xlat::ETHERNET_PROTOCOLS, "ETH_P_???"),
+                    c.enum_value(m.num() as u64, &xlat::ETHERNET_PROTOCOLS, "ETH_P_???"),
                 ),
-                Field::new("pdiag_ino", Value::UInt(le32(b, 4))),
-                cookie("pdiag_cookie", b, 8),
+                Field::new("pdiag_ino", Value::UInt(m.ino() as u64)),
+                cookie("pdiag_cookie", m.cookie()),
             ]
         },
         names,

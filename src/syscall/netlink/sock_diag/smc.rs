@@ -3,6 +3,7 @@
 //! `SMC_DIAG_*` attributes (connection, link group and DMB info, shutdown
 //! flags, fallback reasons).
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{nla_flags, AttrNames};
 use crate::syscall::netlink::route::msgs::header_then_attrs;
 use crate::syscall::netlink::sock_diag::bit_flags;
@@ -16,21 +17,93 @@ use std::borrow::Cow;
 /// strace's `smc_diag_extended_flags`: bit `1<<(attr-1)` per extension.
 const SMC_DIAG_EXT_BITS: &[&str] = &["1<<(SMC_DIAG_CONNINFO-1)", "1<<(SMC_DIAG_LGRINFO-1)"];
 
-fn le32(b: &[u8], o: usize) -> u64 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64
+kstruct! {
+    /// `struct smc_diag_cursor`.
+    struct SmcDiagCursor size 8 {
+        reserved: u16 @ 0,
+        wrap: u16 @ 2,
+        count: u32 @ 4,
+    }
 }
 
-fn le64(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
+kstruct! {
+    /// `struct smc_diag_conninfo`.
+    struct SmcDiagConninfo size 76 {
+        token: u32 @ 0,
+        sndbuf_size: u32 @ 4,
+        rmbe_size: u32 @ 8,
+        peer_rmbe_size: u32 @ 12,
+        rx_prod: [u8; 8] @ 16,
+        rx_cons: [u8; 8] @ 24,
+        tx_prod: [u8; 8] @ 32,
+        tx_cons: [u8; 8] @ 40,
+        rx_prod_flags: u8 @ 48,
+        rx_conn_state_flags: u8 @ 49,
+        tx_prod_flags: u8 @ 50,
+        tx_conn_state_flags: u8 @ 51,
+        tx_prep: [u8; 8] @ 52,
+        tx_sent: [u8; 8] @ 60,
+        tx_fin: [u8; 8] @ 68,
+    }
 }
 
-/// `sizeof(struct smc_diag_conninfo)`.
-const CONNINFO_SIZE: usize = 76;
-/// `sizeof(struct smc_diag_lgrinfo)`: one `smc_diag_linkinfo` (146 bytes)
-/// and the role.
-const LGRINFO_SIZE: usize = 147;
-/// `sizeof(struct smcd_diag_dmbinfo)`.
-const DMBINFO_SIZE: usize = 40;
+kstruct! {
+    /// `struct smc_diag_lgrinfo`: one `struct smc_diag_linkinfo` (146
+    /// bytes) and the role.
+    struct SmcDiagLgrinfo size 147 {
+        link_id: u8 @ 0,
+        ibname: [u8; 64] @ 1,
+        ibport: u8 @ 65,
+        gid: [u8; 40] @ 66,
+        peer_gid: [u8; 40] @ 106,
+        role: u8 @ 146,
+    }
+}
+
+kstruct! {
+    /// `struct smcd_diag_dmbinfo`.
+    struct SmcdDiagDmbinfo size 40 {
+        linkid: u32 @ 0,
+        peer_gid: u64 @ 8,
+        my_gid: u64 @ 16,
+        token: u64 @ 24,
+        peer_token: u64 @ 32,
+    }
+}
+
+kstruct! {
+    /// `struct smc_diag_fallback`.
+    struct SmcDiagFallback size 8 {
+        reason: u32 @ 0,
+        peer_diagnosis: u32 @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct smc_diag_req`.
+    struct SmcDiagReq size 52 {
+        family: u8 @ 0,
+        ext: u8 @ 3,
+        id: [u8; 48] @ 4,
+    }
+}
+
+kstruct! {
+    /// `struct smc_diag_msg`.
+    struct SmcDiagMsg size 64 {
+        family: u8 @ 0,
+        state: u8 @ 1,
+        fallback: u8 @ 2,
+        shutdown: u8 @ 3,
+        id: [u8; 48] @ 4,
+        uid: u32 @ 52,
+        inode: u64 @ 56,
+    }
+}
+
+const CONNINFO_SIZE: usize = SmcDiagConninfo::SIZE;
+const LGRINFO_SIZE: usize = SmcDiagLgrinfo::SIZE;
+const DMBINFO_SIZE: usize = SmcdDiagDmbinfo::SIZE;
 
 /// The payload of `size` bytes at `addr`, `None` when `len` is shorter.
 fn payload(c: &mut Ctx, addr: u64, len: u64, size: usize) -> Option<Result<Vec<u8>, Value>> {
@@ -40,18 +113,13 @@ fn payload(c: &mut Ctx, addr: u64, len: u64, size: usize) -> Option<Result<Vec<u
     Some(c.read_bytes(addr, size).ok_or(Value::Unreadable(addr)))
 }
 
-/// `struct smc_diag_cursor` at `o`.
-fn cursor(b: &[u8], o: usize) -> Value {
+/// A `struct smc_diag_cursor`.
+fn cursor(raw: [u8; 8]) -> Value {
+    let k = SmcDiagCursor(&raw);
     Value::structure(vec![
-        Field::new(
-            "reserved",
-            Value::UInt(u16::from_le_bytes([b[o], b[o + 1]]) as u64),
-        ),
-        Field::new(
-            "wrap",
-            Value::UInt(u16::from_le_bytes([b[o + 2], b[o + 3]]) as u64),
-        ),
-        Field::new("count", Value::UInt(le32(b, o + 4))),
+        Field::new("reserved", Value::UInt(k.reserved() as u64)),
+        Field::new("wrap", Value::UInt(k.wrap() as u64)),
+        Field::new("count", Value::UInt(k.count() as u64)),
     ])
 }
 
@@ -67,47 +135,42 @@ fn cstring(b: &[u8]) -> Value {
 
 /// `SMC_DIAG_CONNINFO`.
 fn conninfo(b: &[u8]) -> Value {
-    let mut f = vec![
-        Field::new("token", Value::UInt(le32(b, 0))),
-        Field::new("sndbuf_size", Value::UInt(le32(b, 4))),
-        Field::new("rmbe_size", Value::UInt(le32(b, 8))),
-        Field::new("peer_rmbe_size", Value::UInt(le32(b, 12))),
-    ];
-    for (i, n) in ["rx_prod", "rx_cons", "tx_prod", "tx_cons"]
-        .iter()
-        .enumerate()
-    {
-        f.push(Field::new(n, cursor(b, 16 + 8 * i)));
-    }
-    let flags = [
-        "rx_prod_flags",
-        "rx_conn_state_flags",
-        "tx_prod_flags",
-        "tx_conn_state_flags",
-    ];
-    for (i, n) in flags.iter().enumerate() {
-        f.push(Field::new(n, Value::Hex(b[48 + i] as u64)));
-    }
-    for (i, n) in ["tx_prep", "tx_sent", "tx_fin"].iter().enumerate() {
-        f.push(Field::new(n, cursor(b, 52 + 8 * i)));
-    }
-    Value::structure(f)
+    let i = SmcDiagConninfo(b);
+    let flags = |v: u8| Value::Hex(v as u64);
+    Value::structure(vec![
+        Field::new("token", Value::UInt(i.token() as u64)),
+        Field::new("sndbuf_size", Value::UInt(i.sndbuf_size() as u64)),
+        Field::new("rmbe_size", Value::UInt(i.rmbe_size() as u64)),
+        Field::new("peer_rmbe_size", Value::UInt(i.peer_rmbe_size() as u64)),
+        Field::new("rx_prod", cursor(i.rx_prod())),
+        Field::new("rx_cons", cursor(i.rx_cons())),
+        Field::new("tx_prod", cursor(i.tx_prod())),
+        Field::new("tx_cons", cursor(i.tx_cons())),
+        Field::new("rx_prod_flags", flags(i.rx_prod_flags())),
+        Field::new("rx_conn_state_flags", flags(i.rx_conn_state_flags())),
+        Field::new("tx_prod_flags", flags(i.tx_prod_flags())),
+        Field::new("tx_conn_state_flags", flags(i.tx_conn_state_flags())),
+        Field::new("tx_prep", cursor(i.tx_prep())),
+        Field::new("tx_sent", cursor(i.tx_sent())),
+        Field::new("tx_fin", cursor(i.tx_fin())),
+    ])
 }
 
 /// `SMC_DIAG_LGRINFO`: the one link and the role.
 fn lgrinfo(c: &Ctx, b: &[u8]) -> Value {
+    let g = SmcDiagLgrinfo(b);
     let link = Value::structure(vec![
-        Field::new("link_id", Value::UInt(b[0] as u64)),
-        Field::new("ibname", cstring(&b[1..65])),
-        Field::new("ibport", Value::UInt(b[65] as u64)),
-        Field::new("gid", cstring(&b[66..106])),
-        Field::new("peer_gid", cstring(&b[106..146])),
+        Field::new("link_id", Value::UInt(g.link_id() as u64)),
+        Field::new("ibname", cstring(&g.ibname())),
+        Field::new("ibport", Value::UInt(g.ibport() as u64)),
+        Field::new("gid", cstring(&g.gid())),
+        Field::new("peer_gid", cstring(&g.peer_gid())),
     ]);
     Value::structure(vec![
         Field::new("lnk", Value::Array(vec![link], false)),
         Field::new(
             "role",
-            c.enum_value(b[146] as u64, &xlat::SMC_LINK_GROUP_ROLES, "SMC_???"),
+            c.enum_value(g.role() as u64, &xlat::SMC_LINK_GROUP_ROLES, "SMC_???"),
         ),
     ])
 }
@@ -134,18 +197,20 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         2 => payload(c, addr, len, LGRINFO_SIZE)?.map(|b| lgrinfo(c, &b)),
         3 => return nla_flags(c, addr, len, 1, &xlat::SOCK_SHUTDOWN_FLAGS, "???_SHUTDOWN"),
         4 => payload(c, addr, len, DMBINFO_SIZE)?.map(|b| {
+            let d = SmcdDiagDmbinfo(&b);
             Value::structure(vec![
-                Field::new("linkid", Value::UInt(le32(&b, 0))),
-                Field::new("peer_gid", Value::Hex(le64(&b, 8))),
-                Field::new("my_gid", Value::Hex(le64(&b, 16))),
-                Field::new("token", Value::Hex(le64(&b, 24))),
-                Field::new("peer_token", Value::Hex(le64(&b, 32))),
+                Field::new("linkid", Value::UInt(d.linkid() as u64)),
+                Field::new("peer_gid", Value::Hex(d.peer_gid())),
+                Field::new("my_gid", Value::Hex(d.my_gid())),
+                Field::new("token", Value::Hex(d.token())),
+                Field::new("peer_token", Value::Hex(d.peer_token())),
             ])
         }),
-        5 => payload(c, addr, len, 8)?.map(|b| {
+        5 => payload(c, addr, len, SmcDiagFallback::SIZE)?.map(|b| {
+            let f = SmcDiagFallback(&b);
             Value::structure(vec![
-                Field::new("reason", decl_code(c, le32(&b, 0))),
-                Field::new("peer_diagnosis", decl_code(c, le32(&b, 4))),
+                Field::new("reason", decl_code(c, f.reason() as u64)),
+                Field::new("peer_diagnosis", decl_code(c, f.peer_diagnosis() as u64)),
             ])
         }),
         _ => return None,
@@ -161,13 +226,21 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         dflt: "SMC_DIAG_???",
     };
     if request {
-        return request_header(c, addr, len, "diag_family", 52, &|c, b| {
+        let size = SmcDiagReq::SIZE as u64;
+        return request_header(c, addr, len, "diag_family", size, &|c, b| {
+            let r = SmcDiagReq(b);
             vec![
                 Field::new(
                     "diag_ext",
-                    bit_flags(c, b[3] as u64, 0, SMC_DIAG_EXT_BITS, "1<<(SMC_DIAG_???-1)"),
+                    bit_flags(
+                        c,
+                        r.ext() as u64,
+                        0,
+                        SMC_DIAG_EXT_BITS,
+                        "1<<(SMC_DIAG_???-1)",
+                    ),
                 ),
-                Field::new("id", sockid_value(c, &b[4..52], libc::AF_INET as u8)),
+                Field::new("id", sockid_value(c, &r.id(), libc::AF_INET as u8)),
             ]
         });
     }
@@ -176,24 +249,26 @@ pub(in crate::syscall) fn decode(c: &mut Ctx, request: bool, addr: u64, len: u64
         addr,
         len,
         "diag_family",
-        64,
+        SmcDiagMsg::SIZE as u64,
         &|c, b| {
+            let m = SmcDiagMsg(b);
             vec![
                 Field::new(
                     "diag_state",
-                    c.enum_value(b[1] as u64, &xlat::SMC_STATES, "SMC_???"),
+                    c.enum_value(m.state() as u64, &xlat::SMC_STATES, "SMC_???"),
                 ),
                 Field::new(
                     "diag_fallback",
-                    c.enum_value(b[2] as u64, &xlat::SMC_DIAG_MODE, "SMC_DIAG_MODE_???"),
+                    c.enum_value(
+                        m.fallback() as u64,
+                        &xlat::SMC_DIAG_MODE,
+                        "SMC_DIAG_MODE_???",
+                    ),
                 ),
-                Field::new("diag_shutdown", Value::UInt(b[3] as u64)),
-                Field::new("id", sockid_value(c, &b[4..52], libc::AF_INET as u8)),
-                Field::new("diag_uid", Value::UInt(le32(b, 52))),
-                Field::new(
-                    "diag_inode",
-                    Value::UInt(u64::from_le_bytes(b[56..64].try_into().unwrap())),
-                ),
+                Field::new("diag_shutdown", Value::UInt(m.shutdown() as u64)),
+                Field::new("id", sockid_value(c, &m.id(), libc::AF_INET as u8)),
+                Field::new("diag_uid", Value::UInt(m.uid() as u64)),
+                Field::new("diag_inode", Value::UInt(m.inode())),
             ]
         },
         names,

@@ -3,76 +3,97 @@
 //! replies with their `UNIX_DIAG_*` attributes (name, peer, queue lengths,
 //! shutdown, VFS inode, pending connections, memory, uid).
 
+use crate::syscall::layout::kstruct;
 use crate::syscall::netlink::attr::{indexed_array, int_array, nla_str, nla_u, AttrNames};
 use crate::syscall::netlink::route::msgs::header_then_attrs;
+use crate::syscall::netlink::sock_diag::netlink::cookie_value;
 use crate::syscall::netlink::sock_diag::request_header;
 use crate::syscall::netlink::sock_diag::{bit_flags, TCP_STATE_FLAGS};
 use crate::syscall::printers::dev_value;
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
-/// `sizeof(struct unix_diag_req)`.
-const REQ_SIZE: usize = 24;
-/// `sizeof(struct unix_diag_msg)`.
-const MSG_SIZE: usize = 16;
-
-fn le32(b: &[u8], o: usize) -> u64 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64
+kstruct! {
+    /// `struct unix_diag_req`.
+    struct UnixDiagReq size 24 {
+        family: u8 @ 0,
+        protocol: u8 @ 1,
+        states: u32 @ 4,
+        ino: u32 @ 8,
+        show: u32 @ 12,
+        cookie: [u8; 8] @ 16,
+    }
 }
 
-/// `udiag_cookie=[a, b]`.
-fn cookie(b: &[u8], o: usize) -> Value {
-    Value::Array(
-        vec![Value::UInt(le32(b, o)), Value::UInt(le32(b, o + 4))],
-        false,
-    )
+kstruct! {
+    /// `struct unix_diag_msg`.
+    struct UnixDiagMsg size 16 {
+        family: u8 @ 0,
+        type_: u8 @ 1,
+        state: u8 @ 2,
+        ino: u32 @ 4,
+        cookie: [u8; 8] @ 8,
+    }
 }
+
+kstruct! {
+    /// `struct unix_diag_vfs`.
+    struct UnixDiagVfs size 8 {
+        ino: u32 @ 0,
+        dev: u32 @ 4,
+    }
+}
+
+const REQ_SIZE: usize = UnixDiagReq::SIZE;
+const MSG_SIZE: usize = UnixDiagMsg::SIZE;
 
 /// `{sdiag_family=AF_UNIX, sdiag_protocol=0, udiag_states=…, udiag_ino=…,
 /// udiag_show=…, udiag_cookie=[…]}`.
 fn req_value(c: &Ctx, b: &[u8]) -> Value {
+    let r = UnixDiagReq(b);
     Value::structure(vec![
         Field::new(
             "sdiag_family",
-            c.enum_value(b[0] as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            c.enum_value(r.family() as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
         ),
-        Field::new("sdiag_protocol", Value::UInt(b[1] as u64)),
+        Field::new("sdiag_protocol", Value::UInt(r.protocol() as u64)),
         Field::new(
             "udiag_states",
-            bit_flags(c, le32(b, 4), 1, TCP_STATE_FLAGS, "1<<TCP_???"),
+            bit_flags(c, r.states() as u64, 1, TCP_STATE_FLAGS, "1<<TCP_???"),
         ),
-        Field::new("udiag_ino", Value::UInt(le32(b, 8))),
+        Field::new("udiag_ino", Value::UInt(r.ino() as u64)),
         Field::new(
             "udiag_show",
             crate::syscall::netlink::attr::flags_with_dflt(
                 c,
-                le32(b, 12),
+                r.show() as u64,
                 &xlat::UNIX_DIAG_SHOW,
                 "UDIAG_SHOW_???",
             ),
         ),
-        Field::new("udiag_cookie", cookie(b, 16)),
+        Field::new("udiag_cookie", cookie_value(r.cookie())),
     ])
 }
 
 /// `{udiag_family=AF_UNIX, udiag_type=…, udiag_state=…, udiag_ino=…,
 /// udiag_cookie=[…]}`.
 fn msg_value(c: &Ctx, b: &[u8]) -> Value {
+    let m = UnixDiagMsg(b);
     Value::structure(vec![
         Field::new(
             "udiag_family",
-            c.enum_value(b[0] as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
+            c.enum_value(m.family() as u64, &xlat::SOCKET_FAMILIES, "AF_???"),
         ),
         Field::new(
             "udiag_type",
-            c.enum_value(b[1] as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
+            c.enum_value(m.type_() as u64, &xlat::SOCKET_TYPES, "SOCK_???"),
         ),
         Field::new(
             "udiag_state",
-            c.enum_value(b[2] as u64, &xlat::TCP_STATES, "TCP_???"),
+            c.enum_value(m.state() as u64, &xlat::TCP_STATES, "TCP_???"),
         ),
-        Field::new("udiag_ino", Value::UInt(le32(b, 4))),
-        Field::new("udiag_cookie", cookie(b, 8)),
+        Field::new("udiag_ino", Value::UInt(m.ino() as u64)),
+        Field::new("udiag_cookie", cookie_value(m.cookie())),
     ])
 }
 
@@ -83,15 +104,16 @@ fn attr(c: &mut Ctx, ty: u16, addr: u64, len: u64) -> Option<Value> {
         0 => nla_str(c, addr, len),
         // UNIX_DIAG_VFS: {udiag_vfs_ino, udiag_vfs_dev}, the device first.
         1 => {
-            if len < 8 {
+            if len < UnixDiagVfs::SIZE as u64 {
                 return None;
             }
-            let Some(b) = c.read_bytes(addr, 8) else {
+            let Some(b) = c.read_bytes(addr, UnixDiagVfs::SIZE) else {
                 return Some(Value::Unreadable(addr));
             };
+            let v = UnixDiagVfs(&b);
             Some(Value::structure(vec![
-                Field::new("udiag_vfs_dev", dev_value(c, le32(&b, 4))),
-                Field::new("udiag_vfs_ino", Value::UInt(le32(&b, 0))),
+                Field::new("udiag_vfs_dev", dev_value(c, v.dev() as u64)),
+                Field::new("udiag_vfs_ino", Value::UInt(v.ino() as u64)),
             ]))
         }
         // UNIX_DIAG_PEER, UNIX_DIAG_UID.
