@@ -100,7 +100,7 @@ w '\x01file.c:42' $P/break-line
 w '\x01visit if n > 5 && p->x == 3' $P/break-cond
 w '\x02$arg1 * 3 + ($rax & 0xff) >= -2 || !$retval' $P/bcond
 w '\x02x / $arg2 %% 7 << 65' $P/bcond-div
-w '\x03n > 5 && p->x == 3 || arr[2] != $rdi' $P/vcond
+w "\\x03c == 'A' && \$pc == \$rip && -(~n) > 5 || arr[2] != '\\\\n'" $P/vcond
 w '\x04cfg.origin.x' $P/path
 w '\x04table[3]->next[1].y' $P/path-deref
 w '\x05*0x601040:4' $P/watch-addr

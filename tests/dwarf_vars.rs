@@ -34,11 +34,11 @@ mod support;
 
 use rtrace::engine::memory::proc::ProcMem;
 use rtrace::engine::memory::Memory;
+use rtrace::probe::cond::{parse, FrameValues};
 use rtrace::symbols::Symbolizer;
 use rtrace::unwind::Unwinder;
 use rtrace::value::text::{render_value, RenderOpts};
 use rtrace::value::Value;
-use rtrace::vars::cond::{parse_cond, FrameEnv};
 use rtrace::vars::{format_value, PathError, VarDesc, VarError, Vars};
 use std::process::Command;
 use support::*;
@@ -179,7 +179,7 @@ fn check_inspect(variant: &str, flags: &[&str]) {
     assert_eq!(cfg.ty.name(), "struct config");
     assert_eq!(cfg.size, 40);
     // Conditions over arguments, globals, enumerators and registers.
-    let mut env = FrameEnv {
+    let mut env = FrameValues {
         vars: &s.vars,
         map: &s.map,
         frame: &s.frames[0],
@@ -188,19 +188,18 @@ fn check_inspect(variant: &str, flags: &[&str]) {
     let always = "col == GREEN && pp->y == 200 && config.origin.y == -4 && table[1] < 0 \
                   && counter == 7 && config.level == -3 && $rsp != 0 && $pc == $rip";
     assert_eq!(
-        parse_cond(always).unwrap().holds(&mut env),
+        parse(always).unwrap().holds(&mut env),
         Ok(true),
         "{variant}"
     );
     assert_eq!(
-        parse_cond("counter != 7 || table[0] > 10")
+        parse("counter != 7 || table[0] > 10")
             .unwrap()
             .holds(&mut env),
         Ok(false)
     );
     if !variant.starts_with("O2") {
-        let c =
-            parse_cond("n == 5 && c == 'A' && ok && s < -299 && big < 0 && arr[2] == 15").unwrap();
+        let c = parse("n == 5 && c == 'A' && ok && s < -299 && big < 0 && arr[2] == 15").unwrap();
         assert_eq!(c.holds(&mut env), Ok(true), "{variant}");
     }
 

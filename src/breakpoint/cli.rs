@@ -18,9 +18,9 @@ SPEC:
   *0xADDR         an address
   ret:FUNC        a return probe: return value and duration
   'SPEC if EXPR'  only when EXPR holds: program variables from DWARF (n, p->x,
-                  cfg.limit, t[2], enumerator names), registers ($rdi, $rax, ...),
-                  $arg1..$arg6, $retval (ret: probes), literals,
-                  == != < <= > >= && || ! & | ^ + -
+                  cfg.limit, t[2], enumerator names), registers ($rdi, $rax,
+                  $pc, $sp, $fp, ...), $arg1..$arg6, $retval (ret: probes),
+                  literals (42, 0x2a, 'A'), == != < <= > >= && || ! & | ^ + - ~
 
 Each hit prints the function's arguments from DWARF, like gdb's frame line:
   func(n=5, s=\"text\", p=0x5555...) at file.c:LINE

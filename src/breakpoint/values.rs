@@ -5,7 +5,7 @@
 use super::report::{FrameVals, Named};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
-use crate::probe::cond::{EvalError, ValueProvider};
+use crate::probe::cond::{EvalError, FrameValues, ValueProvider};
 use crate::symbols::ModuleMap;
 use crate::unwind::Unwinder;
 use crate::vars::{FrameRegs, Vars};
@@ -106,12 +106,13 @@ impl<'a> HitFrame<'a> {
     /// The integer value of a variable path, for conditions.
     pub fn scalar(&mut self, path: &str) -> Result<i64, EvalError> {
         let frame = self.frame();
-        self.vars
-            .lookup_scalar(self.map, &frame, &mut self.mem, path)
-            .map_err(|e| EvalError::Variable {
-                name: path.to_string(),
-                why: e.to_string(),
-            })
+        FrameValues {
+            vars: self.vars,
+            map: self.map,
+            frame: &frame,
+            mem: &mut self.mem,
+        }
+        .variable(path)
     }
 
     /// The function at the pc (the innermost, inlined one if any), its

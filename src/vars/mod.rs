@@ -14,8 +14,8 @@
 //! values decoded by type into [`Value`] ([`Vars::read`],
 //! [`format_value`]); C type names ([`Ty::name`]); function return types
 //! ([`ScopeFrame::return_type`]); gdb's post-prologue breakpoint address
-//! ([`Vars::after_prologue`]); and a condition language over variables,
-//! registers and integers ([`cond`]).
+//! ([`Vars::after_prologue`]). Conditions over these values are
+//! `probe::cond`'s (the one condition language).
 //!
 //! A breakpoint hit, end to end: [`Vars::innermost`] (registers + CFA) ->
 //! [`Vars::scope`] at [`FrameRegs::lookup_pc`] -> [`Vars::read`] per
@@ -34,7 +34,6 @@
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 
-pub mod cond;
 mod data;
 mod decode;
 mod error;

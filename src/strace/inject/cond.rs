@@ -14,6 +14,13 @@
 //! integer: decimal, `0x` hex or `0` octal, optionally negative. `argN`
 //! numbers the raw arguments from 1 to 6; `fd` is the descriptor
 //! argument(s) of the syscall, compared as a C `int`.
+//!
+//! These comparisons are deliberately not `crate::probe::cond`, the
+//! condition language of `rtrace break`: they follow `-e inject=`'s
+//! `KEY=VALUE` tokens, so a single `=` compares (probe::cond refuses it),
+//! `&` tests that bits are set rather than giving a value, `0644` is
+//! octal, and `:` joins conditions where probe::cond has `&&`; parsing
+//! them as probe::cond would change what rstrace accepts.
 
 use crate::engine::memory::Memory;
 use crate::engine::page_cache::PageCache;

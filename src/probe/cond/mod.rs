@@ -1,7 +1,13 @@
-//! Conditions (`SPEC if EXPR`): a small expression language over values a
-//! [`ValueProvider`] supplies at the hit.
+//! The one condition language: `rtrace break SPEC if EXPR`, and so
+//! `rtrace record --probe 'SPEC if EXPR'` (the same specs, the same
+//! breaker). A small expression language, parsed once ([`parse`], pure)
+//! and evaluated at each hit over the values a [`ValueProvider`] supplies:
+//! registers and `$argN` (`breakpoint::values::RegValues`), program
+//! variables of the stopped frame through DWARF
+//! (`breakpoint::values::DwarfValues` at a breakpoint hit,
+//! [`FrameValues`] over any unwound frame).
 //!
-//! Grammar (C precedence, 64-bit signed arithmetic):
+//! Grammar (64-bit signed arithmetic; a condition holds when non-zero):
 //!
 //! ```text
 //! expr    := and ('||' and)*
@@ -10,25 +16,43 @@
 //! bits    := sum (('&'|'|'|'^') sum)*          (a single '|' or '&')
 //! sum     := unary (('+'|'-') unary)*
 //! unary   := ('!'|'-'|'~') unary | primary
-//! primary := NUMBER | '$' NAME | PATH | '(' expr ')'
+//! primary := NUMBER | CHAR | '$' NAME | PATH | '(' expr ')'
+//! NUMBER  := decimal | '0x' hex                (above i64::MAX wraps)
+//! CHAR    := "'" c "'" | "'\" ('n'|'t'|'r'|'0'|'\'|"'") "'"
 //! PATH    := NAME ('.' NAME | '->' NAME | '[' NUMBER ']')*
 //! ```
 //!
-//! `$rdi`, `$rax`, … are registers; `$arg1`…`$arg6` are the integer arguments
-//! by ABI position; `$retval` is the return value (at a `ret:` probe);
-//! a bare `PATH` is a program variable (parameter, local, global or
-//! enumerator name), which only a DWARF-aware provider can supply
-//! ([`crate::breakpoint::values::DwarfValues`]; the register provider answers
+//! Unlike C, the bit operators bind tighter than the comparisons
+//! (`$rdi & 1 == 1` is `($rdi & 1) == 1`), and comparisons do not chain
+//! (`a < b < c` is an error). `&&` and `||` short-circuit, so
+//! `p != 0 && p->x > 1` never reads through a null `p`. Parentheses and
+//! unary operators nest at most 64 deep.
+//!
+//! `$rdi`, `$rax`, … are registers, `$pc`, `$sp` and `$fp` their generic
+//! names; `$arg1`…`$arg6` are the integer arguments by ABI position;
+//! `$retval` is the return value (at a `ret:` probe). A bare `PATH` is a
+//! program variable (parameter, local, global or enumerator name such as
+//! `GREEN`), handed whole to `crate::vars::Vars::lookup_scalar`; only a
+//! DWARF-aware provider can supply it (the register provider answers
 //! [`EvalError::NoVariables`]).
 //!
-//! This parser is kept, rather than replaced by
-//! `crate::vars::cond::parse_cond`, because it has what that one
-//! lacks and existing specs use: `$argN`, `$retval`, bit operators and
-//! `+`/`-`. Variable paths are handed whole to
-//! `crate::vars::Vars::lookup_scalar`, so both accept the same
-//! paths.
+//! What else takes an expression, and why it is not this one:
+//! `rtrace watch EXPR` names *what* to watch (`var`, `var.field`,
+//! `*ADDR:LEN`: `watchpoint::spec::Expr`), a location and not a
+//! condition, and watch has no condition of its own. rstrace's
+//! `-e inject=…:arg1=5:fd>2` conditions keep strace-style syntax (`=`
+//! compares, `&` means "all these bits set", octal `0644`), which this
+//! language spells differently (`strace::inject::cond`).
 
+use crate::vars::{parse_path, PathError};
 use std::fmt;
+
+mod frame;
+pub use frame::FrameValues;
+
+/// Parentheses and unary operators nest at most this deep (the parser
+/// and the evaluator recurse on them).
+const MAX_NESTING: usize = 64;
 
 /// A parsed expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,8 +134,8 @@ impl fmt::Display for EvalError {
 
 /// Supplies the values an expression names, at one hit.
 ///
-/// The register provider ([`crate::breakpoint::values::RegValues`]) answers `$…` names; a
-/// DWARF provider would wrap it and answer [`ValueProvider::variable`] too.
+/// A register provider answers `$…` names; a DWARF provider answers
+/// [`ValueProvider::variable`] too.
 pub trait ValueProvider {
     /// `$name` (a register, `argN`, `retval`).
     fn dollar(&mut self, name: &str) -> Result<i64, EvalError>;
@@ -178,6 +202,13 @@ fn lex(s: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
                 msg: format!("bad number '{w}'"),
             })?;
             out.push((at, Tok::Num(v)));
+        } else if c == b'\'' {
+            let (v, len) = char_literal(&b[i..]).map_err(|msg| ParseError {
+                at,
+                msg: msg.into(),
+            })?;
+            out.push((at, Tok::Num(v)));
+            i += len;
         } else if c == b'$' {
             i += 1;
             let w = word(&mut i);
@@ -210,14 +241,21 @@ fn lex(s: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
                     break;
                 }
             }
-            out.push((at, Tok::Name(s[at..i].to_string())));
+            let path = &s[at..i];
+            if let Err(PathError::Syntax(off)) = parse_path(path) {
+                return Err(ParseError {
+                    at: at + off,
+                    msg: format!("bad variable path '{path}'"),
+                });
+            }
+            out.push((at, Tok::Name(path.to_string())));
         } else {
             let p = PUNCT
                 .iter()
                 .find(|p| s[i..].starts_with(**p))
                 .ok_or_else(|| ParseError {
                     at,
-                    msg: format!("unexpected '{}'", c as char),
+                    msg: format!("unexpected '{}'", s[i..].chars().next().unwrap_or('?')),
                 })?;
             if *p == "=" {
                 return Err(ParseError {
@@ -232,10 +270,31 @@ fn lex(s: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
     Ok(out)
 }
 
+/// The value and length of the character literal `b` starts with (`'A'`,
+/// `'\n'`).
+fn char_literal(b: &[u8]) -> Result<(i64, usize), &'static str> {
+    match (b.get(1), b.get(2), b.get(3)) {
+        (Some(b'\\'), Some(e), Some(b'\'')) => match e {
+            b'n' => Ok((10, 4)),
+            b't' => Ok((9, 4)),
+            b'r' => Ok((13, 4)),
+            b'0' => Ok((0, 4)),
+            b'\\' | b'\'' => Ok((i64::from(*e), 4)),
+            _ => Err("unknown escape in character literal"),
+        },
+        (Some(&ch), Some(b'\''), _) if ch != b'\\' && ch != b'\'' && ch.is_ascii() => {
+            Ok((i64::from(ch), 3))
+        }
+        _ => Err("bad character literal"),
+    }
+}
+
 struct Parser {
     toks: Vec<(usize, Tok)>,
     pos: usize,
     end: usize,
+    /// Unary operators and parentheses open at this point.
+    nesting: usize,
 }
 
 impl Parser {
@@ -292,7 +351,15 @@ impl Parser {
             ("<", Op::Lt),
             (">", Op::Gt),
         ];
-        self.binary(&ops, Parser::bits, true)
+        let e = self.binary(&ops, Parser::bits, true)?;
+        if matches!(self.toks.get(self.pos), Some((_, Tok::Punct(p))) if ops.iter().any(|o| o.0 == *p))
+        {
+            return Err(ParseError {
+                at: self.at(),
+                msg: "chained comparison; use parentheses".into(),
+            });
+        }
+        Ok(e)
     }
 
     fn bits(&mut self) -> Result<Expr, ParseError> {
@@ -305,12 +372,22 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
-        for op in ['!', '-', '~'] {
-            if self.eat(&op.to_string()) {
-                return Ok(Expr::Unary(op, Box::new(self.unary()?)));
-            }
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return Err(ParseError {
+                at: self.at(),
+                msg: "nested too deeply".into(),
+            });
         }
-        self.primary()
+        let op = ['!', '-', '~']
+            .into_iter()
+            .find(|op| self.eat(&op.to_string()));
+        let e = match op {
+            Some(op) => self.unary().map(|e| Expr::Unary(op, Box::new(e))),
+            None => self.primary(),
+        };
+        self.nesting -= 1;
+        e
     }
 
     fn primary(&mut self) -> Result<Expr, ParseError> {
@@ -346,6 +423,7 @@ pub fn parse(src: &str) -> Result<Expr, ParseError> {
         toks,
         pos: 0,
         end: src.len(),
+        nesting: 0,
     };
     let e = p.expr()?;
     if p.pos < p.toks.len() {
@@ -383,6 +461,11 @@ impl Expr {
                 v
             }
         }
+    }
+
+    /// Whether the condition holds (its value is not zero).
+    pub fn holds(&self, v: &mut dyn ValueProvider) -> Result<bool, EvalError> {
+        Ok(self.eval(v)? != 0)
     }
 
     /// Evaluates the expression; comparisons and logic give 0 or 1.
@@ -423,67 +506,4 @@ impl Expr {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct Fake;
-
-    impl ValueProvider for Fake {
-        fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
-            match name {
-                "rdi" | "arg1" => Ok(3),
-                "rax" => Ok(-1),
-                _ => Err(EvalError::UnknownRegister(name.into())),
-            }
-        }
-    }
-
-    fn ev(s: &str) -> Result<i64, EvalError> {
-        parse(s).unwrap().eval(&mut Fake)
-    }
-
-    #[test]
-    fn variable_paths_are_one_token() {
-        let e = parse("pp->y == 3 && t[2].x > n.m").unwrap();
-        assert!(e.uses_variables());
-        let Expr::Bin(Op::And, a, b) = e else {
-            panic!("not &&")
-        };
-        assert_eq!(
-            *a,
-            Expr::Bin(
-                Op::Eq,
-                Box::new(Expr::Var("pp->y".into())),
-                Box::new(Expr::Num(3))
-            )
-        );
-        assert!(matches!(*b, Expr::Bin(Op::Gt, ref l, _) if **l == Expr::Var("t[2].x".into())));
-        // `->` only joins a name; `p - >` stays arithmetic.
-        assert!(parse("p - 1 > 0").is_ok());
-        assert!(!parse("$rdi > 1").unwrap().uses_variables());
-        assert!(parse("t[2").is_err());
-    }
-
-    #[test]
-    fn registers_literals_and_logic() {
-        assert_eq!(ev("$rdi == 3 && $rax < 0"), Ok(1));
-        assert_eq!(ev("$rdi == 3 && $rax > 0"), Ok(0));
-        assert_eq!(ev("$rdi == 4 || $arg1 >= 0x3"), Ok(1));
-        assert_eq!(ev("!($rdi - 3) && ($rdi & 1) == 1"), Ok(1));
-        assert_eq!(ev("-1 == $rax"), Ok(1));
-        assert_eq!(ev("1 + 2 == 3"), Ok(1));
-    }
-
-    #[test]
-    fn errors_are_reported() {
-        assert!(matches!(
-            ev("$xyz == 1"),
-            Err(EvalError::UnknownRegister(_))
-        ));
-        assert!(matches!(ev("count > 1"), Err(EvalError::NoVariables(_))));
-        assert!(parse("$rdi = 3").is_err());
-        assert!(parse("$rdi ==").is_err());
-        assert!(parse("($rdi == 3").is_err());
-        assert!(parse("1 2").is_err());
-    }
-}
+mod tests;
