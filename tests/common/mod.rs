@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests (and `benches/overhead.rs`).
 //!
-//! Include with `mod common;` from a file directly under `tests/`.
+//! Each test crate (`tests/NAME/main.rs`) includes it at its root with
+//! `#[path = "../common/mod.rs"] mod common;` and its modules `use
+//! crate::common;` (a file directly under `tests/`, `mod common;`).
 //!
 //! * [`testprog`] / [`testprog_variant`] build `testprogs/<name>.c` (or `.cc`)
 //!   into `<target dir>/testprogs/` on first use. Many tests, as threads of one
