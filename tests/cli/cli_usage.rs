@@ -108,8 +108,9 @@ fn export_to_a_closed_pipe_dies_quietly_of_sigpipe() {
         // A pipe whose reader is gone before rtrace writes (`| head -1`
         // that has had its line).
         let mut fds = [0; 2];
-        // SAFETY: fds is a valid 2-int array.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: fds is a valid 2-int array. Close-on-exec: a command
+        // another test starts meanwhile must not get the read end.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
         // SAFETY: closing the read end we own; the write end becomes the
         // child's stdout (owned by the Stdio from here on).
         let stdout = unsafe {

@@ -149,6 +149,17 @@ pub fn uprobe_tracefs() -> Option<PathBuf> {
     Some(root)
 }
 
+/// Held while running `rtrace kernel cleanup`, and by a test that SIGKILLs
+/// a kernel-backend session from the moment it kills it until it has looked
+/// at what the session left in tracefs and cleaned up itself: cleanup
+/// removes what every dead rtrace process left, so another test's cleanup in
+/// between would remove it first. The tests of a test crate share a
+/// process, hence one lock for all of them.
+pub fn tracefs_cleanup_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Makes `cmd` start with SIGINT and SIGQUIT at their default action.
 ///
 /// A shell without job control starts background jobs with both ignored,

@@ -19,12 +19,17 @@ fn rtrace() -> PathBuf {
 /// tests are about the ptrace breakpoints: `--backend ptrace` unless ARGS
 /// name a backend (`auto` would count plain `--count` runs with uprobes).
 fn brk(args: &[&str], prog: &Path, prog_args: &[&str]) -> Output {
+    brk_pid(args, prog, prog_args).0
+}
+
+/// [`brk`], with the pid rtrace ran as.
+fn brk_pid(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, u32) {
     let backend: &[&str] = if args.contains(&"--backend") {
         &[]
     } else {
         &["--backend", "ptrace"]
     };
-    Command::new(rtrace())
+    let child = Command::new(rtrace())
         .arg("break")
         .args(backend)
         .args(args)
@@ -32,8 +37,12 @@ fn brk(args: &[&str], prog: &Path, prog_args: &[&str]) -> Output {
         .arg(prog)
         .args(prog_args)
         .stdin(Stdio::null())
-        .output()
-        .expect("run rtrace")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rtrace");
+    let pid = child.id();
+    (child.wait_with_output().expect("wait for rtrace"), pid)
 }
 
 fn untraced(prog: &Path, args: &[&str]) -> String {
@@ -811,7 +820,7 @@ fn attach_breakpoints_and_watchpoint_in_one_session_then_sigint_detach() {
 fn kernel_backend_counts_exactly_and_leaves_nothing_in_tracefs() {
     let prog = common::testprog("bp_threads");
     let expect = untraced(&prog, &[]);
-    let o = brk(
+    let (o, rpid) = brk_pid(
         &[
             "--count",
             "--json",
@@ -835,13 +844,14 @@ fn kernel_backend_counts_exactly_and_leaves_nothing_in_tracefs() {
         (hits(&rows, "work"), hits(&rows, "ret:work")),
         (80_000, 80_000)
     );
-    // Its uprobe events are gone (the group is named after rtrace's pid).
+    // Its uprobe events are gone (the group is named after rtrace's pid;
+    // other tests' sessions may have theirs meanwhile).
     for f in [
         "/sys/kernel/tracing/uprobe_events",
         "/sys/kernel/tracing/dynamic_events",
     ] {
         if let Ok(s) = std::fs::read_to_string(f) {
-            assert!(!s.contains("count0"), "{f}: {s}");
+            assert!(!s.contains(&format!("rtrace_{rpid}/")), "{f}: {s}");
         }
     }
     // What it cannot do is refused, not done differently.

@@ -466,6 +466,7 @@ fn kernel_probe_sigkill_then_cleanup_restores_tracefs() {
     let (mut r, _rout) = kernel_probe(&t, false);
     let rpid = r.id();
     t.go(10);
+    let _no_other_cleanup = common::tracefs_cleanup_lock();
     r.kill().expect("SIGKILL rtrace");
     r.wait().expect("wait");
     // Killed: its events are still there, its probe still in the code.

@@ -220,6 +220,7 @@ impl Traced {
         self.tracer.kill().expect("SIGKILL the tracer");
         self.tracer.wait().expect("reap the tracer");
         if matches!(self.tool, Tool::RltraceKernel) {
+            let _one_cleanup = common::tracefs_cleanup_lock();
             let c = Command::new(common::rtrace())
                 .args(["kernel", "cleanup"])
                 .output()

@@ -400,6 +400,7 @@ fn sigkill_then_cleanup_command() {
     let before = Global::snap(&root);
     let (mut child, sh) = start_long(&testprog("k_calls"));
     let pid = child.id();
+    let _no_other_cleanup = common::tracefs_cleanup_lock();
     child.kill().unwrap();
     child.wait().unwrap();
     // SAFETY: the orphaned command was ours.

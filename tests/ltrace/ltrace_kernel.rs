@@ -530,10 +530,13 @@ fn tracefs_is_clean_after_runs_and_sigint_and_cleanup_spares_a_live_rltrace() {
         !ev.is_empty() && inst,
         "no rtrace_{pid} state while running"
     );
-    let c = Command::new(env!("CARGO_BIN_EXE_rtrace"))
-        .args(["kernel", "cleanup"])
-        .output()
-        .unwrap();
+    let c = {
+        let _one_cleanup = common::tracefs_cleanup_lock();
+        Command::new(env!("CARGO_BIN_EXE_rtrace"))
+            .args(["kernel", "cleanup"])
+            .output()
+            .unwrap()
+    };
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     assert_eq!(
         owned(&root, pid),

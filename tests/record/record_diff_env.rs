@@ -7,7 +7,7 @@ use crate::common;
 
 use serde_json::Value;
 use std::fs::File;
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,23 +33,36 @@ enum Stdout {
     Pty,
 }
 
-/// A pty pair: (master, slave).
+/// A pty pair: (master, slave), both close-on-exec, so that no command
+/// another test of this process starts meanwhile keeps the slave open (the
+/// reader below waits for every slave descriptor to be closed).
 fn pty() -> (File, File) {
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty writes two descriptors into the out-parameters; the
-    // name, termios and winsize pointers may be null.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
+    // SAFETY: posix_openpt opens /dev/ptmx with these flags.
+    let master = unsafe { libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC) };
+    assert!(
+        master >= 0,
+        "posix_openpt: {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: the descriptor was just opened and is owned by nothing else.
+    let master = unsafe { File::from_raw_fd(master) };
+    // SAFETY: unlockpt and TIOCGPTPEER take the master descriptor (and open
+    // flags); the slave is a new descriptor.
+    let slave = unsafe {
+        assert_eq!(libc::unlockpt(master.as_raw_fd()), 0, "unlockpt");
+        libc::ioctl(
+            master.as_raw_fd(),
+            libc::TIOCGPTPEER,
+            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
         )
     };
-    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened and are owned by nothing else.
-    unsafe { (File::from_raw_fd(master), File::from_raw_fd(slave)) }
+    assert!(
+        slave >= 0,
+        "TIOCGPTPEER: {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: the descriptor was just opened and is owned by nothing else.
+    (master, unsafe { File::from_raw_fd(slave) })
 }
 
 /// Records `env_probe config.h` in `dir` into `out` with stdout `to`;

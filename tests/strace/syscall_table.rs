@@ -15,8 +15,9 @@ fn unnamed_but_implemented(arch: Arch) -> Vec<u64> {
         .filter(|&nr| arch.syscall_name(nr).is_none())
         .collect();
     let mut fds = [0i32; 2];
-    // SAFETY: plain pipe(2).
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: plain pipe2(2). Close-on-exec: a command another test starts
+    // meanwhile must not keep the write end open (the fork below keeps it).
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
     // SAFETY: the child only calls async-signal-safe functions (syscall,
     // write, _exit) before it exits.
     let pid = unsafe { libc::fork() };
