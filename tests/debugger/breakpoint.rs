@@ -669,7 +669,7 @@ fn conditions_on_program_variables() {
             .collect();
         assert_eq!(ns, vec![7, 11, 15, 19], "{variant}");
         // A name DWARF does not know is refused before the program runs
-        // (tests/break_spec.rs has more of these).
+        // (break_spec.rs has more of these).
         let o = brk(&["--count", "--json", "visit if nosuch == 1"], &prog, &[]);
         assert_eq!(o.status.code(), Some(2), "{variant}: {o:?}");
         assert!(

@@ -32,7 +32,7 @@ fn tracefs() -> Option<PathBuf> {
     Some(root)
 }
 
-/// The link variants of tests/ltrace.rs that have PLT stubs (`-fno-plt`
+/// The link variants of ltrace.rs that have PLT stubs (`-fno-plt`
 /// has none: see `auto_takes_ptrace_where_the_kernel_cannot_show_it`).
 const VARIANTS: &[(&str, &[&str])] = &[
     ("lazy", &["-fno-builtin"]),

@@ -304,7 +304,7 @@ fn diff_compares_probe_hit_counts() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// Where speedscope and Chromium are (as tests/record_export.rs finds
+/// Where speedscope and Chromium are (as record_export.rs finds
 /// them); `None` when missing.
 fn viewer_tools() -> Option<(PathBuf, PathBuf)> {
     if !common::have("node") {

@@ -265,7 +265,7 @@ fn decode_pids_comm() {
         assert_eq!(seen, want, "{} {opt}:\n{trace}", tool.display());
     }
     let _ = std::fs::remove_dir_all(&dir);
-    // pidns (strace's other decoding) is accepted; tests/strace_pidns.rs
+    // pidns (strace's other decoding) is accepted; strace_pidns.rs
     // checks what it prints.
     let o = common::named(rstrace())
         .args(["--decode-pids=comm,pidns", "true"])
