@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests (and `benches/overhead.rs`).
 //!
-//! Include with `mod common;` from a file directly under `tests/`.
+//! Each test crate (`tests/NAME/main.rs`) includes it at its root with
+//! `#[path = "../common/mod.rs"] mod common;` and its modules `use
+//! crate::common;` (a file directly under `tests/`, `mod common;`).
 //!
 //! * [`testprog`] / [`testprog_variant`] build `testprogs/<name>.c` (or `.cc`)
 //!   into `<target dir>/testprogs/` on first use. Many tests, as threads of one
@@ -145,6 +147,17 @@ pub fn uprobe_tracefs() -> Option<PathBuf> {
         return None;
     }
     Some(root)
+}
+
+/// Held while running `rtrace kernel cleanup`, and by a test that SIGKILLs
+/// a kernel-backend session from the moment it kills it until it has looked
+/// at what the session left in tracefs and cleaned up itself: cleanup
+/// removes what every dead rtrace process left, so another test's cleanup in
+/// between would remove it first. The tests of a test crate share a
+/// process, hence one lock for all of them.
+pub fn tracefs_cleanup_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Makes `cmd` start with SIGINT and SIGQUIT at their default action.

@@ -1,0 +1,15 @@
+//! The debugger side: `rtrace break` (specs, counts, return probes,
+//! conditions, both backends), `rtrace watch` (hardware watchpoints),
+//! DWARF variables and backtraces of live processes against gdb, and
+//! symbolization (symbols, PLT names, source lines, debug files).
+
+// Shared with the other test crates and benches/: not under this directory.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod break_spec;
+mod breakpoint;
+mod dwarf_vars;
+mod symbols;
+mod unwind;
+mod watchpoint;

@@ -1,0 +1,17 @@
+//! rltrace: call sequences, options, prototypes and formatting, --json,
+//! --inject, the comparison with ltrace 0.7.3, and the kernel (uprobe)
+//! backend against the ptrace one. Helpers: ltrace_util.
+
+// Shared with the other test crates and benches/: not under this directory.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod ltrace;
+mod ltrace_diff;
+mod ltrace_inject;
+mod ltrace_json;
+mod ltrace_kcount;
+mod ltrace_kernel;
+mod ltrace_options;
+mod ltrace_proto;
+mod ltrace_util;

@@ -1,0 +1,240 @@
+//! bpf(2), perf_event_open(2) and io_uring_setup/enter/register
+//! (`src/syscall/{bpf,perf_event,io_uring}.rs`): `testprogs/dec_bpf.c`,
+//! `dec_perf.c` and `dec_uring.c` make the calls with raw syscall(); their
+//! lines under rstrace must be identical to strace 6.1's (after normalising
+//! addresses and the system-wide BPF ids), plain, with `-v` and with `-y`.
+//! Assertions on specific decoded fields make the test fail if a decoder
+//! regresses to a bare pointer even where strace is not installed.
+
+use crate::common;
+
+use common::{have, normalize, rstrace, testprog};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BPF: &str = "bpf";
+const PERF: &str = "perf_event_open";
+const URING: &str = "io_uring_setup,io_uring_enter,io_uring_register";
+
+/// strace pads the ` = ` column to a fixed width; compare without it.
+fn unpad(line: &str) -> String {
+    let Some(i) = line.rfind(") ") else {
+        return line.to_string();
+    };
+    let tail = line[i + 1..].trim_start_matches(' ');
+    if tail.starts_with("= ") {
+        format!("{} {}", &line[..=i], tail)
+    } else {
+        line.to_string()
+    }
+}
+
+/// BPF object ids are system-wide and grow with every program loaded, so the
+/// `*_GET_NEXT_ID` answers and the `id=` of object info differ from run to
+/// run: mask those numbers.
+fn mask_ids(line: &str) -> String {
+    let whole = line.contains("_GET_NEXT_ID");
+    let mut out = String::new();
+    let mut in_num = false;
+    for ch in line.chars() {
+        let masked = ch.is_ascii_digit() && (whole || in_num || out.ends_with(" id="));
+        if masked {
+            if !in_num {
+                out.push('N');
+            }
+            in_num = true;
+        } else {
+            in_num = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// Runs `prog` under `tracer` with `opts`; the traced calls' lines, normalised.
+/// `None` when the program could not set up (exit 77).
+fn trace(tracer: &Path, opts: &[&str], set: &str, prog: &str, tag: &str) -> Option<Vec<String>> {
+    let out =
+        std::env::temp_dir().join(format!("rtrace-dec-bpu-{tag}-{}.trace", std::process::id()));
+    let res = Command::new(tracer)
+        .args(opts)
+        .arg("-e")
+        .arg(format!("trace={set}"))
+        .arg("-o")
+        .arg(&out)
+        .arg(testprog(prog))
+        // The same descriptors 0-2 under both tracers (`-y` prints them).
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("run tracer");
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    if res.status.code() == Some(77) {
+        eprintln!(
+            "skip {tag}: {}",
+            String::from_utf8_lossy(&res.stderr).trim()
+        );
+        return None;
+    }
+    assert!(res.status.success(), "{tag}: {:?}", res.status);
+    let lines: Vec<String> = normalize(&text)
+        .lines()
+        .filter(|l| !l.starts_with("+++"))
+        .map(|l| mask_ids(&unpad(l)))
+        .collect();
+    assert!(!lines.is_empty(), "{tag}: no traced calls");
+    Some(lines)
+}
+
+/// rstrace's lines, and strace's identical lines when strace is installed.
+fn compare(prog: &str, set: &str, opts: &[&str], tag: &str) -> Option<Vec<String>> {
+    let ours = trace(&rstrace(), opts, set, prog, &format!("{tag}-r"))?;
+    if !have("strace") {
+        eprintln!("skip the strace comparison of {tag}: strace is not installed");
+        return Some(ours);
+    }
+    let theirs = trace(Path::new("strace"), opts, set, prog, &format!("{tag}-s"))?;
+    let n = ours.len().max(theirs.len());
+    let mut diffs = Vec::new();
+    for i in 0..n {
+        let a = ours.get(i).map_or("<none>", |s| s.as_str());
+        let b = theirs.get(i).map_or("<none>", |s| s.as_str());
+        if a != b {
+            diffs.push(format!("rstrace: {a}\nstrace:  {b}"));
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{tag}: {} of {n} lines differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+    Some(ours)
+}
+
+/// Every needle occurs in some line.
+fn assert_has(lines: &[String], needles: &[&str]) {
+    for n in needles {
+        assert!(
+            lines.iter().any(|l| l.contains(n)),
+            "no line contains {n:?}:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn bpf_matches_strace() {
+    let Some(l) = compare("dec_bpf", BPF, &[], "bpf") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &[
+            "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, max_entries=4, map_flags=BPF_F_RDONLY_PROG, inner_map_fd=0, map_name=\"rtrace_map\"",
+            "map_extra=0}, 72) = 3",
+            "numa_node=4294967295 /* NUMA_NO_NODE */, map_name=\"rtrace_map\", map_ifindex=if_nametoindex(\"lo\")",
+            "bpf(BPF_MAP_UPDATE_ELEM, {map_fd=3, key=0xADDR, value=0xADDR, flags=BPF_EXIST}, 32) = 0",
+            "license=\"GPL\", log_level=0, log_size=0, log_buf=NULL, kern_version=KERNEL_VERSION(5, 10, 3)",
+            "expected_attach_type=BPF_XDP, prog_btf_fd=0",
+            "bpf(BPF_OBJ_PIN, {pathname=\"/sys/fs/bpf/rtrace-no-such-dir/x\", bpf_fd=3, file_flags=0}, 16)",
+            "attach_type=BPF_CGROUP_INET_INGRESS, attach_flags=BPF_F_ALLOW_MULTI",
+            "bpf(BPF_PROG_TEST_RUN, {test={prog_fd=",
+            "next_id=N => N}",
+            "bpf(BPF_OBJ_GET_INFO_BY_FD, {info={bpf_fd=3, info_len=",
+            "bpf(BPF_BTF_LOAD, {btf=\"\\237\\353\\1\\0\\0\\0\\0\\0\"",
+            "{raw_tracepoint={name=\"sys_enter\", prog_fd=",
+            "bpf(0x7f /* BPF_??? */, 0xADDR, 16)",
+            "bpf(BPF_MAP_DELETE_ELEM, {map_fd=3, key=NULL, ...}, 104)",
+        ],
+    );
+}
+
+#[test]
+fn bpf_matches_strace_fd_paths() {
+    let Some(l) = compare("dec_bpf", BPF, &["-y"], "bpf-y") else {
+        return;
+    };
+    assert_has(&l, &["{map_fd=3<anon_inode:bpf-map>, key="]);
+}
+
+#[test]
+fn bpf_matches_strace_verbose() {
+    let Some(l) = compare("dec_bpf", BPF, &["-v"], "bpf-v") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &[
+            "insns=[{code=BPF_ALU64|BPF_K|BPF_MOV, dst_reg=BPF_REG_0, src_reg=BPF_REG_0, off=0, imm=0}, {code=BPF_JMP|BPF_K|BPF_EXIT, dst_reg=BPF_REG_0, src_reg=BPF_REG_0, off=0, imm=0}], license=\"GPL\"",
+            "info={type=BPF_MAP_TYPE_ARRAY, id=N, key_size=4, value_size=8, max_entries=4, map_flags=BPF_F_RDONLY_PROG, name=\"rtrace_map\"",
+        ],
+    );
+}
+
+#[test]
+fn perf_matches_strace() {
+    let Some(l) = compare("dec_perf", PERF, &[], "perf") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &[
+            "perf_event_open({type=PERF_TYPE_HARDWARE, size=PERF_ATTR_SIZE_VER7, config=PERF_COUNT_HW_INSTRUCTIONS, sample_period=0, sample_type=0, read_format=PERF_FORMAT_TOTAL_TIME_ENABLED|PERF_FORMAT_ID, disabled=1, exclude_kernel=1, exclude_hv=1, precise_ip=0 /* arbitrary skid */, ...}, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)",
+            "sample_freq=4000, sample_type=PERF_SAMPLE_IP|PERF_SAMPLE_TID|PERF_SAMPLE_TIME|PERF_SAMPLE_CALLCHAIN|PERF_SAMPLE_PERIOD",
+            "config=PERF_COUNT_HW_CACHE_RESULT_MISS<<16|PERF_COUNT_HW_CACHE_OP_READ<<8|PERF_COUNT_HW_CACHE_L1D",
+            "type=0x77 /* PERF_TYPE_??? */, size=0x3039 /* PERF_ATTR_SIZE_??? */",
+            "perf_event_open(NULL, 0, -1, -1, 0)",
+        ],
+    );
+}
+
+#[test]
+fn perf_matches_strace_verbose() {
+    let Some(l) = compare("dec_perf", PERF, &["-v"], "perf-v") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &[
+            "bp_type=HW_BREAKPOINT_RW, bp_addr=0xADDR, bp_len=8, sample_regs_user=0xff}",
+            "clockid=CLOCK_MONOTONIC, sample_regs_intr=0x3, aux_watermark=10, sample_max_stack=0, aux_sample_size=0, sig_data=0xbeef}",
+            "wakeup_watermark=4096, config1=0",
+        ],
+    );
+}
+
+#[test]
+fn io_uring_matches_strace() {
+    let Some(l) = compare("dec_uring", URING, &[], "uring") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &[
+            "io_uring_setup(4, {flags=0, sq_thread_cpu=0, sq_thread_idle=0, sq_entries=4, cq_entries=8, features=IORING_FEAT_SINGLE_MMAP|",
+            "sq_off={head=0, tail=4, ring_mask=",
+            "{flags=IORING_SETUP_SQPOLL|IORING_SETUP_SQ_AFF|0xADDR, sq_thread_cpu=0x1, sq_thread_idle=100, resv=[0, 0x5, 0]}",
+            "io_uring_enter(3, 0, 0, IORING_ENTER_GETEVENTS|IORING_ENTER_SQ_WAKEUP, [USR1], 8) = 0",
+            "io_uring_register(3, IORING_REGISTER_FILES, [0, 1, -1], 3) = 0",
+            "IORING_REGISTER_FILES_UPDATE, {offset=1, fds=[2]}, 1)",
+            "{last_op=",
+            "[{opcode=IORING_RESTRICTION_REGISTER_OP, register_op=IORING_REGISTER_PROBE}, {opcode=IORING_RESTRICTION_SQE_OP, sqe_op=IORING_OP_READV}]",
+            "[[IO_WQ_BOUND]=4, [IO_WQ_UNBOUND]=8] => [[IO_WQ_BOUND]=",
+            "IORING_REGISTER_IOWQ_AFF, [0 1], 8) = 0",
+        ],
+    );
+}
+
+#[test]
+fn io_uring_matches_strace_fd_paths() {
+    let Some(l) = compare("dec_uring", URING, &["-y"], "uring-y") else {
+        return;
+    };
+    assert_has(
+        &l,
+        &["io_uring_setup(4, {flags=0", "anon_inode:[io_uring]>"],
+    );
+}
