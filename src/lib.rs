@@ -2,7 +2,7 @@
 //!
 //! The library is the product; `rstrace`, `rltrace` and `rtrace` are thin
 //! binaries over it. Modules form layers; a module imports only from layers
-//! below it (`tests/layers.rs` reads every `crate::` path and fails on one
+//! below it (`tests/cli/layers.rs` reads every `crate::` path and fails on one
 //! that goes up). Bottom to top:
 //!
 //! | layer | holds |

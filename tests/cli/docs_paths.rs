@@ -354,7 +354,7 @@ fn readme_is_short_and_links_every_docs_page() {
 fn the_checker_catches_what_it_should() {
     let page = "\
 See `src/lib.rs:12`, `src/nope.rs`, [x](docs/missing.md#a) and
-`tests/{docs_paths,nope_b}.rs`, `src/syscall/ioctl/*.rs` and `src/zz/*.rs`.
+`tests/cli/{docs_paths,nope_b}.rs`, `src/syscall/ioctl/*.rs` and `src/zz/*.rs`.
 A span over a line end: `cargo test --test docs_paths
 tests/nope_c.rs`.
 
@@ -378,7 +378,7 @@ tests/nope_c.rs`.
             ".ci/nope_d",
             "src/nope.rs",
             "docs/missing.md",
-            "tests/nope_b.rs",
+            "tests/cli/nope_b.rs",
             "src/zz/*.rs",
             "tests/nope_c.rs",
         ]
