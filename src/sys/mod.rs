@@ -6,12 +6,38 @@
 //! This is the lowest layer above `rtrace_arch`: it imports nothing from the
 //! crate, so anything may use it.
 //!
-//! The wrappers are over `libc`, not `nix`: the project does not depend on
-//! nix (README, Dependencies: the wait loop and restarts must be raw for
-//! real-time signals, which nix's `Signal` cannot represent, and the rest is
-//! a handful of calls). Wrappers documented as async-signal-safe allocate
-//! nothing and take no lock: they are the ones a forked child may call
-//! before exec or `_exit`.
+//! Every call nix wraps goes through nix: fork, pipe2, kill, sigaction,
+//! sigprocmask, raise, credentials, resource limits, no-new-privs,
+//! `process_vm_readv`/`writev`, `sched_setaffinity`, `sched_getcpu`,
+//! uname, sysconf, clock_gettime, mount, errno, netlink sockets with
+//! send/recv, `if_indextoname`, and the ptrace requests
+//! nix has (seize, interrupt, setoptions, peek/poke of data and user
+//! area, event message, siginfo, x86_64's GETREGS/SETREGS). Raw libc stays
+//! where nix cannot serve, each next to its call with the reason:
+//!
+//! - real-time signals (32..=64), which nix's `Signal` cannot represent
+//!   and glibc uses in every threaded program: the wait status
+//!   (`process.rs`: waitpid, wait4; decoded by `engine/status.rs`), the
+//!   ptrace restarts that deliver a signal (`ptrace.rs`), and kill,
+//!   sigaction, raise, signal-set bits and disposition queries of any
+//!   number (`signal_raw.rs`, also `tgkill`, which nix lacks);
+//! - requests nix lacks or gets wrong for rtrace: `PTRACE_LISTEN`,
+//!   `GET/SETSIGMASK`, regsets of any size (nix drops the length),
+//!   `PTRACE_GET_SYSCALL_INFO` (nix reads the struct as fully written),
+//!   kcmp, `PR_SET_PTRACER`, the `sched_getaffinity` byte count,
+//!   `_exit`, localtime, strerror (nix's messages are its own);
+//! - async-signal-safety: exec (nix builds its argv array at the call)
+//!   and the signal handler's waker `clone` (`process.rs`);
+//! - descriptors as bare numbers crossing fork (`fd.rs`: nix takes
+//!   `AsFd`/`OwnedFd` there, and its fd-number `flock` is deprecated);
+//! - what nix does not wrap: seccomp filter install (`seccomp.rs`),
+//!   `perf_event_open` (`perf.rs`), regcomp (`regex.rs`), getxattr
+//!   (`net.rs`), the namespace ioctl.
+//!
+//! Wrappers documented as async-signal-safe allocate nothing and take no
+//! lock (nix's sigaction, sigprocmask, fork, pipe2 and setgroups are thin
+//! wrappers): they are the ones a forked child may call before exec or
+//! `_exit`, and the ones rtrace's signal handlers call.
 
 pub mod fd;
 pub mod mem;
