@@ -10,7 +10,7 @@
 //! sigprocmask, raise, credentials, resource limits, no-new-privs,
 //! `process_vm_readv`/`writev`, `sched_setaffinity`, `sched_getcpu`,
 //! uname, sysconf, clock_gettime, mount, errno, netlink sockets with
-//! send/recv, `if_indextoname`, and the ptrace requests
+//! send/recv, and the ptrace requests
 //! nix has (seize, interrupt, setoptions, peek/poke of data and user
 //! area, event message, siginfo, x86_64's GETREGS/SETREGS). Raw libc stays
 //! where nix cannot serve, each next to its call with the reason:
@@ -25,7 +25,8 @@
 //!   `GET/SETSIGMASK`, regsets of any size (nix drops the length),
 //!   `PTRACE_GET_SYSCALL_INFO` (nix reads the struct as fully written),
 //!   kcmp, `PR_SET_PTRACER`, the `sched_getaffinity` byte count,
-//!   `_exit`, localtime, strerror (nix's messages are its own);
+//!   `_exit`, localtime, strerror (nix's messages are its own),
+//!   `if_indextoname` (nix takes NULL for a name);
 //! - async-signal-safety: exec (nix builds its argv array at the call)
 //!   and the signal handler's waker `clone` (`process.rs`);
 //! - descriptors as bare numbers crossing fork (`fd.rs`: nix takes

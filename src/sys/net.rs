@@ -1,5 +1,6 @@
 //! Sockets the decoders open to ask the kernel (netlink, sock_diag) and
-//! network interface names, through nix; `getxattr` is raw (nix has none).
+//! network interface names: sockets through nix; `if_indextoname` and
+//! `getxattr` raw (see each).
 
 use std::ffi::CStr;
 use std::io;
@@ -41,10 +42,23 @@ pub fn recv(fd: BorrowedFd, buf: &mut [u8]) -> isize {
 }
 
 /// The name of network interface `idx` on this host (`if_indextoname`).
+///
+/// Raw: nix 0.31's `if_indextoname` checks the result against -1, not
+/// NULL, so an unknown index comes back as `Ok("")` instead of an error
+/// (strace prints the number then; the netlink tests caught it).
 pub fn if_name(idx: u32) -> Option<Vec<u8>> {
-    nix::net::if_::if_indextoname(idx)
-        .ok()
-        .map(|n| n.into_bytes())
+    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE + 1];
+    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes (with the NUL)
+    // into `buf`, which is larger; it only reads `idx`.
+    if unsafe { libc::if_indextoname(idx, buf.as_mut_ptr()) }.is_null() {
+        return None;
+    }
+    let bytes: Vec<u8> = buf
+        .iter()
+        .map(|c| c.to_ne_bytes()[0])
+        .take_while(|&b| b != 0)
+        .collect();
+    Some(bytes)
 }
 
 /// `getxattr(path, name)` into `buf`: the attribute's length, or `None`
@@ -61,4 +75,14 @@ pub fn getxattr(path: &CStr, name: &CStr, buf: &mut [u8]) -> Option<usize> {
         )
     };
     (n > 0).then_some(n as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    /// An index no interface has is no name (nix's wrapper would say "").
+    #[test]
+    fn unknown_interface_has_no_name() {
+        assert_eq!(super::if_name(77777), None);
+        assert_eq!(super::if_name(1).as_deref(), Some(&b"lo"[..]));
+    }
 }
