@@ -36,7 +36,12 @@ pub(super) fn named(sig: i32) -> Option<Signal> {
 /// one place rtrace sets a disposition.
 pub fn set_disposition(sig: i32, disp: Disposition, restart: bool) -> io::Result<()> {
     let Some(signal) = named(sig) else {
-        return signal_raw::set_disposition(sig, disp, restart);
+        let handler = match disp {
+            Disposition::Default => libc::SIG_DFL,
+            Disposition::Ignore => libc::SIG_IGN,
+            Disposition::Handler(f) => f as usize,
+        };
+        return signal_raw::set_action(sig, handler, restart);
     };
     let handler = match disp {
         Disposition::Default => SigHandler::SigDfl,

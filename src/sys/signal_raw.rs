@@ -2,26 +2,22 @@
 //! signal number (32..=64, which nix's `Signal` cannot represent: glibc
 //! uses 32 and 33 in every threaded program, and a command may die of any
 //! of them), querying a disposition, signal sets as bits, and `tgkill`.
-//! [`super::signal`] and [`super::process`] come here only for these.
+//! `signal.rs` and `process.rs` come here only for these.
 //! Async-signal-safe: stack values only.
 
 use std::io;
 
 use nix::sys::signal::SigSet;
 
-use super::signal::Disposition;
-
-/// `sigaction(sig)` for a number nix cannot name (see
-/// [`super::signal::set_disposition`], which it serves).
-pub(super) fn set_disposition(sig: i32, disp: Disposition, restart: bool) -> io::Result<()> {
+/// `sigaction(sig)` with handler word `handler` (`SIG_DFL`, `SIG_IGN` or
+/// an `extern "C" fn(c_int)`), an empty mask, `SA_RESTART` when `restart`,
+/// for a number nix cannot name (see `signal::set_disposition`, which it
+/// serves).
+pub(super) fn set_action(sig: i32, handler: usize, restart: bool) -> io::Result<()> {
     // SAFETY: sigaction is plain data (a handler word, a mask, flags); the
     // all-zero value is a valid, empty one.
     let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
-    sa.sa_sigaction = match disp {
-        Disposition::Default => libc::SIG_DFL,
-        Disposition::Ignore => libc::SIG_IGN,
-        Disposition::Handler(f) => f as usize,
-    };
+    sa.sa_sigaction = handler;
     sa.sa_flags = if restart { libc::SA_RESTART } else { 0 };
     // SAFETY: `sa.sa_mask` is ours; sigaction reads `sa` and writes nothing
     // (null old action). A handler is an `extern "C" fn(c_int)`, the
