@@ -31,9 +31,7 @@ pub struct Outcome {
 }
 
 fn poke(tid: i32, addr: u64, word: u64) -> Result<(), i32> {
-    crate::sys::ptrace::request(libc::PTRACE_POKEDATA, tid, addr as usize, word as usize)
-        .map(drop)
-        .map_err(|e| e.raw_os_error().unwrap_or(0))
+    crate::sys::ptrace::poke_data(tid, addr, word).map_err(|e| e.raw_os_error().unwrap_or(0))
 }
 
 /// Word-by-word write; `Err((written, errno))` when it stopped.

@@ -1,11 +1,12 @@
 //! The `ptrace(2)` and `wait4(2)` calls the engine uses, named by what they
-//! do; the raw calls are in `crate::sys::ptrace` and `crate::sys::process`.
+//! do; the calls themselves (through nix, or raw where nix cannot make
+//! them) are in `crate::sys::ptrace` and `crate::sys::process`.
 //!
 //! Raw signal numbers on purpose: nix's `Signal` cannot hold real-time
-//! signals, so a wait or restart through it loses them (glibc uses signals
-//! 32 and 33 in every threaded program).
+//! signals, so a wait or restart through it would lose them (glibc uses
+//! signals 32 and 33 in every threaded program).
 
-use crate::sys::ptrace as sys;
+use crate::sys::ptrace::{self as sys, Resume};
 use std::io;
 
 /// A thread id.
@@ -33,59 +34,55 @@ pub mod opts {
     pub const EXITKILL: libc::c_int = 1 << 20;
 }
 
-fn ptrace(req: libc::c_uint, tid: Tid, addr: usize, data: usize) -> io::Result<libc::c_long> {
-    sys::request(req, tid, addr, data)
-}
-
 /// `PTRACE_SEIZE` with `options`.
 pub fn seize(tid: Tid, options: libc::c_int) -> io::Result<()> {
-    ptrace(libc::PTRACE_SEIZE, tid, 0, options as usize).map(drop)
+    sys::seize(tid, options)
 }
 
 /// `PTRACE_INTERRUPT`: stop a seized tracee (it reports `PTRACE_EVENT_STOP`).
 pub fn interrupt(tid: Tid) -> io::Result<()> {
-    ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0).map(drop)
+    sys::interrupt(tid)
 }
 
 /// `PTRACE_SETOPTIONS`.
 pub fn set_options(tid: Tid, options: libc::c_int) -> io::Result<()> {
-    ptrace(libc::PTRACE_SETOPTIONS, tid, 0, options as usize).map(drop)
+    sys::set_options(tid, options)
 }
 
 /// Restart with `PTRACE_SYSCALL`, delivering `sig` (0 for none).
 pub fn syscall(tid: Tid, sig: i32) -> io::Result<()> {
-    ptrace(libc::PTRACE_SYSCALL, tid, 0, sig as usize).map(drop)
+    sys::resume(Resume::Syscall, tid, sig)
 }
 
 /// Execute one instruction (`PTRACE_SINGLESTEP`), delivering `sig`.
 pub fn singlestep(tid: Tid, sig: i32) -> io::Result<()> {
-    ptrace(libc::PTRACE_SINGLESTEP, tid, 0, sig as usize).map(drop)
+    sys::resume(Resume::SingleStep, tid, sig)
 }
 
 /// `PTRACE_PEEKUSER`: a word of `struct user` (debug registers live there).
 pub fn peek_user(tid: Tid, offset: usize) -> io::Result<u64> {
-    ptrace(libc::PTRACE_PEEKUSER, tid, offset, 0).map(|v| v as u64)
+    sys::peek_user(tid, offset)
 }
 
 /// `PTRACE_POKEUSER`: writes a word of `struct user`.
 pub fn poke_user(tid: Tid, offset: usize, value: u64) -> io::Result<()> {
-    ptrace(libc::PTRACE_POKEUSER, tid, offset, value as usize).map(drop)
+    sys::poke_user(tid, offset, value)
 }
 
 /// Restart with `PTRACE_CONT`, delivering `sig` (0 for none).
 pub fn cont(tid: Tid, sig: i32) -> io::Result<()> {
-    ptrace(libc::PTRACE_CONT, tid, 0, sig as usize).map(drop)
+    sys::resume(Resume::Cont, tid, sig)
 }
 
 /// `PTRACE_LISTEN`: leave a group-stopped tracee stopped but let it report
 /// SIGCONT and new events.
 pub fn listen(tid: Tid) -> io::Result<()> {
-    ptrace(libc::PTRACE_LISTEN, tid, 0, 0).map(drop)
+    sys::listen(tid)
 }
 
 /// `PTRACE_DETACH`, delivering `sig`.
 pub fn detach(tid: Tid, sig: i32) -> io::Result<()> {
-    ptrace(libc::PTRACE_DETACH, tid, 0, sig as usize).map(drop)
+    sys::resume(Resume::Detach, tid, sig)
 }
 
 /// `PTRACE_GETEVENTMSG`: new child's tid, former tid at exec, exit status.

@@ -138,7 +138,7 @@ pub fn interrupted_status(sig: i32) -> i32 {
 /// does when its command died of a signal or its reader went away
 /// (SIGPIPE); returns `128 + sig` in case the signal does not kill.
 pub fn die_like(sig: i32) -> i32 {
-    process::set_limit(libc::RLIMIT_CORE, 0, 0);
+    process::set_limit(process::Limit::Core, 0, 0);
     let _ = signal::set_disposition(sig, Disposition::Default, true);
     signal::unblock(sig);
     signal::raise(sig);

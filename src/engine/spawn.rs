@@ -133,6 +133,11 @@ fn spawn_mode(
     };
     exec_prefix.extend_from_slice(b": exec: ");
 
+    let creds = cmd
+        .user
+        .as_ref()
+        .map(|(uid, gid, groups)| process::Creds::new(*uid, *gid, groups));
+
     // The command: waits for the tracer to hold it, then execs. Runs after
     // fork: only async-signal-safe calls on memory prepared before it.
     let exec_child = |gate: process::Waiter| -> ! {
@@ -140,8 +145,8 @@ fn spawn_mode(
         // Released or given up on: either way it goes on (a tracer that
         // failed kills it).
         gate.wait();
-        if let Some((uid, gid, groups)) = &cmd.user {
-            if !process::switch_user(*uid, *gid, groups) {
+        if let Some(creds) = &creds {
+            if !process::switch_user(creds) {
                 child_fail(b"rstrace: cannot switch user\n");
             }
         }

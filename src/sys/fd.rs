@@ -4,18 +4,24 @@
 //! Descriptors here are plain numbers the caller owns and closes with
 //! [`close`]: the callers hand them across `fork`, where an `OwnedFd`
 //! would be closed twice or not at all.
+//!
+//! `pipe2` goes through nix. The rest is raw libc: nix 0.31's `close`,
+//! `read`, `write`, `fcntl` and `dup3` take `OwnedFd`/`AsFd` values, so a
+//! bare number would need an unsafe `borrow_raw` or `from_raw_fd` at every
+//! call for no check gained (and `F_GETFD` asks whether a number is open
+//! at all, which a `BorrowedFd` may not be); nix's fd-number `flock` is
+//! deprecated for `Flock`, a guard that takes the `File` by value, where
+//! rtrace turns one lock on a borrowed `File` from shared to exclusive.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd};
+
+use nix::fcntl::OFlag;
 
 /// `pipe2(O_CLOEXEC)`: (read end, write end). Async-signal-safe.
 pub fn pipe() -> io::Result<(i32, i32)> {
-    let mut fds = [0i32; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((fds[0], fds[1]))
+    let (rd, wr) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    Ok((rd.into_raw_fd(), wr.into_raw_fd()))
 }
 
 /// `close(fd)`, result ignored. Async-signal-safe.
@@ -116,9 +122,11 @@ pub fn flock(file: &std::fs::File, exclusive: bool, wait: bool) -> bool {
 /// `ioctl(ns, NS_GET_PARENT)`: the parent of namespace file `ns`
 /// (EPERM when it is outside the caller's namespace).
 pub fn ns_parent(ns: BorrowedFd) -> io::Result<OwnedFd> {
-    const NS_GET_PARENT: libc::c_ulong = 0xb702; // _IO(0xb7, 0x2)
-                                                 // SAFETY: NS_GET_PARENT takes no argument and only returns a new
-                                                 // descriptor (or -1).
+    // _IO(0xb7, 0x2). Raw: nix's ioctl macros generate an unsafe
+    // function for the same call.
+    const NS_GET_PARENT: libc::c_ulong = 0xb702;
+    // SAFETY: NS_GET_PARENT takes no argument and only returns a new
+    // descriptor (or -1).
     let parent = unsafe { libc::ioctl(ns.as_raw_fd(), NS_GET_PARENT as _) };
     if parent < 0 {
         return Err(io::Error::last_os_error());

@@ -6,12 +6,39 @@
 //! This is the lowest layer above `rtrace_arch`: it imports nothing from the
 //! crate, so anything may use it.
 //!
-//! The wrappers are over `libc`, not `nix`: the project does not depend on
-//! nix (README, Dependencies: the wait loop and restarts must be raw for
-//! real-time signals, which nix's `Signal` cannot represent, and the rest is
-//! a handful of calls). Wrappers documented as async-signal-safe allocate
-//! nothing and take no lock: they are the ones a forked child may call
-//! before exec or `_exit`.
+//! Every call nix wraps goes through nix: fork, pipe2, kill, sigaction,
+//! sigprocmask, raise, credentials, resource limits, no-new-privs,
+//! `process_vm_readv`/`writev`, `sched_setaffinity`, `sched_getcpu`,
+//! uname, sysconf, clock_gettime, mount, errno, netlink sockets with
+//! send/recv, and the ptrace requests
+//! nix has (seize, interrupt, setoptions, peek/poke of data and user
+//! area, event message, siginfo, x86_64's GETREGS/SETREGS). Raw libc stays
+//! where nix cannot serve, each next to its call with the reason:
+//!
+//! - real-time signals (32..=64), which nix's `Signal` cannot represent
+//!   and glibc uses in every threaded program: the wait status
+//!   (`process.rs`: waitpid, wait4; decoded by `engine/status.rs`), the
+//!   ptrace restarts that deliver a signal (`ptrace.rs`), and kill,
+//!   sigaction, raise, signal-set bits and disposition queries of any
+//!   number (`signal_raw.rs`, also `tgkill`, which nix lacks);
+//! - requests nix lacks or gets wrong for rtrace: `PTRACE_LISTEN`,
+//!   `GET/SETSIGMASK`, regsets of any size (nix drops the length),
+//!   `PTRACE_GET_SYSCALL_INFO` (nix reads the struct as fully written),
+//!   kcmp, `PR_SET_PTRACER`, the `sched_getaffinity` byte count,
+//!   `_exit`, localtime, strerror (nix's messages are its own),
+//!   `if_indextoname` (nix takes NULL for a name);
+//! - async-signal-safety: exec (nix builds its argv array at the call)
+//!   and the signal handler's waker `clone` (`process.rs`);
+//! - descriptors as bare numbers crossing fork (`fd.rs`: nix takes
+//!   `AsFd`/`OwnedFd` there, and its fd-number `flock` is deprecated);
+//! - what nix does not wrap: seccomp filter install (`seccomp.rs`),
+//!   `perf_event_open` (`perf.rs`), regcomp (`regex.rs`), getxattr
+//!   (`net.rs`), the namespace ioctl.
+//!
+//! Wrappers documented as async-signal-safe allocate nothing and take no
+//! lock (nix's sigaction, sigprocmask, fork, pipe2 and setgroups are thin
+//! wrappers): they are the ones a forked child may call before exec or
+//! `_exit`, and the ones rtrace's signal handlers call.
 
 pub mod fd;
 pub mod mem;
@@ -23,6 +50,7 @@ pub mod regex;
 pub mod sched;
 pub mod seccomp;
 pub mod signal;
+pub mod signal_raw;
 
 /// The name this process was run as (argv[0]), as strace prints it in
 /// its own messages (`strace: umovestr: ...`); "strace" when it has none.
@@ -49,6 +77,8 @@ pub fn strerror(errno: i32) -> String {
 /// Calls `f` with the C library's message for `errno` (not called when
 /// there is none). Allocates nothing: a forked child may use it, while it
 /// is single-threaded (strerror's buffer for unknown numbers is shared).
+/// Raw: nix's `Errno::desc` is nix's own table, not the C library's
+/// messages strace prints.
 pub fn strerror_with(errno: i32, f: impl FnOnce(&[u8])) {
     // SAFETY: strerror returns a pointer to a static or thread-local,
     // NUL-terminated message; it is used before any other libc call.
@@ -61,56 +91,41 @@ pub fn strerror_with(errno: i32, f: impl FnOnce(&[u8])) {
 }
 
 /// The calling thread's `errno` (0 when the last call set none).
+/// Async-signal-safe.
 pub fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+    nix::errno::Errno::last_raw()
 }
 
 /// Sets the calling thread's `errno` (to 0 before a call whose result
 /// cannot tell failure, as `PTRACE_PEEK*`).
 pub fn set_errno(e: i32) {
-    // SAFETY: __errno_location returns the calling thread's errno slot,
-    // valid for writes for the thread's life.
-    unsafe { *libc::__errno_location() = e };
+    nix::errno::Errno::set_raw(e)
 }
 
 /// The page size of this machine (4096 when sysconf cannot tell).
 pub fn page_size() -> usize {
     static SIZE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *SIZE.get_or_init(|| {
-        // SAFETY: sysconf has no memory effects.
-        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        if n > 0 {
-            n as usize
-        } else {
-            4096
-        }
-    })
+    *SIZE.get_or_init(
+        || match nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
+            Ok(Some(n)) if n > 0 => n as usize,
+            _ => 4096,
+        },
+    )
 }
 
 /// `CLOCK_MONOTONIC` now, in ns.
 pub fn mono_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime fills the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    clock_ns(libc::CLOCK_MONOTONIC).unwrap_or(0) as u64
 }
 
 /// `clock_gettime(clock)` in ns; `None` when the clock is unknown.
 pub fn clock_ns(clock: libc::clockid_t) -> Option<i128> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only the timespec it is given.
-    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-    (rc == 0).then(|| i128::from(ts.tv_sec) * 1_000_000_000 + i128::from(ts.tv_nsec))
+    let ts = nix::time::clock_gettime(nix::time::ClockId::from_raw(clock)).ok()?;
+    Some(i128::from(ts.tv_sec()) * 1_000_000_000 + i128::from(ts.tv_nsec()))
 }
 
 /// The local time zone's offset from UTC at `sec` (seconds east), as
-/// `localtime` sees it.
+/// `localtime` sees it. Raw: nix has no localtime.
 pub fn utc_offset(sec: i64) -> Option<i64> {
     let t = libc::time_t::try_from(sec).ok()?;
     // SAFETY: tm is integers and a pointer; all-zero is a valid value.
@@ -135,27 +150,18 @@ pub fn local_hms(secs: i64) -> (i64, i64, i64) {
 
 /// (nodename, release) from uname(2); empty on failure.
 pub fn uname() -> (String, String) {
-    // SAFETY: utsname is arrays of chars; all-zero is valid.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: uname fills the struct we own.
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return (String::new(), String::new());
+    match nix::sys::utsname::uname() {
+        Ok(u) => (
+            u.nodename().to_string_lossy().into_owned(),
+            u.release().to_string_lossy().into_owned(),
+        ),
+        Err(_) => (String::new(), String::new()),
     }
-    let s = |f: &[libc::c_char]| {
-        let bytes: Vec<u8> = f
-            .iter()
-            .map(|c| c.to_ne_bytes()[0])
-            .take_while(|&b| b != 0)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    (s(&u.nodename), s(&u.release))
 }
 
 /// The effective user id.
 pub fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    nix::unistd::geteuid().as_raw()
 }
 
 /// `mount(source, target, fstype, 0, NULL)`.
@@ -164,19 +170,11 @@ pub fn mount(
     target: &std::ffi::CStr,
     fstype: &std::ffi::CStr,
 ) -> std::io::Result<()> {
-    // SAFETY: all pointers are NUL-terminated C strings alive for the call;
-    // data is null.
-    let rc = unsafe {
-        libc::mount(
-            source.as_ptr(),
-            target.as_ptr(),
-            fstype.as_ptr(),
-            0,
-            std::ptr::null(),
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    Ok(nix::mount::mount(
+        Some(source),
+        target,
+        Some(fstype),
+        nix::mount::MsFlags::empty(),
+        None::<&std::ffi::CStr>,
+    )?)
 }

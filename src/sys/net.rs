@@ -1,34 +1,51 @@
 //! Sockets the decoders open to ask the kernel (netlink, sock_diag) and
-//! network interface names.
+//! network interface names: sockets through nix; `if_indextoname` and
+//! `getxattr` raw (see each).
 
 use std::ffi::CStr;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
-/// `socket(domain, ty | SOCK_CLOEXEC, protocol)`.
-pub fn socket(domain: i32, ty: i32, protocol: i32) -> io::Result<OwnedFd> {
-    // SAFETY: socket takes integers.
-    let fd = unsafe { libc::socket(domain, ty | libc::SOCK_CLOEXEC, protocol) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the kernel just returned this descriptor; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+use nix::sys::socket::{self as ns, AddressFamily, MsgFlags, SockFlag, SockProtocol, SockType};
+
+/// The netlink families rtrace asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Netlink {
+    /// `NETLINK_GENERIC`, a raw socket (the generic netlink families).
+    Generic,
+    /// `NETLINK_SOCK_DIAG`, a datagram socket (socket details for `-yy`).
+    SockDiag,
+}
+
+/// A close-on-exec netlink socket of `family`.
+pub fn netlink(family: Netlink) -> io::Result<OwnedFd> {
+    let (ty, proto) = match family {
+        Netlink::Generic => (SockType::Raw, SockProtocol::NetlinkGeneric),
+        Netlink::SockDiag => (SockType::Datagram, SockProtocol::NetlinkSockDiag),
+    };
+    Ok(ns::socket(
+        AddressFamily::Netlink,
+        ty,
+        SockFlag::SOCK_CLOEXEC,
+        proto,
+    )?)
 }
 
 /// One `send(2)` of `msg`: bytes sent, or -1 with errno set.
 pub fn send(fd: BorrowedFd, msg: &[u8]) -> isize {
-    // SAFETY: `msg` is readable for its length.
-    unsafe { libc::send(fd.as_raw_fd(), msg.as_ptr().cast(), msg.len(), 0) }
+    ns::send(fd.as_raw_fd(), msg, MsgFlags::empty()).map_or(-1, |n| n as isize)
 }
 
 /// One `recv(2)` into `buf`: bytes received, or -1 with errno set.
 pub fn recv(fd: BorrowedFd, buf: &mut [u8]) -> isize {
-    // SAFETY: `buf` is writable for its length.
-    unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) }
+    ns::recv(fd.as_raw_fd(), buf, MsgFlags::empty()).map_or(-1, |n| n as isize)
 }
 
 /// The name of network interface `idx` on this host (`if_indextoname`).
+///
+/// Raw: nix 0.31's `if_indextoname` checks the result against -1, not
+/// NULL, so an unknown index comes back as `Ok("")` instead of an error
+/// (strace prints the number then; the netlink tests caught it).
 pub fn if_name(idx: u32) -> Option<Vec<u8>> {
     let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE + 1];
     // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes (with the NUL)
@@ -45,7 +62,7 @@ pub fn if_name(idx: u32) -> Option<Vec<u8>> {
 }
 
 /// `getxattr(path, name)` into `buf`: the attribute's length, or `None`
-/// (also when it is empty). std has no getxattr.
+/// (also when it is empty). Raw: neither std nor nix has getxattr.
 pub fn getxattr(path: &CStr, name: &CStr, buf: &mut [u8]) -> Option<usize> {
     // SAFETY: both names are NUL-terminated; `buf` is writable for its
     // length.
@@ -58,4 +75,14 @@ pub fn getxattr(path: &CStr, name: &CStr, buf: &mut [u8]) -> Option<usize> {
         )
     };
     (n > 0).then_some(n as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    /// An index no interface has is no name (nix's wrapper would say "").
+    #[test]
+    fn unknown_interface_has_no_name() {
+        assert_eq!(super::if_name(77777), None);
+        assert_eq!(super::if_name(1).as_deref(), Some(&b"lo"[..]));
+    }
 }

@@ -5,11 +5,19 @@
 //! async-signal-safe functions until it execs or exits: every function
 //! here that says so allocates nothing and takes no lock. The child sides
 //! of [`fork`] and [`fork_held`] must keep to those.
+//!
+//! Through nix: fork, kill, getpid, setpgid, setsid, the
+//! credentials, resource limits, no-new-privs. Raw, each with its reason:
+//! the waker's `clone`, exec, `_exit`, the waits, `kcmp`,
+//! `PR_SET_PTRACER`.
 
 use std::ffi::CString;
 use std::io;
 
-use super::fd;
+use nix::sys::resource::{self, Resource};
+use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
+
+use super::{fd, signal, signal_raw};
 
 /// Which side of a [`fork`] this is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,14 +31,13 @@ pub enum Forked {
 /// `fork()`. The child must call only async-signal-safe functions (the
 /// ones in `sys` that say so) until it execs or leaves by [`exit_now`].
 pub fn fork() -> io::Result<Forked> {
-    // SAFETY: fork has no memory-safety preconditions of its own; what the
-    // child may do afterwards is the contract stated above, which every
-    // caller keeps (their child sides use only async-signal-safe wrappers
-    // on memory prepared before the fork).
-    match unsafe { libc::fork() } {
-        -1 => Err(io::Error::last_os_error()),
-        0 => Ok(Forked::Child),
-        pid => Ok(Forked::Parent(pid)),
+    // SAFETY: nix's fork is unsafe for what the child may do afterwards:
+    // the contract stated above, which every caller keeps (their child
+    // sides use only async-signal-safe wrappers on memory prepared before
+    // the fork).
+    match unsafe { unistd::fork() }? {
+        ForkResult::Child => Ok(Forked::Child),
+        ForkResult::Parent { child } => Ok(Forked::Parent(child.as_raw())),
     }
 }
 
@@ -38,6 +45,10 @@ pub fn fork() -> io::Result<Forked> {
 /// exit syscall (no atfork handlers, no locks): async-signal-safe, for a
 /// signal handler or a thread that must wake a blocking `wait4`. Returns
 /// the child's pid (or -1).
+///
+/// Raw: nix's `fork` is glibc's (atfork handlers, locks: not for a signal
+/// handler) and nix's `clone` takes a boxed callback and a stack (an
+/// allocation).
 pub fn fork_exiting_child() -> i32 {
     // SAFETY: clone(SIGCHLD) with no new stack is fork on every
     // architecture (aarch64 has no fork syscall); the child touches no
@@ -53,6 +64,7 @@ pub fn fork_exiting_child() -> i32 {
 
 /// `_exit(code)`: leaves without exit handlers or stdio flushing.
 /// Async-signal-safe.
+/// Raw: nix has no `_exit` (std's `process::exit` runs exit handlers).
 pub fn exit_now(code: i32) -> ! {
     // SAFETY: _exit never returns and has no preconditions.
     unsafe { libc::_exit(code) }
@@ -205,6 +217,11 @@ impl Exec {
     }
 
     /// Execs; returns only on failure, with the errno. Async-signal-safe.
+    ///
+    /// Raw: nix's `execve`/`execvp` build their pointer arrays in a `Vec`
+    /// at the call, an allocation in a forked child of a threaded process
+    /// (malloc's lock may be held by a thread that no longer exists);
+    /// these arrays are made before the fork.
     pub fn exec(&self) -> i32 {
         // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers
         // into the CStrings this struct owns, alive for the call; `path`
@@ -219,19 +236,39 @@ impl Exec {
     }
 }
 
+/// A user to become ([`switch_user`]), made before a fork so the child
+/// does not allocate.
+pub struct Creds {
+    uid: Uid,
+    gid: Gid,
+    groups: Vec<Gid>,
+}
+
+impl Creds {
+    /// User `uid`, group `gid`, supplementary `groups`.
+    pub fn new(uid: u32, gid: u32, groups: &[u32]) -> Creds {
+        Creds {
+            uid: Uid::from_raw(uid),
+            gid: Gid::from_raw(gid),
+            groups: groups.iter().map(|&g| Gid::from_raw(g)).collect(),
+        }
+    }
+}
+
 /// `setgroups`, `setgid`, `setuid`: whether all three succeeded.
 /// Async-signal-safe.
-pub fn switch_user(uid: u32, gid: u32, groups: &[u32]) -> bool {
-    // SAFETY: `groups` is readable for its length; the others take integers.
-    unsafe {
-        libc::setgroups(groups.len(), groups.as_ptr()) == 0
-            && libc::setgid(gid) == 0
-            && libc::setuid(uid) == 0
-    }
+pub fn switch_user(c: &Creds) -> bool {
+    unistd::setgroups(&c.groups).is_ok()
+        && unistd::setgid(c.gid).is_ok()
+        && unistd::setuid(c.uid).is_ok()
 }
 
 /// `waitpid(pid, flags)`: (pid, status); 0 for the pid with `WNOHANG`
 /// when the child has not changed state. Not retried after EINTR.
+///
+/// Raw, as [`wait4`]: nix's `WaitStatus` holds the signal as its `Signal`,
+/// which cannot represent real-time signals (a process killed or stopped
+/// by one could not be reported).
 pub fn waitpid(pid: i32, flags: i32) -> io::Result<(i32, i32)> {
     let mut status = 0;
     // SAFETY: `status` is a writable local.
@@ -255,6 +292,9 @@ pub fn reap(pid: i32) -> io::Result<i32> {
 }
 
 /// Raw `wait4(pid, …, flags)`: (pid, status); `rusage` is filled when given.
+///
+/// Raw: nix has no wait4 (no rusage), and its `WaitStatus` cannot hold
+/// real-time signals; `engine/status.rs` decodes the status word.
 pub fn wait4(pid: i32, flags: i32, rusage: Option<&mut libc::rusage>) -> io::Result<(i32, i32)> {
     let mut status = 0;
     let ru = match rusage {
@@ -275,22 +315,20 @@ pub fn empty_rusage() -> libc::rusage {
     unsafe { std::mem::zeroed() }
 }
 
-/// `kill(pid, sig)`. Takes a raw signal number: real-time signals too.
+/// `kill(pid, sig)`. Takes a raw signal number: real-time signals too
+/// (raw, as nix cannot name them); 0 checks that `pid` exists.
 pub fn kill(pid: i32, sig: i32) -> io::Result<()> {
-    // SAFETY: a plain syscall with integer arguments.
-    if unsafe { libc::kill(pid, sig) } != 0 {
-        return Err(io::Error::last_os_error());
+    match (sig, signal::named(sig)) {
+        (0, _) => Ok(nix::sys::signal::kill(Pid::from_raw(pid), None)?),
+        (_, Some(s)) => Ok(nix::sys::signal::kill(Pid::from_raw(pid), s)?),
+        (_, None) => signal_raw::kill(pid, sig),
     }
-    Ok(())
 }
 
-/// `tgkill(tgid, tid, sig)` (raw signal number).
+/// `tgkill(tgid, tid, sig)` (raw signal number; raw call, see
+/// [`signal_raw`]).
 pub fn tgkill(tgid: i32, tid: i32, sig: i32) -> io::Result<()> {
-    // SAFETY: a plain syscall with integer arguments.
-    if unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    signal_raw::tgkill(tgid, tid, sig)
 }
 
 /// Whether process `pid` exists (signal 0; EPERM means it does).
@@ -302,7 +340,7 @@ pub fn alive(pid: i32) -> bool {
 }
 
 /// Whether two tasks share one address space (`kcmp(KCMP_VM)`); `None`
-/// when the kernel cannot tell (no `CONFIG_KCMP`).
+/// when the kernel cannot tell (no `CONFIG_KCMP`). Raw: nix has no kcmp.
 pub fn same_vm(a: i32, b: i32) -> Option<bool> {
     const KCMP_VM: libc::c_long = 1;
     // SAFETY: a plain syscall with integer arguments.
@@ -312,12 +350,12 @@ pub fn same_vm(a: i32, b: i32) -> Option<bool> {
 
 /// This process's pid.
 pub fn pid() -> i32 {
-    // SAFETY: getpid has no preconditions.
-    unsafe { libc::getpid() }
+    unistd::getpid().as_raw()
 }
 
 /// `prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`: under Yama, let any
-/// process trace this one (not only ancestors).
+/// process trace this one (not only ancestors). Raw: nix's prctl module
+/// has no PR_SET_PTRACER.
 pub fn allow_any_tracer() {
     // SAFETY: prctl with integer arguments.
     unsafe { libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY, 0, 0, 0) };
@@ -325,57 +363,55 @@ pub fn allow_any_tracer() {
 
 /// `setpgid(0, 0)`: a new process group. Async-signal-safe.
 pub fn new_process_group() {
-    // SAFETY: integer arguments.
-    unsafe { libc::setpgid(0, 0) };
+    let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
 }
 
 /// `setsid()`: a new session. Async-signal-safe.
 pub fn new_session() {
-    // SAFETY: no arguments.
-    unsafe { libc::setsid() };
+    let _ = unistd::setsid();
 }
 
-/// Lowers resource limit `resource` to `soft`/`hard` (never raises a
-/// hard limit already lower). Async-signal-safe.
-pub fn lower_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
-    let mut cur = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one rlimit we own.
-    unsafe { libc::getrlimit(resource, &mut cur) };
+/// The resource limits rtrace sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `RLIMIT_CORE`: core file size.
+    Core,
+    /// `RLIMIT_CPU`: CPU seconds.
+    Cpu,
+    /// `RLIMIT_AS`: address space bytes.
+    AddressSpace,
+}
+
+fn resource(l: Limit) -> Resource {
+    match l {
+        Limit::Core => Resource::RLIMIT_CORE,
+        Limit::Cpu => Resource::RLIMIT_CPU,
+        Limit::AddressSpace => Resource::RLIMIT_AS,
+    }
+}
+
+/// Lowers resource limit `limit` to `soft`/`hard` (never raises a hard
+/// limit already lower). Async-signal-safe.
+pub fn lower_limit(limit: Limit, soft: u64, hard: u64) {
+    let (_, max) = resource::getrlimit(resource(limit)).unwrap_or((0, 0));
     let cap = |v: u64| {
-        if cur.rlim_max == libc::RLIM_INFINITY {
+        if max == libc::RLIM_INFINITY {
             v
         } else {
-            v.min(cur.rlim_max)
+            v.min(max)
         }
     };
-    let new = libc::rlimit {
-        rlim_cur: cap(soft),
-        rlim_max: cap(hard),
-    };
-    // SAFETY: setrlimit reads one rlimit we own.
-    unsafe { libc::setrlimit(resource, &new) };
+    let _ = resource::setrlimit(resource(limit), cap(soft), cap(hard));
 }
 
-/// `setrlimit(resource, soft, hard)` as given.
-pub fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
-    let rl = libc::rlimit {
-        rlim_cur: soft,
-        rlim_max: hard,
-    };
-    // SAFETY: setrlimit reads one rlimit we own.
-    unsafe { libc::setrlimit(resource, &rl) };
+/// `setrlimit(limit, soft, hard)` as given.
+pub fn set_limit(limit: Limit, soft: u64, hard: u64) {
+    let _ = resource::setrlimit(resource(limit), soft, hard);
 }
 
 /// `prctl(PR_SET_NO_NEW_PRIVS, 1)`. Async-signal-safe.
 pub fn no_new_privs() -> io::Result<()> {
-    // SAFETY: plain prctl with integer arguments.
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    Ok(nix::sys::prctl::set_no_new_privs()?)
 }
 
 #[cfg(test)]

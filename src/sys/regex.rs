@@ -1,6 +1,7 @@
 //! The C library's POSIX regular expressions (`regcomp`, `regexec`,
 //! `regerror`). glibc's regcomp can take gigabytes on some patterns: the
 //! caller (strace's `/regex` filter) runs these in a child under limits.
+//! Raw: nix does not wrap the C library's regex functions.
 
 use std::ffi::CStr;
 

@@ -1,4 +1,5 @@
-//! Installing a seccomp-bpf filter.
+//! Installing a seccomp-bpf filter. Raw `seccomp(2)` syscall: nix has no
+//! seccomp.
 
 /// One classic-BPF instruction (`struct sock_filter`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -206,7 +206,7 @@ const NLMSG_DONE: u16 = 3;
 /// Sends one sock_diag request and calls `each` with the payload of every
 /// reply message until the end of the answer (or `each` returns a value).
 fn query<T>(req: &[u8], dump: bool, mut each: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
-    let sock = net::socket(libc::AF_NETLINK, libc::SOCK_DGRAM, libc::NETLINK_SOCK_DIAG).ok()?;
+    let sock = net::netlink(net::Netlink::SockDiag).ok()?;
     let fd = sock.as_fd();
     let flags = NLM_F_REQUEST | if dump { NLM_F_DUMP } else { 0 };
     let mut msg = Vec::with_capacity(16 + req.len());

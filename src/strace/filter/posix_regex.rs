@@ -129,11 +129,11 @@ pub fn match_names(pattern: &str, names: &[&str]) -> Result<Vec<bool>, RegexErro
 
 /// The child: limits, regcomp, regexec per name, one write, _exit.
 fn child(re: &CString, names: &[CString], answer: &mut [u8], as_limit: Option<u64>, wfd: i32) -> ! {
-    sys::process::lower_limit(libc::RLIMIT_CORE, 0, 0);
-    sys::process::lower_limit(libc::RLIMIT_CPU, CPU_SECONDS, CPU_SECONDS + 1);
+    sys::process::lower_limit(sys::process::Limit::Core, 0, 0);
+    sys::process::lower_limit(sys::process::Limit::Cpu, CPU_SECONDS, CPU_SECONDS + 1);
     if let Some(bytes) = as_limit {
         if !cfg!(fuzzing) {
-            sys::process::lower_limit(libc::RLIMIT_AS, bytes, bytes);
+            sys::process::lower_limit(sys::process::Limit::AddressSpace, bytes, bytes);
         }
     }
     // SIGXCPU must end the child even if the parent ignored or blocked it.

@@ -83,7 +83,7 @@ fn query_families() -> Vec<(u16, String)> {
     let mut found = Vec::new();
     // The socket closes at the end of this block.
     {
-        let Ok(sock) = net::socket(libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_GENERIC) else {
+        let Ok(sock) = net::netlink(net::Netlink::Generic) else {
             return found;
         };
         let fd = sock.as_fd();
