@@ -272,7 +272,7 @@ pub fn main(r: RecordArgs) -> i32 {
         Ok(o) => o,
         Err(e) => {
             eprintln!("rtrace record: {}", e.msg);
-            return 1;
+            return 2;
         }
     };
     // `--json` is ours; refuse the user's own text-only options.
@@ -280,7 +280,7 @@ pub fn main(r: RecordArgs) -> i32 {
     probe.json = a.pass.iter().any(|p| p == "--json");
     if let Err(e) = check(&probe) {
         eprintln!("rtrace record: {e}");
-        return 1;
+        return 2;
     }
     let mut probes = match probe::parse_specs(&a.probes) {
         Ok(specs) if specs.is_empty() => None,
@@ -293,7 +293,7 @@ pub fn main(r: RecordArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("rtrace record: {e}");
-            return 1;
+            return 2;
         }
     };
     let head = header(
@@ -369,7 +369,7 @@ fn main_libcalls(a: &Args) -> i32 {
         Ok(o) => o,
         Err(lcli::CliError::Usage(m) | lcli::CliError::Value(m)) => {
             eprintln!("rtrace record: {m}");
-            return 1;
+            return 2;
         }
         Err(lcli::CliError::DebugHelp) => {
             print!("{}", lcli::DEBUG_HELP);
@@ -378,7 +378,7 @@ fn main_libcalls(a: &Args) -> i32 {
     };
     if let Err(e) = check_libcalls(&o, &a.pass) {
         eprintln!("rtrace record: {e}");
-        return 1;
+        return 2;
     }
     let head = header(
         a,

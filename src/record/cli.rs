@@ -79,7 +79,7 @@ Examples:
 #[command(after_help = REPORT_AFTER)]
 pub struct ReportArgs {
     /// The trace file (`-` reads standard input; .zst files are read as they are).
-    #[arg(value_name = "FILE", allow_hyphen_values = true)]
+    #[arg(value_name = "FILE")]
     pub file: String,
     /// One JSON object with the same sections instead of text.
     #[arg(long)]
@@ -191,7 +191,7 @@ pub struct ExportArgs {
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// The recording.
-    #[arg(value_name = "FILE", allow_hyphen_values = true)]
+    #[arg(value_name = "FILE")]
     pub input: PathBuf,
 }
 
