@@ -24,6 +24,7 @@
 //! | [`breakpoint`] | `rtrace break` (uses watchpoints for `--watch`) |
 //! | [`ltrace`] | rltrace (its `-S` uses the strace decoders and inject) |
 //! | [`record`] | `rtrace record`, `report`, `diff`, `export` over the tools |
+//! | [`app`] | `rtrace`'s own command line (clap): subcommands, completions, man pages |
 //!
 //! docs/ARCHITECTURE.md follows each tool's data through these layers.
 
@@ -80,3 +81,5 @@ pub mod breakpoint;
 pub mod ltrace;
 
 pub mod record;
+
+pub mod app;

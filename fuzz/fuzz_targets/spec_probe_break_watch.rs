@@ -90,7 +90,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = rtrace::watchpoint::cli::parse(&args(rest));
         }
         _ => {
-            let _ = rtrace::kernel::cli::parse(&args(rest), &["p", "e", "o"], &["v", "j"], true);
+            let mut a: Vec<std::ffi::OsString> = vec!["kernel".into(), "trace".into()];
+            a.extend(args(rest));
+            let _ = rtrace::app::parse(a);
         }
     }
 });

@@ -1,15 +1,15 @@
-//! `rtrace break` command line: parsed from a slice of arguments, so it is
-//! unit-tested without a process.
+//! `rtrace break` command line, declared for clap ([`BreakArgs`]) and
+//! checked into [`Options`]; [`parse`] runs the same parser on a slice, so
+//! it is unit-tested without a process.
 
 use crate::probe::spec::{self, Spec};
 use crate::watchpoint::spec::Expr as WatchExpr;
+use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
 
-/// Usage text.
-pub const HELP: &str = "\
-usage: rtrace break SPEC... [options] [-p PID | -- CMD [ARG...]]
-
+/// `rtrace break --help` after the options.
+pub const AFTER_HELP: &str = "\
 SPEC:
   func            a function (every module that defines it)
   'glob*'         every function matching the glob
@@ -27,29 +27,6 @@ Each hit prints the function's arguments from DWARF, like gdb's frame line:
 A 'func' breakpoint that prints or tests variables is placed past the
 prologue (as gdb's 'break func'), where unoptimized code has stored them.
 
-options:
-  --count         only count hits; print a table at exit
-  --bt            print a backtrace at each hit
-  --regs          print the registers at each hit
-  --locals        print the local variables visible at each hit
-  --json          JSON Lines output
-  -o FILE         write the output to FILE (default: standard error)
-  -f              keep breakpoints in forked children (default: remove them and let go)
-  -p PID          attach to a running process (detach on Ctrl-C restores its code)
-  --watch EXPR    also a hardware watchpoint on writes to EXPR (a global, var.field,
-                  var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four
-  --awatch EXPR   the same on reads and writes (one kind per session)
-  --backend B     how --count counts: ptrace (INT3 stops), kernel (uprobe events
-                  counted by perf: functions, globs and ret: probes, without
-                  conditions, in a launched program and the libraries it loads
-                  at start-up), auto (kernel when it can do what is asked, else
-                  ptrace; the default)
-  --list          print the addresses each SPEC resolves to and exit, without
-                  running the program (file addresses, as nm prints them; the
-                  running process's with -p)
-  -D              print the same, then run
-  -h, --help      this text
-
 A SPEC that cannot match (no such function, line or library function; a
 condition's variable that the function does not have; a malformed
 condition) is refused before the program starts or -p attaches: exit
@@ -58,12 +35,94 @@ status 2. A SPEC that may match later is 'pending' and tracing goes on:
 libraries call dlopen or run other programs (exec, system, posix_spawn).
 A glob selects functions, not their PLT stubs ('f@plt'); name those with
 @plt ('f@plt', '*@plt').
-";
+
+Examples:
+  rtrace break main -- ./prog
+  rtrace break --count 'libc.so.6:mall*' --backend=kernel -- ./prog
+  rtrace break 'ret:parse if $retval < 0' --bt -p 1234
+  rtrace break compute --watch counter --rw -o hits.txt -- ./prog
+  rtrace break --list file.c:42 -- ./prog";
+
+/// `rtrace break`'s options as clap reads them.
+#[derive(clap::Args, Debug, Default)]
+#[command(after_help = AFTER_HELP)]
+pub struct BreakArgs {
+    /// Breakpoints (see SPEC below).
+    #[arg(value_name = "SPEC", required = true)]
+    pub specs: Vec<String>,
+    /// Only count hits; print a table at exit.
+    #[arg(short = 'c', long)]
+    pub count: bool,
+    /// Print a backtrace at each hit.
+    #[arg(long)]
+    pub bt: bool,
+    /// Print the registers at each hit.
+    #[arg(long)]
+    pub regs: bool,
+    /// Print the local variables visible at each hit.
+    #[arg(long)]
+    pub locals: bool,
+    /// JSON Lines output.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the output to FILE (default: standard error).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<OsString>,
+    /// Keep breakpoints in forked children (default: remove them and let go).
+    #[arg(short = 'f', long = "follow")]
+    pub follow: bool,
+    /// Attach to a running process (repeatable, or PID,PID; detach on Ctrl-C
+    /// restores its code).
+    #[arg(short = 'p', long = "pid", value_name = "PID", value_delimiter = ',')]
+    pub pids: Vec<i32>,
+    /// Also a hardware watchpoint on writes to EXPR (a global, var.field,
+    /// var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four.
+    #[arg(long = "watch", value_name = "EXPR")]
+    pub watch: Vec<String>,
+    /// The --watch watchpoints trap on reads and writes (one kind per session).
+    #[arg(long)]
+    pub rw: bool,
+    /// Old spelling of --watch EXPR --rw.
+    #[arg(long = "awatch", value_name = "EXPR", hide = true)]
+    pub awatch: Vec<String>,
+    /// How --count counts: ptrace (INT3 stops), kernel (uprobe events counted
+    /// by perf: functions, globs and ret: probes, without conditions, in a
+    /// launched program and the libraries it loads at start-up), auto (kernel
+    /// when it can do what is asked, else ptrace).
+    #[arg(long, value_name = "BACKEND", default_value = "auto",
+          value_parser = ["auto", "ptrace", "kernel"])]
+    pub backend: String,
+    /// Print the addresses each SPEC resolves to and exit, without running the
+    /// program (file addresses, as nm prints them; the running process's with -p).
+    #[arg(long)]
+    pub list: bool,
+    /// Print the same, then run.
+    #[arg(short = 'D', long = "describe")]
+    pub describe: bool,
+    /// The command to run (after --).
+    #[arg(value_name = "CMD", last = true)]
+    pub command: Vec<OsString>,
+}
+
+/// `rtrace break` alone, so [`parse`] can run clap on a slice.
+#[derive(clap::Parser, Debug)]
+#[command(name = "rtrace break", no_binary_name = true)]
+struct Alone {
+    #[command(flatten)]
+    args: BreakArgs,
+}
+
+/// Parses `args` (without the program and subcommand names): clap's parser,
+/// then [`BreakArgs::check`]. A clap error is an [`Error::Usage`].
+pub fn parse(args: &[OsString]) -> Result<Options, Error> {
+    let a = Alone::try_parse_from(args).map_err(|e| Error::Usage(e.to_string()))?;
+    a.args.check()
+}
 
 /// Why a command line was refused.
 #[derive(Debug)]
 pub enum Error {
-    /// Not a valid command line (exit status 1).
+    /// Not a valid command line (exit status 2, as clap's errors).
     Usage(String),
     /// A spec that can never work (exit status 2).
     Spec(String),
@@ -73,7 +132,7 @@ impl Error {
     /// The exit status it ends `rtrace break` with.
     pub fn status(&self) -> i32 {
         match self {
-            Error::Usage(_) => 1,
+            Error::Usage(_) => 2,
             Error::Spec(_) => 2,
         }
     }
@@ -122,8 +181,6 @@ pub struct Options {
     pub pids: Vec<i32>,
     /// The command after `--`.
     pub command: Vec<OsString>,
-    /// `-h`.
-    pub help: bool,
     /// `--watch`/`--awatch` expressions.
     pub watches: Vec<WatchExpr>,
     /// Their access kind (one per session: the debug-register plan is
@@ -137,92 +194,63 @@ pub struct Options {
     pub describe: bool,
 }
 
-/// Parses `args` (without the program and subcommand names).
-pub fn parse(args: &[OsString]) -> Result<Options, Error> {
-    let mut o = Options::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let s = a
-            .to_str()
-            .ok_or_else(|| "arguments must be UTF-8".to_string())?;
-        match s {
-            "--" => {
-                o.command = it.cloned().collect();
-                break;
-            }
-            "--count" | "-c" => o.count = true,
-            "--bt" => o.bt = true,
-            "--regs" => o.regs = true,
-            "--locals" => o.locals = true,
-            "--json" => o.json = true,
-            "-f" => o.follow = true,
-            "--list" => o.list = true,
-            "-D" => o.describe = true,
-            "-h" | "--help" => o.help = true,
-            "--watch" | "--awatch" => {
-                let kind = if s == "--watch" {
-                    Kind::Write
-                } else {
-                    Kind::ReadWrite
-                };
-                if o.watch_kind.is_some_and(|k| k != kind) {
-                    return Err(
-                        "--watch and --awatch cannot be mixed: one session watches for one \
-                         kind of access"
-                            .into(),
-                    );
-                }
-                o.watch_kind = Some(kind);
-                let e = it
-                    .next()
-                    .and_then(|e| e.to_str())
-                    .ok_or_else(|| format!("{s} needs an expression"))?;
-                o.watches.push(WatchExpr::parse(e)?);
-            }
-            "--backend" => {
-                let b = it
-                    .next()
-                    .and_then(|b| b.to_str())
-                    .ok_or("--backend needs auto, ptrace or kernel")?;
-                o.backend = crate::probe::Backend::parse(b)?;
-            }
-            "-o" => o.output = Some(it.next().ok_or("-o needs a file name")?.clone()),
-            "-p" => {
-                let p = it.next().and_then(|p| p.to_str()).ok_or("-p needs a PID")?;
-                o.pids
-                    .push(p.parse().map_err(|_| format!("bad PID '{p}'"))?);
-            }
-            _ if s.starts_with("-p") && s.len() > 2 => {
-                o.pids.push(
-                    s[2..]
-                        .parse()
-                        .map_err(|_| format!("bad PID '{}'", &s[2..]))?,
-                );
-            }
-            _ if s.starts_with('-') && !s.starts_with("-0") => {
-                return Err(format!("unknown option '{s}'").into());
-            }
-            _ => o.specs.push(spec::parse(s).map_err(Error::Spec)?),
+impl BreakArgs {
+    /// What clap cannot check: the specs' syntax (exit status 2), the target
+    /// and the watchpoints' limits (a usage error).
+    pub fn check(self) -> Result<Options, Error> {
+        if !self.awatch.is_empty() && !self.watch.is_empty() && !self.rw {
+            return Err(
+                "--watch and --awatch cannot be mixed: one session watches for one \
+                 kind of access (--watch EXPR --rw watches reads and writes)"
+                    .into(),
+            );
         }
+        let rw = self.rw || !self.awatch.is_empty();
+        let mut watches = Vec::new();
+        for e in self.watch.iter().chain(&self.awatch) {
+            watches.push(WatchExpr::parse(e)?);
+        }
+        if self.rw && watches.is_empty() {
+            return Err("--rw says how --watch watches: give --watch EXPR".into());
+        }
+        let o = Options {
+            specs: self
+                .specs
+                .iter()
+                .map(|s| spec::parse(s).map_err(Error::Spec))
+                .collect::<Result<_, _>>()?,
+            count: self.count,
+            bt: self.bt,
+            regs: self.regs,
+            locals: self.locals,
+            json: self.json,
+            output: self.output,
+            follow: self.follow,
+            pids: self.pids,
+            command: self.command,
+            watch_kind: (!watches.is_empty()).then_some(if rw {
+                Kind::ReadWrite
+            } else {
+                Kind::Write
+            }),
+            watches,
+            backend: crate::probe::Backend::parse(&self.backend)?,
+            list: self.list,
+            describe: self.describe,
+        };
+        if o.pids.is_empty() == o.command.is_empty() {
+            return Err("give either -p PID or -- CMD".into());
+        }
+        if !o.watches.is_empty() && o.pids.len() > 1 {
+            return Err("--watch needs a single process: one -p PID or a command".into());
+        }
+        if !o.watches.is_empty() && o.follow {
+            return Err(
+                "--watch with -f is not supported: watchpoints stay in the first process".into(),
+            );
+        }
+        Ok(o)
     }
-    if o.help {
-        return Ok(o);
-    }
-    if o.specs.is_empty() {
-        return Err("no breakpoint given".into());
-    }
-    if o.pids.is_empty() == o.command.is_empty() {
-        return Err("give either -p PID or -- CMD".into());
-    }
-    if !o.watches.is_empty() && o.pids.len() > 1 {
-        return Err("--watch needs a single process: one -p PID or a command".into());
-    }
-    if !o.watches.is_empty() && o.follow {
-        return Err(
-            "--watch with -f is not supported: watchpoints stay in the first process".into(),
-        );
-    }
-    Ok(o)
 }
 
 #[cfg(test)]
@@ -259,7 +287,12 @@ mod tests {
             parse(&args(&["bump if", "--", "p"])).unwrap_err().status(),
             2
         );
-        assert_eq!(parse(&args(&["f", "--bogus"])).unwrap_err().status(), 1);
+        assert_eq!(parse(&args(&["f", "--bogus"])).unwrap_err().status(), 2);
+        // clap's spellings: --opt=VALUE, -oFILE, and the old --awatch.
+        let o = parse(&args(&["f", "--backend=kernel", "-oout.txt", "-p7"])).unwrap();
+        assert_eq!(o.backend, crate::probe::Backend::Kernel);
+        assert_eq!(o.output, Some(OsString::from("out.txt")));
+        assert_eq!(o.pids, vec![7]);
     }
 
     #[test]
@@ -272,6 +305,9 @@ mod tests {
         assert_eq!(o.watch_kind, Some(Kind::Write));
         let o = parse(&args(&["f", "--awatch", "s.x", "--", "p"])).unwrap();
         assert_eq!(o.watch_kind, Some(Kind::ReadWrite));
+        let o = parse(&args(&["f", "--watch", "s.x", "--rw", "--", "p"])).unwrap();
+        assert_eq!(o.watch_kind, Some(Kind::ReadWrite));
+        assert!(parse(&args(&["f", "--rw", "--", "p"])).is_err());
         let mixed = parse(&args(&["f", "--watch", "a", "--awatch", "b", "--", "p"]));
         assert!(mixed.unwrap_err().to_string().contains("cannot be mixed"));
         assert!(parse(&args(&["f", "--watch"])).is_err());

@@ -78,7 +78,6 @@ use crate::engine::{spawn, Config, Outcome, Tracer};
 use crate::watchpoint::handler::{Watcher, WatcherOptions};
 use rtrace_arch::Arch;
 use session::{Session, SharedWriter};
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The watcher of `--watch`/`--awatch`, reporting to `out`.
@@ -102,9 +101,9 @@ fn watcher(o: &cli::Options, out: &SharedWriter) -> Result<Option<Watcher>, Stri
     crate::watchpoint::build(&o.watches, opts, &exe, move || Ok(Box::new(out)), o.json).map(Some)
 }
 
-/// `rtrace break ARGS…`; returns the exit code.
-pub fn main(args: &[OsString]) -> i32 {
-    let mut o = match cli::parse(args) {
+/// `rtrace break`, parsed by clap; returns the exit code.
+pub fn main(args: cli::BreakArgs) -> i32 {
+    let mut o = match args.check() {
         Ok(o) => o,
         Err(e @ cli::Error::Spec(_)) => {
             eprintln!("rtrace break: {e}");
@@ -116,10 +115,6 @@ pub fn main(args: &[OsString]) -> i32 {
             return e.status();
         }
     };
-    if o.help {
-        print!("{}", cli::HELP);
-        return 0;
-    }
     if Arch::native() != Arch::X86_64 {
         eprintln!("rtrace break: only x86-64 is supported so far");
         return 1;

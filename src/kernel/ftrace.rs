@@ -2,14 +2,13 @@
 //! the function tracer in rtrace's instance, with filter, notrace and pid
 //! selection, `function <-- caller` lines symbolised from /proc/kallsyms.
 
-use super::cli;
+use super::cli::FtraceArgs;
 use super::event::{Formats, KEvent};
 use super::session;
 use super::sink::{open_output, Sink};
-use super::trace::{mode_from_args, run_session, PidScope, Target};
+use super::trace::{run_session, PidScope, Target};
 use super::tracefs::{instance_name, Instance, Tracefs};
 use crate::value::Value;
-use std::ffi::OsString;
 
 /// Kernel symbols sorted by address.
 pub struct Kallsyms {
@@ -59,33 +58,15 @@ pub fn symbolize(ev: &mut KEvent, ks: &Kallsyms) {
     }
 }
 
-const USAGE: &str =
-    "usage: rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-c | --by FIELD] [--json] [-o FILE] [-p PID | -- CMD...]";
-
 /// `rtrace kernel ftrace ARGS`.
-pub fn main(args: &[OsString]) -> Result<i32, String> {
-    let a = cli::parse(
-        args,
-        &["f", "n", "p", "by", "o"],
-        &["graph", "c", "json", "h", "help"],
-        true,
-    )?;
-    if a.flag("h") || a.flag("help") {
-        println!("{USAGE}");
-        return Ok(0);
-    }
-    let filters = a.values("f");
-    if filters.is_empty() {
-        return Err(format!(
-            "give -f GLOB (tracing every kernel function is not what you want)\n{USAGE}"
-        ));
-    }
-    let target = Target::from_args(&a)?;
-    let mode = mode_from_args(&a)?;
-    let out = open_output(a.value("o").as_deref())?;
+pub fn main(a: FtraceArgs) -> Result<i32, String> {
+    let filters = a.functions;
+    let target = Target::new(a.pids, a.cmd)?;
+    let mode = super::cli::mode(a.count, a.by, None);
+    let out = open_output(a.output.as_deref())?;
     let top = Tracefs::open()?;
     let tracers = top.read("available_tracers")?;
-    let tracer = if a.flag("graph") {
+    let tracer = if a.graph {
         if !tracers.split_whitespace().any(|t| t == "function_graph") {
             return Err(
                 "this kernel has no function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER)".into(),
@@ -129,12 +110,12 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
                 denied(e)
             }
         })?;
-    let nots = a.values("n");
+    let nots = a.notrace;
     if !nots.is_empty() {
         fs.write("set_ftrace_notrace", &nots.join(" "))
             .map_err(denied)?;
     }
-    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
+    let mut sink = Sink::new(&top, mode, a.json, out);
     sink.set_hook(Box::new(move |ev| symbolize(ev, &ks)));
     let end = run_session(
         &top,

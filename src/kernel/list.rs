@@ -1,6 +1,7 @@
 //! `rtrace kernel list [events|functions|tracers|probes] [GLOB]` and
 //! `rtrace kernel cleanup`.
 
+use super::cli::ListWhat;
 use super::dynevent::{cleanup, have_kprobes};
 use super::trace::list_dir;
 use super::tracefs::Tracefs;
@@ -8,14 +9,12 @@ use crate::symbols::glob_match;
 use std::io::Write;
 
 /// `rtrace kernel list WHAT [GLOB]`.
-pub fn main(pos: &[String]) -> Result<i32, String> {
-    let what = pos.first().map(String::as_str).unwrap_or("events");
-    let glob = pos.get(1).map(String::as_str).unwrap_or("*");
+pub fn main(what: ListWhat, glob: &str) -> Result<i32, String> {
     let top = Tracefs::open()?;
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let mut emit = |s: &str| -> bool { writeln!(out, "{s}").is_ok() };
     match what {
-        "events" => {
+        ListWhat::Events => {
             for s in list_dir(&top.path("events")) {
                 for e in list_dir(&top.path(&format!("events/{s}"))) {
                     let name = format!("{s}:{e}");
@@ -25,7 +24,7 @@ pub fn main(pos: &[String]) -> Result<i32, String> {
                 }
             }
         }
-        "functions" => {
+        ListWhat::Functions => {
             let text = top.read("available_filter_functions").map_err(|e| {
                 format!("{e}\n(the kernel refuses the function tracer's files: ftrace is disabled or locked down)")
             })?;
@@ -36,14 +35,14 @@ pub fn main(pos: &[String]) -> Result<i32, String> {
                 }
             }
         }
-        "tracers" => {
+        ListWhat::Tracers => {
             for t in top.read("available_tracers")?.split_whitespace() {
                 if glob_match(glob, t) {
                     emit(t);
                 }
             }
         }
-        "probes" => {
+        ListWhat::Probes => {
             let mut lines = Vec::new();
             if top.has("dynamic_events") {
                 lines.extend(top.read("dynamic_events")?.lines().map(str::to_string));
@@ -60,11 +59,6 @@ pub fn main(pos: &[String]) -> Result<i32, String> {
                     emit(&l);
                 }
             }
-        }
-        other => {
-            return Err(format!(
-                "list what? '{other}' (events, functions, tracers or probes)"
-            ))
         }
     }
     Ok(0)

@@ -29,21 +29,6 @@ pub mod strings;
 pub mod trace;
 pub mod tracefs;
 
-use std::ffi::OsString;
-
-const USAGE: &str = "\
-usage: rtrace kernel list [events|functions|tracers|probes] [GLOB]
-       rtrace kernel trace -e SUBSYS:EVENT[,...] [--filter EXPR] [-p PID | -- CMD...]
-                           [-c | --by FIELD | --hist FIELD] [--json] [--strings] [-o FILE]
-       rtrace kernel probe SPEC... [-c] [--json] [-o FILE] [-p PID | -- CMD...]
-           SPEC: u:BINARY:FUNC[+OFF] [ARG...]   ur:BINARY:FUNC [ARG...]
-                 k:FUNC [ARG...]   kr:FUNC [ARG...]
-                 'p:[GRP/]NAME PLACE ARGS'   'r:[GRP/]NAME PLACE ARGS' (kernel syntax)
-           ARG: a DWARF parameter name, $argN, $retval, $comm, or NAME=FETCHARG[:TYPE]
-       rtrace kernel ftrace -f GLOB [-n GLOB] [--graph] [-o FILE] [-p PID | -- CMD...]
-       rtrace kernel cleanup [--all]
-";
-
 fn report(r: Result<i32, String>, what: &str) -> i32 {
     match r {
         Ok(c) => c,
@@ -54,40 +39,20 @@ fn report(r: Result<i32, String>, what: &str) -> i32 {
     }
 }
 
-/// `rtrace kernel ARGS…`; returns the exit code.
-pub fn main(args: &[OsString]) -> i32 {
-    let sub = args.first().and_then(|s| s.to_str()).unwrap_or("");
-    let rest = args.get(1..).unwrap_or(&[]);
-    let r = match sub {
-        "list" => cli::parse(rest, &[], &[], false).and_then(|a| list::main(&a.positional)),
-        "trace" => trace::main(rest),
-        "probe" => probe::main(rest),
-        "ftrace" => ftrace::main(rest),
-        "cleanup" => cli::parse(rest, &[], &["all"], false).and_then(|a| {
-            if let Some(p) = a.positional.first() {
-                return Err(format!("unexpected argument '{p}'"));
-            }
-            list::cleanup_main(a.flag("all"))
-        }),
-        "-h" | "--help" => {
-            print!("{USAGE}");
-            return 0;
-        }
-        _ => {
-            if let Some(other) = args.first() {
-                eprintln!(
-                    "rtrace kernel: unknown subcommand '{}'",
-                    other.to_string_lossy()
-                );
-            }
-            eprint!("{USAGE}");
-            return 1;
-        }
+/// `rtrace kernel SUBCOMMAND`, parsed; returns the exit code.
+pub fn main(cmd: cli::KernelCmd) -> i32 {
+    use cli::KernelCmd as K;
+    let r = match cmd {
+        K::List(a) => list::main(a.what, &a.glob),
+        K::Trace(a) => trace::main(a),
+        K::Probe(a) => probe::main(a),
+        K::Ftrace(a) => ftrace::main(a),
+        K::Cleanup(a) => list::cleanup_main(a.all),
     };
     report(r, "kernel")
 }
 
-/// `rtrace stat ARGS…`; returns the exit code.
-pub fn stat_main(args: &[OsString]) -> i32 {
-    report(stat::main(args), "stat")
+/// `rtrace stat`, parsed; returns the exit code.
+pub fn stat_main(a: cli::StatArgs) -> i32 {
+    report(stat::main(a), "stat")
 }

@@ -3,7 +3,7 @@
 //! exists and `<not supported>` where not, tracepoint counts), `-r N` with
 //! mean ± relative standard error, as perf prints it.
 
-use super::cli;
+use super::cli::StatArgs;
 use super::perf::{is_unsupported, named_event, Counter, EventId, DEFAULT_EVENTS, TYPE_TRACEPOINT};
 use super::session::{self, pending_signal, Child};
 use super::tracefs::Tracefs;
@@ -227,77 +227,16 @@ pub fn render(events: &[EventId], runs: &[Run], what: &str) -> String {
     s
 }
 
-const USAGE: &str =
-    "usage: rtrace stat [-e EVENT[,...]] [-r N] [-p PID[,PID...] | [--] CMD [ARG...]]";
-
-/// `rtrace stat --help` (the usage line above, then this).
-const HELP: &str = "
-Counts perf events over a command's run, or in running processes until they
-exit or Ctrl-C, and prints them on standard error as `perf stat` does.
-
-options:
-  -e EVENT[,...]  the events to count (repeatable): task-clock, cpu-clock,
-                  context-switches (cs), cpu-migrations, page-faults,
-                  minor-faults, major-faults, cycles, instructions, branches,
-                  branch-misses, cache-references, cache-misses, ..., or a
-                  tracepoint SUBSYS:EVENT (see `rtrace kernel list events`).
-                  Default: task-clock, context-switches, cpu-migrations,
-                  page-faults, cycles, instructions, branches, branch-misses;
-                  an event the machine cannot count shows <not supported>
-  -r N            run the command N times and print the mean of each count
-                  with its relative standard error ( +- N% )
-  -p PID          count in a running process, all its threads (repeatable,
-                  or PID,PID,...), until it exits or Ctrl-C
-  -h, --help      this text
-
-Counting starts when the command execs (rtrace's own fork is not counted)
-and follows its children. Exit status: the command's (128+N if it was killed
-by signal N); 128+N when rtrace is stopped by signal N (Ctrl-C: 130); 1 when
-the command cannot be run or counting fails; 2 for a bad command line.
-
-examples:
-  rtrace stat -- make -j2
-  rtrace stat -e page-faults,syscalls:sys_enter_openat -r 5 -- ./prog arg
-  rtrace stat -e context-switches -p 1234
-";
-
-/// A bad command line: the error, the usage line, exit status 2.
-fn usage_error(e: &str) -> i32 {
-    eprintln!("rtrace stat: {e}\n{USAGE}");
-    2
-}
-
-/// `rtrace stat ARGS`.
-pub fn main(args: &[OsString]) -> Result<i32, String> {
-    let a = match cli::parse(args, &["e", "r", "p"], &["h", "help"], true) {
-        Ok(a) => a,
-        Err(e) => return Ok(usage_error(&e)),
-    };
-    if a.flag("h") || a.flag("help") {
-        print!("{USAGE}\n{HELP}");
-        return Ok(0);
-    }
-    let names = {
-        let v = a.values("e");
-        if v.is_empty() {
-            DEFAULT_EVENTS.iter().map(|s| s.to_string()).collect()
-        } else {
-            v
-        }
+/// `rtrace stat ARGS` (clap has checked the command line).
+pub fn main(a: StatArgs) -> Result<i32, String> {
+    let names: Vec<String> = if a.events.is_empty() {
+        DEFAULT_EVENTS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.events
     };
     let events = resolve(&names)?;
-    let repeat: usize = match a.value("r").map(|r| (r.parse().ok().filter(|&n| n > 0), r)) {
-        Some((Some(n), _)) => n,
-        Some((None, r)) => return Ok(usage_error(&format!("bad -r '{r}'"))),
-        None => 1,
-    };
-    let pids = match a.pids() {
-        Ok(p) => p,
-        Err(e) => return Ok(usage_error(&e)),
-    };
-    if pids.is_empty() == a.cmd.is_empty() {
-        return Ok(usage_error("give -p PID or a command"));
-    }
+    let repeat = a.repeat as usize;
+    let pids = a.pids;
     session::install_signals();
     let mut runs = Vec::new();
     let what;

@@ -2,7 +2,7 @@
 //! filters, per-pid selection, streaming or counting output. Also the
 //! session runner that `probe` and `ftrace` share.
 
-use super::cli::{self, Args};
+use super::cli::TraceArgs;
 use super::dynevent::DynGroup;
 use super::event::Formats;
 use super::ringbuf::RawReader;
@@ -22,12 +22,9 @@ pub struct Target {
 }
 
 impl Target {
-    /// From parsed arguments; `-p` and a command exclude each other.
-    pub fn from_args(a: &Args) -> Result<Target, String> {
-        let t = Target {
-            pids: a.pids()?,
-            cmd: a.cmd.clone(),
-        };
+    /// From `-p` pids and a command, which exclude each other.
+    pub fn new(pids: Vec<i32>, cmd: Vec<OsString>) -> Result<Target, String> {
+        let t = Target { pids, cmd };
         if !t.pids.is_empty() && !t.cmd.is_empty() {
             return Err("give -p PID or a command, not both".into());
         }
@@ -41,24 +38,6 @@ impl Target {
         }
         Ok(t)
     }
-}
-
-/// The output mode from `-c`, `--by`, `--hist`.
-pub fn mode_from_args(a: &Args) -> Result<Mode, String> {
-    let mut modes = Vec::new();
-    if a.flag("c") {
-        modes.push(Mode::Count);
-    }
-    if let Some(f) = a.value("by") {
-        modes.push(Mode::By(f));
-    }
-    if let Some(f) = a.value("hist") {
-        modes.push(Mode::Hist(f));
-    }
-    if modes.len() > 1 {
-        return Err("-c, --by and --hist exclude each other".into());
-    }
-    Ok(modes.pop().unwrap_or(Mode::Stream))
 }
 
 /// Expands `SUBSYS:EVENT` specs (globs allowed, `/` accepted for `:`) to
@@ -194,32 +173,12 @@ pub fn run_session(
     end
 }
 
-const USAGE: &str = "usage: rtrace kernel trace -e SUBSYS:EVENT[,...] [--filter EXPR] \
-[-p PID | -- CMD...] [-c | --by FIELD | --hist FIELD] [--json] [--strings] [-o FILE]
-  --strings  syscall string arguments (filename, pathname, ...) as strings copied by the
-             kernel at the event (an event probe, CONFIG_EPROBE_EVENTS); without it, or
-             where the kernel cannot, they print as the pointer the tracepoint recorded
-  -o FILE    events (or the summary) to FILE instead of stdout";
-
 /// `rtrace kernel trace ARGS`.
-pub fn main(args: &[OsString]) -> Result<i32, String> {
-    let a = cli::parse(
-        args,
-        &["e", "filter", "p", "by", "hist", "o"],
-        &["c", "json", "strings", "h", "help"],
-        true,
-    )?;
-    if a.flag("h") || a.flag("help") {
-        println!("{USAGE}");
-        return Ok(0);
-    }
-    let specs = a.values("e");
-    if specs.is_empty() {
-        return Err(format!("no events given\n{USAGE}"));
-    }
-    let mode = mode_from_args(&a)?;
-    let target = Target::from_args(&a)?;
-    let out = open_output(a.value("o").as_deref())?;
+pub fn main(a: TraceArgs) -> Result<i32, String> {
+    let specs = a.events;
+    let mode = a.out.mode();
+    let target = Target::new(a.out.pids, a.cmd)?;
+    let out = open_output(a.out.output.as_deref())?;
     let top = Tracefs::open()?;
     let events = resolve_events(&top, &specs)?;
     let mut formats = Formats::new(&top);
@@ -229,10 +188,10 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
     // kernel keeps an event probe busy while the instance enables it.
     let mut group = DynGroup::new(&top, &group_name(me));
     let hint = matches!(mode, Mode::Stream | Mode::By(_));
-    let enable = events_to_record(&events, &mut formats, a.flag("strings"), hint, &mut group)?;
+    let enable = events_to_record(&events, &mut formats, a.strings, hint, &mut group)?;
     let inst = Instance::create(&top, &instance_name(me))?;
-    let filter = a.value("filter");
-    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
+    let filter = a.filter;
+    let mut sink = Sink::new(&top, mode, a.out.json, out);
     let end = run_session(
         &top,
         &inst,

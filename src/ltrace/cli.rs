@@ -224,13 +224,46 @@ const LONG_INJECT: char = '\u{2}';
 const LONG_NO_PIN: char = '\u{3}';
 const LONG_BACKEND: char = '\u{4}';
 
-/// Short options and whether they take a value.
+/// Short options and whether they take a value (ltrace's optstring); the
+/// parser and the man page ([`super::man`]) read this table.
+pub const SHORT: &[(char, bool)] = &[
+    ('a', true),
+    ('A', true),
+    ('b', false),
+    ('c', false),
+    ('C', false),
+    ('D', true),
+    ('e', true),
+    ('f', false),
+    ('F', true),
+    ('h', false),
+    ('i', false),
+    ('l', true),
+    ('L', false),
+    ('n', true),
+    ('o', true),
+    ('p', true),
+    ('r', false),
+    ('s', true),
+    ('S', false),
+    ('t', false),
+    ('T', false),
+    ('u', true),
+    ('V', false),
+    ('w', true),
+    ('x', true),
+];
+
+/// Whether short option `c` takes a value (`None`: no such option).
 fn takes_value(c: char) -> Option<bool> {
-    match c {
-        'a' | 'A' | 'D' | 'e' | 'F' | 'l' | 'n' | 'o' | 'p' | 's' | 'u' | 'w' | 'x' => Some(true),
-        'b' | 'c' | 'C' | 'f' | 'h' | 'i' | 'L' | 'r' | 'S' | 't' | 'T' | 'V' => Some(false),
-        _ => None,
-    }
+    SHORT.iter().find(|s| s.0 == c).map(|s| s.1)
+}
+
+/// Every long option: its name, the short option it stands for (`None`
+/// for rltrace's long-only ones) and whether it takes a value.
+pub fn long_options() -> impl Iterator<Item = (&'static str, Option<char>, bool)> {
+    LONG.iter()
+        .map(|&(n, c, v)| (n, SHORT.iter().any(|s| s.0 == c).then_some(c), v))
 }
 
 fn apply(o: &mut Options, c: char, v: Option<&str>) -> Result<(), CliError> {

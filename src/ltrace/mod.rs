@@ -45,6 +45,7 @@ pub mod cli;
 pub mod filter;
 pub mod format;
 pub mod inject;
+pub mod man;
 pub mod msg;
 pub mod output;
 pub mod proto;

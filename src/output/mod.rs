@@ -5,3 +5,4 @@
 pub mod latch;
 pub mod normalize;
 pub mod paced;
+pub mod roff;

@@ -23,6 +23,7 @@
 //! 128 + N when it was killed by signal N (or when rtrace itself was
 //! interrupted by signal N and killed the command).
 
+use super::cli::RecordArgs;
 use super::header::{footer, header, Args, Cmd};
 use super::probe;
 use super::writers::{Output, Shared, Tally, TypeFirst};
@@ -38,45 +39,6 @@ use std::time::Instant;
 
 /// The trace file written when `-o` is not given.
 pub const DEFAULT_OUTPUT: &str = "rtrace.rtrace";
-
-const USAGE: &str = "\
-usage: rtrace record [-o FILE] [--zstd] [--syscalls] [-k|--stack] [--probe SPEC...] [rstrace options] [--] CMD [ARGS...]
-       rtrace record [options] -p PID[,PID...]
-       rtrace record --libcalls [-o FILE] [--zstd] [rltrace options] [--] CMD [ARGS...]
-
-Records the system calls of CMD and every process it starts into FILE
-(default rtrace.rtrace): JSON Lines with a header (command, cwd,
-environment digest, host, kernel, start time), the events as
-`rstrace -f --json` prints them, and a footer (exit status, elapsed time,
-event counts). Exits with CMD's exit status (128+N if CMD was killed by
-signal N), so it can wrap a CI step unchanged. With -p PID it attaches to a
-running process (and its threads and later children) instead, records until
-the process exits or until Ctrl-C/SIGTERM, then detaches and leaves it
-running; the exit status is then 0, or 128+N after signal N (as strace -p).
-
-  -o FILE          the trace file (default rtrace.rtrace; a name ending in
-                   .zst means --zstd)
-  --zstd           compress the file with zstd (one frame per MiB of text:
-                   `zstd -d` and rtrace report/diff/export read it)
-  --syscalls       record system calls (the default)
-  --libcalls       record library calls too, with rltrace's engine
-                   (`rltrace -f -S --json`): \"libcall\" events with function,
-                   caller, library, arguments, return value and duration, and
-                   the system calls; give it before the other options, which
-                   are then rltrace's: -e FILTER, -l LIB, -x FILTER, -s N, -A N,
-                   -C, -F FILE, -u USER, -b, --inject=..., --no-cpu-pin
-  -p PID           record a running process (repeatable, or PID,PID)
-  -k, --stack      add the user stack of every syscall (\"stack\" frames;
-                   not with --libcalls)
-  --probe SPEC     also record the hits of a breakpoint (\"probe\" events, in
-                   time order with the syscalls): rtrace break's SPEC syntax,
-                   func, lib:func, file.c:LINE, *ADDR, ret:func (return value
-                   and duration), 'SPEC if COND'; repeatable; not with
-                   --libcalls. Function arguments come from DWARF.
-  rstrace options  filters and decoding: -e trace=..., -e signal=..., -e status=...,
-                   -e inject=..., -P PATH, -s N, -v, -y, -yy, -X ..., -E VAR=VAL,
-                   -u USER, -b execve, -I N, --seccomp-bpf, --no-cpu-pin
-";
 
 /// rltrace's short options that take a value, and its long ones.
 const LTRACE_WITH_ARG: &[u8] = b"aADeFlnopsuwx";
@@ -120,8 +82,9 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                 break;
             }
             "-h" | "--help" => {
-                a.help = true;
-                return Ok(a);
+                return Err(format!(
+                    "{arg} comes before the other options (rtrace record --help)"
+                ))
             }
             "-o" | "--output" => {
                 a.output = Some(next(i)?);
@@ -245,20 +208,43 @@ fn check(o: &cli::Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `rtrace record` with `args`; returns the exit code (the command's).
-pub fn main(args: &[OsString]) -> i32 {
-    let a = match parse(args) {
+/// The command line clap read, as the argument list [`parse`] splits:
+/// record's own options first, then the rest in the order given.
+fn argv(r: RecordArgs) -> Vec<OsString> {
+    let mut v: Vec<OsString> = Vec::new();
+    if r.libcalls {
+        v.push("--libcalls".into());
+    }
+    if let Some(o) = r.output {
+        v.extend(["--output".into(), o]);
+    }
+    if r.zstd {
+        v.push("--zstd".into());
+    }
+    if r.stack {
+        v.push("--stack".into());
+    }
+    for p in r.probes {
+        v.extend(["--probe".into(), p.into()]);
+    }
+    for p in r.pids {
+        v.extend(["-p".into(), p.into()]);
+    }
+    v.extend(r.rest);
+    v
+}
+
+/// Runs `rtrace record`, parsed by clap; returns the exit code (the
+/// command's).
+pub fn main(r: RecordArgs) -> i32 {
+    let a = match parse(&argv(r)) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("rtrace record: {e}");
             eprintln!("Try 'rtrace record --help' for more information.");
-            return 1;
+            return 2;
         }
     };
-    if a.help {
-        print!("{USAGE}");
-        return 0;
-    }
     if a.libcalls {
         return main_libcalls(&a);
     }
@@ -286,7 +272,7 @@ pub fn main(args: &[OsString]) -> i32 {
         Ok(o) => o,
         Err(e) => {
             eprintln!("rtrace record: {}", e.msg);
-            return 1;
+            return 2;
         }
     };
     // `--json` is ours; refuse the user's own text-only options.
@@ -294,7 +280,7 @@ pub fn main(args: &[OsString]) -> i32 {
     probe.json = a.pass.iter().any(|p| p == "--json");
     if let Err(e) = check(&probe) {
         eprintln!("rtrace record: {e}");
-        return 1;
+        return 2;
     }
     let mut probes = match probe::parse_specs(&a.probes) {
         Ok(specs) if specs.is_empty() => None,
@@ -307,7 +293,7 @@ pub fn main(args: &[OsString]) -> i32 {
         }
         Err(e) => {
             eprintln!("rtrace record: {e}");
-            return 1;
+            return 2;
         }
     };
     let head = header(
@@ -383,7 +369,7 @@ fn main_libcalls(a: &Args) -> i32 {
         Ok(o) => o,
         Err(lcli::CliError::Usage(m) | lcli::CliError::Value(m)) => {
             eprintln!("rtrace record: {m}");
-            return 1;
+            return 2;
         }
         Err(lcli::CliError::DebugHelp) => {
             print!("{}", lcli::DEBUG_HELP);
@@ -392,7 +378,7 @@ fn main_libcalls(a: &Args) -> i32 {
     };
     if let Err(e) = check_libcalls(&o, &a.pass) {
         eprintln!("rtrace record: {e}");
-        return 1;
+        return 2;
     }
     let head = header(
         a,

@@ -90,7 +90,6 @@ pub(super) struct Args {
     pub(super) libcalls: bool,
     /// `--probe` specs, as given.
     pub(super) probes: Vec<String>,
-    pub(super) help: bool,
     /// rstrace options passed through, in order.
     pub(super) pass: Vec<OsString>,
     pub(super) command: Vec<OsString>,

@@ -8,6 +8,7 @@
 //! [`crate::tracefile::Recording`].
 
 pub mod capture;
+pub mod cli;
 pub mod diff;
 pub mod export;
 mod header;

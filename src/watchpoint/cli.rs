@@ -1,19 +1,15 @@
-//! The `rtrace watch` command line, parsed from a slice so it is unit-tested.
-//!
-//! ```text
-//! rtrace watch EXPR... [--write|--rw|--exec] [--count] [--bt] [--json]
-//!              [-o FILE] [-p PID | -- CMD...]
-//! ```
+//! The `rtrace watch` command line, declared for clap ([`WatchArgs`]) and
+//! checked into [`Options`]; [`parse`] runs it on a slice so it is
+//! unit-tested.
 
 use super::spec::Expr;
+use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Help text.
-pub const HELP: &str = "\
-usage: rtrace watch EXPR... [options] [-p PID | -- CMD...]
-
+/// `rtrace watch --help` after the options.
+pub const AFTER_HELP: &str = "\
 Hardware watchpoints (x86 debug registers DR0-DR3): report every access to
 up to four memory ranges, in every thread, with old and new values and the
 accessing instruction.
@@ -27,17 +23,56 @@ EXPR:
   *ADDR[:LEN]     LEN bytes (1, 2, 4 or 8; default 8, 1 for --exec) at ADDR
                   (hex with 0x, or decimal)
 
-options:
-  --write         trap on writes (default)
-  --rw            trap on reads and writes
-  --exec          trap when the instruction at the address executes
-  --count         only count hits; print a table at exit
-  --bt            print a backtrace per hit
-  --json          JSON Lines output
-  -o FILE         write the report to FILE (default: standard error)
-  -p PID          attach to a running process (all its threads)
-  -h, --help      this help
-";
+Examples:
+  rtrace watch counter -- ./prog
+  rtrace watch cfg.limit --rw --bt -p 1234
+  rtrace watch '*0x7ffd1000:4' --count --json -o hits.jsonl -p 1234
+  rtrace watch compute --exec -- ./prog";
+
+/// `rtrace watch`'s options as clap reads them.
+#[derive(clap::Args, Debug, Default)]
+#[command(after_help = AFTER_HELP)]
+pub struct WatchArgs {
+    /// What to watch (see EXPR below); up to four.
+    #[arg(value_name = "EXPR", required = true)]
+    pub exprs: Vec<String>,
+    /// Trap on writes (the default).
+    #[arg(long, conflicts_with_all = ["rw", "exec"])]
+    pub write: bool,
+    /// Trap on reads and writes.
+    #[arg(long, alias = "awatch", conflicts_with = "exec")]
+    pub rw: bool,
+    /// Trap when the instruction at the address executes.
+    #[arg(long)]
+    pub exec: bool,
+    /// Only count hits; print a table at exit.
+    #[arg(short = 'c', long)]
+    pub count: bool,
+    /// Print a backtrace per hit.
+    #[arg(long)]
+    pub bt: bool,
+    /// JSON Lines output.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the report to FILE (default: standard error).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Attach to a running process (all its threads).
+    #[arg(short = 'p', long = "pid", value_name = "PID",
+          value_parser = clap::value_parser!(i32).range(1..))]
+    pub pid: Option<i32>,
+    /// The command to run (after --).
+    #[arg(value_name = "CMD", last = true)]
+    pub command: Vec<OsString>,
+}
+
+/// `rtrace watch` alone, so [`parse`] can run clap on a slice.
+#[derive(clap::Parser, Debug)]
+#[command(name = "rtrace watch", no_binary_name = true)]
+struct Alone {
+    #[command(flatten)]
+    args: WatchArgs,
+}
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,8 +93,6 @@ pub struct Options {
     pub pid: Option<i32>,
     /// Command to launch.
     pub command: Vec<OsString>,
-    /// `-h`.
-    pub help: bool,
 }
 
 /// A command-line mistake; the message says what to do.
@@ -72,94 +105,43 @@ impl std::fmt::Display for UsageError {
     }
 }
 
-fn err<T>(msg: impl Into<String>) -> Result<T, UsageError> {
-    Err(UsageError(msg.into()))
+/// Parses the arguments after `watch`: clap, then [`WatchArgs::check`].
+pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
+    let a = Alone::try_parse_from(args).map_err(|e| UsageError(e.to_string()))?;
+    a.args.check()
 }
 
-/// Parses the arguments after `watch`.
-pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
-    let mut o = Options {
-        exprs: Vec::new(),
-        kind: Kind::Write,
-        count: false,
-        bt: false,
-        json: false,
-        output: None,
-        pid: None,
-        command: Vec::new(),
-        help: false,
-    };
-    let mut kind_flag: Option<&str> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        let Some(s) = a.to_str() else {
-            return err(format!("argument {a:?} is not valid UTF-8"));
+impl WatchArgs {
+    /// What clap cannot check: the expressions' syntax and the target.
+    pub fn check(self) -> Result<Options, UsageError> {
+        let exprs = self
+            .exprs
+            .iter()
+            .map(|s| Expr::parse(s).map_err(UsageError))
+            .collect::<Result<Vec<_>, _>>()?;
+        let kind = match (self.rw, self.exec) {
+            (true, _) => Kind::ReadWrite,
+            (_, true) => Kind::Exec,
+            _ => Kind::Write,
         };
-        i += 1;
-        let mut value = |name: &str| -> Result<&OsString, UsageError> {
-            let v = args.get(i);
-            i += 1;
-            v.map_or_else(|| err(format!("option {name} needs a value")), Ok)
-        };
-        match s {
-            "--" => {
-                o.command = args[i..].to_vec();
-                break;
+        match (self.pid.is_some(), self.command.is_empty()) {
+            (true, false) => {
+                return Err(UsageError("give either -p PID or -- CMD, not both".into()))
             }
-            "-h" | "--help" => o.help = true,
-            "--write" | "--rw" | "--exec" => {
-                if let Some(prev) = kind_flag.filter(|p| *p != s) {
-                    return err(format!("{prev} and {s} exclude each other"));
-                }
-                kind_flag = Some(match s {
-                    "--write" => "--write",
-                    "--rw" => "--rw",
-                    _ => "--exec",
-                });
-                o.kind = match s {
-                    "--write" => Kind::Write,
-                    "--rw" => Kind::ReadWrite,
-                    _ => Kind::Exec,
-                };
-            }
-            "--count" => o.count = true,
-            "--bt" => o.bt = true,
-            "--json" => o.json = true,
-            "-o" => o.output = Some(PathBuf::from(value("-o")?)),
-            "-p" => {
-                let v = value("-p")?;
-                let pid = v
-                    .to_str()
-                    .and_then(|v| v.parse::<i32>().ok())
-                    .filter(|p| *p > 0);
-                match pid {
-                    Some(p) => o.pid = Some(p),
-                    None => return err(format!("-p needs a process id, not {v:?}")),
-                }
-            }
-            _ if s.starts_with("-p") && s.len() > 2 => match s[2..].parse::<i32>() {
-                Ok(p) if p > 0 => o.pid = Some(p),
-                _ => return err(format!("-p needs a process id, not {:?}", &s[2..])),
-            },
-            _ if s.starts_with('-') && s.len() > 1 => {
-                return err(format!("unknown option {s} (see rtrace watch -h)"))
-            }
-            _ => o.exprs.push(Expr::parse(s).map_err(UsageError)?),
+            (false, true) => return Err(UsageError("give -p PID or -- CMD to trace".into())),
+            _ => {}
         }
+        Ok(Options {
+            exprs,
+            kind,
+            count: self.count,
+            bt: self.bt,
+            json: self.json,
+            output: self.output,
+            pid: self.pid,
+            command: self.command,
+        })
     }
-    if o.help {
-        return Ok(o);
-    }
-    if o.exprs.is_empty() {
-        return err("nothing to watch: give EXPR or *ADDR[:LEN] (see rtrace watch -h)");
-    }
-    match (o.pid.is_some(), o.command.is_empty()) {
-        (true, false) => return err("give either -p PID or -- CMD, not both"),
-        (false, true) => return err("give -p PID or -- CMD to trace"),
-        _ => {}
-    }
-    Ok(o)
 }
 
 #[cfg(test)]
@@ -204,6 +186,11 @@ mod tests {
         assert!(parse(&args(&["v", "-p", "zero"])).is_err());
         assert!(parse(&args(&["v", "--frob", "-p", "1"])).is_err());
         assert!(parse(&args(&["*0x10:3", "-p", "1"])).is_err());
-        assert!(parse(&args(&["-h"])).unwrap().help);
+        assert!(parse(&args(&["v", "--exec", "--write", "-p", "1"])).is_err());
+        // The old spelling of --rw, and clap's -oFILE / --pid=N.
+        let o = parse(&args(&["v", "--awatch", "-ohits", "--pid=3"])).unwrap();
+        assert_eq!(o.kind, Kind::ReadWrite);
+        assert_eq!(o.output, Some(PathBuf::from("hits")));
+        assert_eq!(o.pid, Some(3));
     }
 }

@@ -50,7 +50,6 @@ use handler::{Target, Watcher, WatcherOptions};
 use resolve::SymbolSource;
 use rtrace_arch::x86_debugreg::Kind;
 use spec::Expr;
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -143,16 +142,15 @@ pub fn build(
     Ok(Watcher::new(resolved, opts, symbols, report))
 }
 
-/// Runs `rtrace watch` with `args` (after `watch`); returns the exit code.
-pub fn main(args: &[OsString]) -> i32 {
-    let o = match cli::parse(args) {
+/// Runs `rtrace watch`, parsed by clap; returns the exit code.
+pub fn main(args: cli::WatchArgs) -> i32 {
+    let o = match args.check() {
         Ok(o) => o,
-        Err(e) => return error(&format!("{e}\nTry 'rtrace watch -h' for more information.")),
+        Err(e) => {
+            error(&format!("{e}\nTry 'rtrace watch -h' for more information."));
+            return 2;
+        }
     };
-    if o.help {
-        print!("{}", cli::HELP);
-        return 0;
-    }
     if let Err(e) = spec::check_count(o.exprs.len()) {
         return error(&e.to_string());
     }

@@ -8,6 +8,7 @@
 mod common;
 
 mod bad_inputs;
+mod cli_clap;
 mod cli_usage;
 mod common_selftest;
 mod docs_paths;

@@ -471,9 +471,16 @@ fn count_is_exact_with_eight_threads_hammering_the_variable() {
 }
 
 fn rejected(args: &[&str], needle: &str) {
+    rejected_with(args, needle, 1);
+}
+
+/// Refused with exit status `code`: 2 for a command line that cannot be
+/// right whatever the program (an expression's syntax, as clap's errors),
+/// 1 for one the program's symbols refuse.
+fn rejected_with(args: &[&str], needle: &str, code: i32) {
     let prog = testprog("wp_write");
     let r = watch(args, &prog);
-    assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+    assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
     assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     // Refused before anything ran.
@@ -505,7 +512,7 @@ fn a_misaligned_address_is_a_clear_error() {
         "address 0x1002 is not aligned to its length 4",
     );
     rejected(&["*0x1004:8"], "nearest aligned one is 0x1000");
-    rejected(&["*0x1000:3"], "1, 2, 4 or 8");
+    rejected_with(&["*0x1000:3"], "1, 2, 4 or 8", 2);
     rejected(&["--exec", "*0x1000:4"], "length 1");
 }
 

@@ -341,20 +341,27 @@ fn bad_inputs_are_clear_errors() {
         assert!(err.contains(want) && !err.contains("panicked"), "{err}");
     }
     let rec = |args: &[&str]| run(Command::new(rtrace()).arg("record").args(args));
-    for (args, want) in [
-        (&["--libcalls", "-k", "--", "true"][..], "--libcalls"),
-        (&["--libcalls", "--probe", "x", "--", "true"], "--libcalls"),
-        (&["--libcalls", "-c", "--", "true"], "rtrace report"),
-        (&["--libcalls", "-T", "--", "true"], "text output"),
-        (&["-c", "--", "true"], "rtrace report"),
+    // A command line that cannot be recorded: exit 2 (as every rtrace
+    // usage error); a file that cannot be created: 1.
+    for (args, want, code) in [
+        (&["--libcalls", "-k", "--", "true"][..], "--libcalls", 2),
+        (
+            &["--libcalls", "--probe", "x", "--", "true"],
+            "--libcalls",
+            2,
+        ),
+        (&["--libcalls", "-c", "--", "true"], "rtrace report", 2),
+        (&["--libcalls", "-T", "--", "true"], "text output", 2),
+        (&["-c", "--", "true"], "rtrace report", 2),
         (
             &["-o", "/nonexistent/dir/x.rtrace", "--", "true"],
             "cannot create",
+            1,
         ),
     ] {
         let o = rec(args);
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

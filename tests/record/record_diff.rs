@@ -461,9 +461,18 @@ fn bad_inputs_exit_2_with_a_message() {
         (vec![&good, &notjson], vec![], "line 2: not JSON"),
         (vec![&binary, &good], vec![], "not UTF-8"),
         (vec![&good, &missing], vec![], "missing.json"),
-        (vec![&good], vec![], "exactly two"),
-        (vec![&good, &good], vec!["--context", "x"], "bad --context"),
-        (vec![&good, &good], vec!["--frobnicate"], "unknown option"),
+        // clap's errors (the command line is rtrace's clap parser).
+        (vec![&good], vec![], "required arguments were not provided"),
+        (
+            vec![&good, &good],
+            vec!["--context", "x"],
+            "invalid value 'x' for '--context",
+        ),
+        (
+            vec![&good, &good],
+            vec!["--frobnicate"],
+            "unexpected argument '--frobnicate'",
+        ),
     ];
     for (files, extra, want) in cases {
         let o = diff(&files, &extra);

@@ -402,8 +402,13 @@ fn bad_inputs_exit_2() {
     for (args, file, want) in [
         (vec!["--format", "chrome"], junk.clone(), "line 2"),
         (vec!["--format", "chrome"], d.join("nope.json"), "nope.json"),
-        (vec!["--format", "pdf"], junk.clone(), "unknown format"),
-        (vec![], junk.clone(), "--format is required"),
+        // clap's errors.
+        (
+            vec!["--format", "pdf"],
+            junk.clone(),
+            "invalid value 'pdf' for '--format",
+        ),
+        (vec![], junk.clone(), "--format <FORMAT>"),
         (
             vec!["--format", "chrome", "--weight", "time"],
             junk.clone(),

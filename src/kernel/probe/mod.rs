@@ -2,16 +2,15 @@
 //! or rtrace's short forms (`u:BIN:FUNC args`, `ur:BIN:FUNC`, `k:FUNC args`,
 //! `kr:FUNC`), defined in rtrace's group and removed on every exit path.
 
-use super::cli;
+use super::cli::ProbeArgs;
 use super::dwarfargs::{signature, ArgType};
 use super::dynevent::{have_kprobes, DynGroup, NO_KPROBES};
 use super::event::Formats;
 use super::session;
 use super::sink::{open_output, Sink};
-use super::trace::{mode_from_args, run_session, PidScope, Target};
+use super::trace::{run_session, PidScope, Target};
 use super::tracefs::{group_name, instance_name, Instance, Tracefs};
 use crate::symbols::{read_load_segments, Symbolizer};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The kind of a probe.
@@ -350,32 +349,16 @@ pub fn definition(
     Ok((name, line))
 }
 
-const USAGE: &str =
-    "usage: rtrace kernel probe SPEC... [-c] [--json] [-o FILE] [-p PID | -- CMD...]";
-
 /// `rtrace kernel probe ARGS`.
-pub fn main(args: &[OsString]) -> Result<i32, String> {
-    let a = cli::parse(
-        args,
-        &["p", "by", "hist", "o"],
-        &["c", "json", "h", "help"],
-        false,
-    )?;
-    if a.flag("h") || a.flag("help") {
-        println!("{USAGE}");
-        return Ok(0);
-    }
-    if a.positional.is_empty() {
-        return Err(format!("no probe given\n{USAGE}"));
-    }
+pub fn main(a: ProbeArgs) -> Result<i32, String> {
     let specs: Vec<ProbeSpec> = a
-        .positional
+        .specs
         .iter()
         .map(|s| parse_spec(s))
         .collect::<Result<_, _>>()?;
-    let mode = mode_from_args(&a)?;
-    let target = Target::from_args(&a)?;
-    let out = open_output(a.value("o").as_deref())?;
+    let mode = a.out.mode();
+    let target = Target::new(a.out.pids, a.cmd)?;
+    let out = open_output(a.out.output.as_deref())?;
     let top = Tracefs::open()?;
     if specs.iter().any(|s| s.kind.is_kernel()) && !have_kprobes(&top) {
         return Err(NO_KPROBES.into());
@@ -391,7 +374,7 @@ pub fn main(args: &[OsString]) -> Result<i32, String> {
         formats.load(group.group(), &name)?;
     }
     let inst = Instance::create(&top, &instance_name(me))?;
-    let mut sink = Sink::new(&top, mode, a.flag("json"), out);
+    let mut sink = Sink::new(&top, mode, a.out.json, out);
     let names = used.clone();
     let g = group.group().to_string();
     let end = run_session(

@@ -34,40 +34,13 @@ mod environment;
 pub(crate) mod normalize;
 mod report;
 
+use crate::record::cli::DiffArgs;
 use crate::tracefile::tree::ProcessTree;
 use crate::tracefile::Recording;
 use align::Op;
 use normalize::{Class, FdNames, Norm};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::ffi::OsString;
 use std::path::PathBuf;
-
-const USAGE: &str = "usage: rtrace diff A B [--json] [--context N]";
-
-/// `rtrace diff --help` (after the usage line).
-const HELP: &str = "
-Compares two recordings of the same command (`rtrace record` files, or
-`rstrace -f --json` output): processes are matched by their place in the
-process tree and the program they ran, threads by rank; each pair's syscalls
-are normalised (pids, addresses, fds, times, temp paths) and aligned. Prints
-the first meaningful divergence with context from both sides, then a summary
-(syscalls only in A or B, different results, files, exit statuses, probe
-hit counts).
-
-options:
-  --json          the same as one JSON object
-  -C, --context N lines of context around the divergence (default 3)
-  -h, --help      this text
-
-Exit status (as diff(1)): 0 no meaningful difference (differences of the
-environment only, such as stdout a pipe in one run and a terminal in the
-other, included), 1 different, 2 trouble (a file cannot be read, a bad
-command line).
-
-examples:
-  rtrace diff pass.rtrace fail.rtrace
-  rtrace diff --json --context 5 a.rtrace b.rtrace.zst
-";
 
 /// One loaded, normalised recording.
 pub(crate) struct Side {
@@ -529,49 +502,10 @@ fn thread_divergence(
     })
 }
 
-/// Runs `rtrace diff` with `args`; returns the exit code.
-pub fn main(args: &[OsString]) -> i32 {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut json = false;
-    let mut context = 3usize;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let s = a.to_string_lossy();
-        let ctx_val = if s == "--context" || s == "-C" {
-            match it.next() {
-                Some(v) => Some(v.to_string_lossy().into_owned()),
-                None => {
-                    eprintln!("rtrace diff: {s} needs a number\n{USAGE}");
-                    return 2;
-                }
-            }
-        } else {
-            s.strip_prefix("--context=").map(str::to_string)
-        };
-        if let Some(v) = ctx_val {
-            match v.parse() {
-                Ok(n) => context = n,
-                Err(_) => {
-                    eprintln!("rtrace diff: bad --context value '{v}'\n{USAGE}");
-                    return 2;
-                }
-            }
-        } else if s == "--json" {
-            json = true;
-        } else if s == "-h" || s == "--help" {
-            print!("{USAGE}\n{HELP}");
-            return 0;
-        } else if s.starts_with('-') && s != "-" {
-            eprintln!("rtrace diff: unknown option '{s}'\n{USAGE}");
-            return 2;
-        } else {
-            files.push(PathBuf::from(a));
-        }
-    }
-    if files.len() != 2 {
-        eprintln!("rtrace diff: need exactly two trace files\n{USAGE}");
-        return 2;
-    }
+/// Runs `rtrace diff`, parsed by clap; returns the exit code.
+pub fn main(args: DiffArgs) -> i32 {
+    let files: [PathBuf; 2] = [args.a, args.b];
+    let (json, context) = (args.json, args.context);
     // Load both sides in parallel; keys are interned afterwards.
     let (ra, rb) = std::thread::scope(|s| {
         let ha = s.spawn(|| Side::load(&files[0]));

@@ -17,6 +17,7 @@
 mod render;
 
 use crate::output::normalize::Normalizer;
+use crate::record::cli::ReportArgs;
 use crate::strace::cli::SortBy;
 use crate::strace::summary::Summary;
 use crate::tracefile::tree::{arg_str, ProcessTree};
@@ -24,44 +25,8 @@ use crate::tracefile::Recording;
 use rtrace_arch::Arch;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::time::Duration;
-
-const USAGE: &str = "usage: rtrace report FILE [--json] [--normalize] [--top N]\n";
-
-/// `rtrace report --help` (after the usage line).
-const HELP: &str = "
-Summarises a trace file written by `rtrace record` (or `rstrace -f --json`
-output; `-` reads standard input; .zst files are read as they are): the run
-(command, host, exit status), the syscall summary of the whole tree and of
-each process (strace -c -w's table), the slowest calls, failed calls by
-syscall, errno and path, files opened and written, the process tree with
-exit statuses, network peers, library calls (--libcalls recordings) and
-probe hits (--probe recordings).
-
-options:
-  --json          one JSON object with the same sections instead of text
-  --normalize     stable text for golden files: pids become PID1..., times
-                  and durations placeholders, the summary sorted by name, no
-                  slowest-calls section, addresses and temp paths masked
-  --top N         how many of the slowest calls to list (default 10)
-  -h, --help      this text
-
-Exit status: 0 done, 1 when the file cannot be read or holds no events,
-2 for a bad command line.
-
-examples:
-  rtrace report run.rtrace
-  rtrace report --json --top 3 run.rtrace.zst
-";
-
-/// A bad command line: the error, the usage line, exit status 2.
-fn usage_error(e: &str) -> i32 {
-    eprintln!("rtrace report: {e}");
-    eprint!("{USAGE}");
-    2
-}
 
 /// Calls, failures and total time of one syscall (for `--json`).
 #[derive(Default, Clone, Copy)]
@@ -492,32 +457,9 @@ pub fn render(rec: &Recording, top: usize, normalize: bool) -> String {
     Report::build(rec).text(top, normalize)
 }
 
-/// Runs `rtrace report` with `args`; returns the exit code.
-pub fn main(args: &[OsString]) -> i32 {
-    let (mut file, mut as_json, mut normalize, mut top) = (None, false, false, 10usize);
-    let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--json" => as_json = true,
-            "--normalize" => normalize = true,
-            "-h" | "--help" => {
-                print!("{USAGE}{HELP}");
-                return 0;
-            }
-            "--top" => match it.next().and_then(|n| n.parse().ok()) {
-                Some(n) => top = n,
-                None => return usage_error("--top needs a number"),
-            },
-            _ if file.is_none() && (a == "-" || !a.starts_with('-')) => file = Some(a),
-            _ if a.starts_with('-') && a != "-" => {
-                return usage_error(&format!("unknown option '{a}'"))
-            }
-            _ => return usage_error(&format!("unexpected argument '{a}' (one trace file)")),
-        }
-    }
-    let Some(file) = file else {
-        return usage_error("no trace file given");
-    };
+/// Runs `rtrace report`, parsed by clap; returns the exit code.
+pub fn main(a: ReportArgs) -> i32 {
+    let (file, as_json, normalize, top) = (a.file, a.json, a.normalize, a.top);
     let rec = match Recording::read(std::path::Path::new(&file)) {
         Ok(r) => r,
         Err(e) => {

@@ -15,6 +15,7 @@
 mod apply;
 mod checks;
 mod help;
+pub mod man;
 mod table;
 pub mod tips;
 

@@ -7,11 +7,11 @@ use super::{err_hint, UsageError};
 /// `+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yzZ`).
 pub const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
 /// Short options without an argument.
-pub(super) const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyYzZ";
+pub const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyYzZ";
 
 /// What a long option does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Long {
+pub enum Long {
     /// The same as this short option.
     Short(u8),
     /// `--follow-forks`.
@@ -154,4 +154,19 @@ pub(super) fn find_long(
 /// ends (`rtrace record`) that pass rstrace options through.
 pub fn long_takes_arg(name: &str) -> bool {
     find_long(name, name).is_ok_and(|l| l.2 == REQUIRED)
+}
+
+/// Every long option: its name, the short option it stands for (if any),
+/// and whether its value is required (`Some(true)`), optional
+/// (`Some(false)`) or absent (`None`). For the man page
+/// ([`super::man`]), which reads the same table as the parser.
+pub fn long_options() -> impl Iterator<Item = (&'static str, Long, Option<bool>)> {
+    LONG.iter().map(|&(n, l, kind)| {
+        let v = match kind {
+            REQUIRED => Some(true),
+            OPTIONAL => Some(false),
+            _ => None,
+        };
+        (n, l, v)
+    })
 }
