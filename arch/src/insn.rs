@@ -106,38 +106,14 @@ pub fn max_len(arch: Arch) -> usize {
     }
 }
 
-/// The instruction that ends exactly at `end`, decoded forward from
-/// `start` (a function's first instruction, at or before `end`), given
-/// `bytes` read from `start`. On x86 a data watchpoint traps after the
-/// accessing instruction, so this names the instruction that accessed.
-pub fn ending_at(arch: Arch, start: u64, bytes: &[u8], end: u64) -> Option<Summary> {
-    if arch == Arch::Aarch64 {
-        let off = end.checked_sub(start)?.checked_sub(4)?;
-        let b = bytes.get(off as usize..off as usize + 4)?;
-        return decode(arch, end - 4, b, 1).pop();
-    }
-    let mut at = start;
-    let mut rest = bytes;
-    while at < end {
-        let s = decode(arch, at, rest, 1).pop()?;
-        let next = at + s.len as u64;
-        if next == end {
-            return Some(s);
-        }
-        rest = rest.get(s.len..)?;
-        at = next;
-    }
-    None
-}
-
 /// The line gdb's `x/i` prints for `s` after the address: its text, a
 /// direct branch's target named (`call   0x401126 <foo>`), and on x86 the
 /// address a RIP-relative operand names as gdb's trailing comment
 /// (`lea    0xe9c(%rip),%rax        # 0x402004 <msg>`). `sym` names an
 /// address (`foo`, `main+4`) when it can.
-pub fn gdb_text(arch: Arch, s: &Summary, sym: &dyn Fn(u64) -> Option<String>) -> String {
+pub fn gdb_text(arch: Arch, s: &Summary, sym: &mut dyn FnMut(u64) -> Option<String>) -> String {
     let mut t = s.text.clone();
-    let named = |a: u64| sym(a).map(|n| format!(" <{n}>")).unwrap_or_default();
+    let mut named = |a: u64| sym(a).map(|n| format!(" <{n}>")).unwrap_or_default();
     match s.flow {
         Flow::Jump(a) | Flow::CondJump(a) | Flow::Call(a) => t.push_str(&named(a)),
         _ => {}
@@ -153,28 +129,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ending_at_walks_from_the_function_start() {
-        // push %rbp; mov %rsp,%rbp; movl $0x1,0x2ee6(%rip); pop %rbp
-        let code = [
-            0x55, 0x48, 0x89, 0xe5, 0xc7, 0x05, 0xe6, 0x2e, 0, 0, 1, 0, 0, 0, 0x5d,
-        ];
-        let s = ending_at(Arch::X86_64, 0x1000, &code, 0x100e).unwrap();
-        assert_eq!((s.addr, s.len), (0x1004, 10));
+    fn gdb_text_names_targets_and_rip_relative_operands() {
+        // movl $0x1,0x2ee6(%rip) at 0x1004
+        let code = [0xc7, 0x05, 0xe6, 0x2e, 0, 0, 1, 0, 0, 0];
+        let s = decode(Arch::X86_64, 0x1004, &code, 1).pop().unwrap();
+        assert_eq!((s.addr, s.len, s.flow), (0x1004, 10, Flow::Next));
         assert_eq!(s.text, "movl   $0x1,0x2ee6(%rip)");
         assert_eq!(s.pc_rel, Some(0x100e + 0x2ee6));
-        let name = |a: u64| (a == 0x3ef4).then(|| "counter".to_string());
+        let mut name = |a: u64| (a == 0x3ef4).then(|| "counter".to_string());
         assert_eq!(
-            gdb_text(Arch::X86_64, &s, &name),
+            gdb_text(Arch::X86_64, &s, &mut name),
             "movl   $0x1,0x2ee6(%rip)        # 0x3ef4 <counter>"
         );
         let call = decode(Arch::X86_64, 0x3ee0, &[0xe8, 0x0f, 0, 0, 0], 1);
-        let call = gdb_text(Arch::X86_64, &call[0], &name);
+        let call = gdb_text(Arch::X86_64, &call[0], &mut name);
         assert_eq!(call, "call   0x3ef4 <counter>");
-        // No instruction ends in the middle of one.
-        assert!(ending_at(Arch::X86_64, 0x1000, &code, 0x1003).is_none());
-        // aarch64: the word before. ldr w0, [x1]
-        let a = ending_at(Arch::Aarch64, 0x2000, &[0x20, 0, 0x40, 0xb9], 0x2004).unwrap();
-        assert_eq!((a.addr, a.text.as_str()), (0x2000, "ldr\tw0, [x1]"));
+        // aarch64: bl names its target too; no comment for literals.
+        let bl = decode(Arch::Aarch64, 0x3ef0, &0x9400_0001u32.to_le_bytes(), 1);
+        assert_eq!(
+            gdb_text(Arch::Aarch64, &bl[0], &mut name),
+            "bl\t0x3ef4 <counter>"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `rtrace break` command line: parsed from a slice of arguments, so it is
 //! unit-tested without a process.
 
+use crate::probe::disasm;
 use crate::probe::spec::{self, Spec};
 use crate::watchpoint::spec::Expr as WatchExpr;
 use rtrace_arch::x86_debugreg::Kind;
@@ -32,6 +33,8 @@ options:
   --bt            print a backtrace at each hit
   --regs          print the registers at each hit
   --locals        print the local variables visible at each hit
+  --disasm[=N]    print the N (default 5) instructions at each hit, as gdb's
+                  'x/Ni $pc' prints them
   --json          JSON Lines output
   -o FILE         write the output to FILE (default: standard error)
   -f              keep breakpoints in forked children (default: remove them and let go)
@@ -135,6 +138,8 @@ pub struct Options {
     pub list: bool,
     /// `-D`: print what each spec resolves to, then run.
     pub describe: bool,
+    /// `--disasm[=N]`: instructions to print at each hit.
+    pub disasm: Option<usize>,
 }
 
 /// Parses `args` (without the program and subcommand names).
@@ -154,6 +159,8 @@ pub fn parse(args: &[OsString]) -> Result<Options, Error> {
             "--bt" => o.bt = true,
             "--regs" => o.regs = true,
             "--locals" => o.locals = true,
+            "--disasm" => o.disasm = Some(disasm::DEFAULT_COUNT),
+            _ if s.starts_with("--disasm=") => o.disasm = Some(disasm::parse_count(&s[9..])?),
             "--json" => o.json = true,
             "-f" => o.follow = true,
             "--list" => o.list = true,
@@ -254,6 +261,11 @@ mod tests {
         assert!(parse(&args(&["--frob", "f", "--", "p"])).is_err());
         let o = parse(&args(&["--list", "-D", "f", "--", "p"])).unwrap();
         assert!(o.list && o.describe);
+        let o = parse(&args(&["--disasm", "f", "--", "p"])).unwrap();
+        assert_eq!(o.disasm, Some(5));
+        let o = parse(&args(&["--disasm=3", "f", "--", "p"])).unwrap();
+        assert_eq!(o.disasm, Some(3));
+        assert!(parse(&args(&["--disasm=0", "f", "--", "p"])).is_err());
         // A bad spec is refused with status 2, a bad option with 1.
         assert_eq!(
             parse(&args(&["bump if", "--", "p"])).unwrap_err().status(),

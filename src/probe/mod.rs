@@ -7,6 +7,7 @@
 //! returns).
 
 pub mod cond;
+pub mod disasm;
 pub mod imports;
 pub mod resolve;
 pub mod shadow;

@@ -6,6 +6,7 @@
 //! ```
 
 use super::spec::Expr;
+use crate::probe::disasm;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -33,6 +34,9 @@ options:
   --exec          trap when the instruction at the address executes
   --count         only count hits; print a table at exit
   --bt            print a backtrace per hit
+  --disasm[=N]    print N (default 5) instructions per hit, as gdb's 'x/Ni'
+                  prints them, from the accessing instruction (the '=>' line
+                  is the pc: after it, for data watches)
   --json          JSON Lines output
   -o FILE         write the report to FILE (default: standard error)
   -p PID          attach to a running process (all its threads)
@@ -60,6 +64,8 @@ pub struct Options {
     pub command: Vec<OsString>,
     /// `-h`.
     pub help: bool,
+    /// `--disasm[=N]`: instructions to print per hit.
+    pub disasm: Option<usize>,
 }
 
 /// A command-line mistake; the message says what to do.
@@ -88,6 +94,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
         pid: None,
         command: Vec::new(),
         help: false,
+        disasm: None,
     };
     let mut kind_flag: Option<&str> = None;
     let mut i = 0;
@@ -125,6 +132,10 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
             }
             "--count" => o.count = true,
             "--bt" => o.bt = true,
+            "--disasm" => o.disasm = Some(disasm::DEFAULT_COUNT),
+            _ if s.starts_with("--disasm=") => {
+                o.disasm = Some(disasm::parse_count(&s[9..]).map_err(UsageError)?)
+            }
             "--json" => o.json = true,
             "-o" => o.output = Some(PathBuf::from(value("-o")?)),
             "-p" => {
@@ -193,6 +204,11 @@ mod tests {
         let o = parse(&args(&["*0x1000", "-p42", "--exec"])).unwrap();
         assert_eq!(o.pid, Some(42));
         assert_eq!(o.kind, Kind::Exec);
+        let o = parse(&args(&["v", "--disasm=2", "-p", "1"])).unwrap();
+        assert_eq!(o.disasm, Some(2));
+        let o = parse(&args(&["v", "--disasm", "-p", "1"])).unwrap();
+        assert_eq!(o.disasm, Some(5));
+        assert!(parse(&args(&["v", "--disasm=", "-p", "1"])).is_err());
     }
 
     #[test]
