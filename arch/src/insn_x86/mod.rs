@@ -499,5 +499,4 @@ pub fn emulate(
 }
 
 #[cfg(test)]
-#[path = "insn_x86_tests.rs"]
 mod tests;

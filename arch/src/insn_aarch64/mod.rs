@@ -424,5 +424,4 @@ pub fn emulate(emu: &Emu, ip: u64, w: &mut [u64], mem: &mut dyn Memory) -> Resul
 }
 
 #[cfg(test)]
-#[path = "insn_aarch64_tests.rs"]
 mod tests;
