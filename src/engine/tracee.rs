@@ -150,12 +150,36 @@ impl Tracee {
     }
 }
 
-/// The process id of thread `tid` (from /proc; only on rare paths).
-fn tgid_of(tid: Tid) -> Option<Tid> {
+/// Ids of a task from `/proc/TID/status`: read on rare paths only (a
+/// task met before its creation event, an attach), never per event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskIds {
+    /// Its process (thread-group) id.
+    pub tgid: Tid,
+    /// Its parent process.
+    pub ppid: Tid,
+    /// The task tracing it (0: none).
+    pub tracer: Tid,
+}
+
+/// [`TaskIds`] of `tid`; `None` when it is gone.
+pub fn task_ids(tid: Tid) -> Option<TaskIds> {
     let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("Tgid:"))
-        .and_then(|v| v.trim().parse().ok())
+    let field = |k: &str| -> Option<Tid> {
+        s.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    Some(TaskIds {
+        tgid: field("Tgid:")?,
+        ppid: field("PPid:")?,
+        tracer: field("TracerPid:").unwrap_or(0),
+    })
+}
+
+/// The process id of thread `tid`.
+pub fn tgid_of(tid: Tid) -> Option<Tid> {
+    task_ids(tid).map(|i| i.tgid)
 }
 
 impl Memory for Tracee {

@@ -368,3 +368,15 @@ impl Proc {
         problems
     }
 }
+
+impl crate::probe::tasks::Owner for Proc {
+    fn space(&self) -> &crate::probe::space::Space {
+        &self.space
+    }
+    fn space_mut(&mut self) -> &mut crate::probe::space::Space {
+        &mut self.space
+    }
+    fn fork_copy(&self, child: Tid) -> Proc {
+        Proc::fork_copy(self, child)
+    }
+}

@@ -4,7 +4,8 @@
 //! the PLT and GOT calls rltrace traces), its condition ([`cond`]), and how
 //! the ptrace backends plant it ([`space`]: INT3 sites and the out-of-line
 //! page, undone on every way out; [`shadow`]: the stack of hijacked
-//! returns).
+//! returns; [`tasks`]: which threads share which space, through forks,
+//! execs and detaches).
 
 pub mod cond;
 pub mod disasm;
@@ -13,6 +14,7 @@ pub mod resolve;
 pub mod shadow;
 pub mod space;
 pub mod spec;
+pub mod tasks;
 
 /// Which mechanism counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

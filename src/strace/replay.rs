@@ -23,6 +23,7 @@
 //! call is shown. At the end rstrace says how many points were reached.
 
 use super::filter::SyscallSet;
+use crate::engine::tracee::task_ids;
 use crate::tracefile::tree::ProcessTree;
 use crate::tracefile::Recording;
 use rtrace_arch::Arch;
@@ -249,17 +250,6 @@ impl std::fmt::Debug for LiveTree {
     }
 }
 
-/// `Tgid`, `PPid` and `TracerPid` of a task, from `/proc/TID/status`.
-fn proc_ids(tid: i32) -> Option<(i32, i32, i32)> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    let field = |k: &str| {
-        s.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().parse::<i32>().ok())
-    };
-    Some((field("Tgid:")?, field("PPid:")?, field("TracerPid:")?))
-}
-
 impl Replay {
     /// The live state for `plan`.
     pub fn new(plan: Plan) -> Replay {
@@ -283,16 +273,15 @@ impl Replay {
         if self.tree.0.tasks.contains_key(&tid) {
             return;
         }
-        let ids = proc_ids(tid);
-        let (creator, thread) = match ids {
-            Some((tgid, _, _)) if tgid != tid => (tgid, true),
-            Some((_, ppid, _)) => (ppid, false),
+        let (creator, thread) = match task_ids(tid) {
+            Some(i) if i.tgid != tid => (i.tgid, true),
+            Some(i) => (i.ppid, false),
             None => (0, false),
         };
         // A creator we trace but have not placed yet (its events are
         // still to come) is placed first.
         let me = std::process::id() as i32;
-        if creator > 0 && proc_ids(creator).is_some_and(|c| c.2 == me) {
+        if creator > 0 && task_ids(creator).is_some_and(|c| c.tracer == me) {
             self.know(creator);
         }
         let t = &mut self.tree.0;

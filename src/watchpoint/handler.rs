@@ -25,7 +25,7 @@ use super::resolve::{FileSymbol, SymbolSource};
 use super::spec::{self, Expr, Watch};
 use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
-use crate::engine::tracee::Tracee;
+use crate::engine::tracee::{tgid_of, Tracee};
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::probe::disasm;
 use rtrace_arch::regs::RegisterFile;
@@ -96,13 +96,6 @@ pub struct WatcherOptions {
     pub disasm: Option<usize>,
     /// Attach mode: print per-thread lines.
     pub thread_notes: bool,
-}
-
-fn tgid_of(tid: Tid) -> Option<Tid> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("Tgid:"))
-        .and_then(|v| v.trim().parse().ok())
 }
 
 impl Watcher {

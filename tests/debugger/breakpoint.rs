@@ -285,6 +285,24 @@ fn fork_child_unfollowed_is_cleaned_followed_is_counted() {
     assert_eq!(hits(&counts(&o.stderr), "work"), 1200);
 }
 
+/// A vfork child returns from `vfork` before its parent, through the
+/// same stack: with -f both returns are seen, without it only the
+/// parent's, and the children exec and exit untouched either way.
+#[test]
+fn vfork_returns_are_seen_in_parent_and_followed_child() {
+    let prog = common::testprog("fault_vfork");
+    for (follow, want) in [(false, 3), (true, 6)] {
+        let mut args = vec!["--count", "--json", "ret:vfork"];
+        if follow {
+            args.insert(0, "-f");
+        }
+        let o = brk(&args, &prog, &[]);
+        assert!(o.status.success(), "{o:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "vforked 3 sum 6\n");
+        assert_eq!(hits(&counts(&o.stderr), "ret:vfork"), want, "-f: {follow}");
+    }
+}
+
 #[test]
 fn rearmed_after_exec() {
     let fib = common::testprog("bp_fib");

@@ -435,3 +435,34 @@ fn attach_then_sigint_detach_restores_everything() {
     assert_eq!(tail, "bye\n");
     assert!(p.wait().unwrap().success());
 }
+
+/// vfork returns twice through the same hijacked return address (the child
+/// first, on the parent's stack): the child inherits the pending call. Its
+/// exec then leaves nothing of ours behind; unfollowed, it runs untraced.
+#[test]
+fn vfork_children_return_through_the_parents_hijack() {
+    let p = common::testprog("fault_vfork");
+    let r = run(&["--backend", "ptrace", "-f", "-e", "vfork"], &p, &[]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (Some(0), "vforked 3 sum 6\n"),
+        "{}",
+        r.stderr
+    );
+    let t = &r.trace;
+    // Each child's return (= 0) and each parent's (= child pid).
+    let zero = lines_matching(t, r"^\d+ <\.\.\. vfork resumed> \)\s+= 0$").len();
+    let pid = lines_matching(t, r"^\d+ <\.\.\. vfork resumed> \)\s+= [1-9]\d*$").len();
+    assert_eq!((zero, pid), (3, 3), "{t}");
+
+    let r = run(&["--backend", "ptrace", "-e", "vfork"], &p, &[]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (Some(0), "vforked 3 sum 6\n"),
+        "{}",
+        r.stderr
+    );
+    let calls = lines_matching(&r.trace, r"vfork\(\)\s+= [1-9]\d*$").len();
+    assert_eq!(calls, 3, "only the parent's returns: {}", r.trace);
+    assert!(!r.trace.contains("= 0\n"), "{}", r.trace);
+}

@@ -13,13 +13,13 @@ impl Breaker {
     pub(super) fn entry_hit(&mut self, tid: Tid, id: u64, addr: u64, mut regs: Vec<u64>) -> Resume {
         let now = Instant::now();
         let tracee = Tracee::new(tid);
-        let space = self.spaces.get_mut(&id).expect("space of a thread");
+        let space = self.tasks.spaces.get_mut(&id).expect("space of a thread");
         let site = space.sites.get(&addr).expect("site");
         let (internal, plan, len) = (site.internal, site.insn.plan.clone(), site.insn.len);
         let probes = site.probes.clone();
         let label = site.label.clone();
         let pid = space.pid;
-        let thread = self.threads.get_mut(&tid).expect("thread");
+        let thread = self.tasks.threads.get_mut(&tid).expect("thread");
         let mut depth = thread.shadow.len();
         let innermost = thread.shadow.last().map(|s| (s.site, s.slot));
         let mut hijack = false;
@@ -100,8 +100,8 @@ impl Breaker {
                 self.sink.record(&rec);
             }
         }
-        let space = self.spaces.get_mut(&id).expect("space of a thread");
-        let thread = self.threads.get_mut(&tid).expect("thread");
+        let space = self.tasks.spaces.get_mut(&id).expect("space of a thread");
+        let thread = self.tasks.threads.get_mut(&tid).expect("thread");
         if hijack && thread.shadow.len() < MAX_SHADOW {
             // The return address is at the stack pointer at the function's
             // first instruction.
@@ -120,6 +120,7 @@ impl Breaker {
                         at: now,
                         site: addr,
                         args,
+                        shown: true,
                     };
                     shadow::push(&mut thread.shadow, e, |s| s.slot);
                 }
@@ -155,7 +156,7 @@ impl Breaker {
     /// A trap at the return trampoline.
     pub(super) fn return_hit(&mut self, tid: Tid, id: u64, mut regs: Vec<u64>) -> Resume {
         let now = Instant::now();
-        let Some(thread) = self.threads.get_mut(&tid) else {
+        let Some(thread) = self.tasks.threads.get_mut(&tid) else {
             return Resume::Deliver;
         };
         let Some(entry) = shadow::pop_returned(&mut thread.shadow, regs[SP], |s| s.slot) else {
@@ -165,7 +166,7 @@ impl Breaker {
             return Resume::Deliver;
         };
         let depth = thread.shadow.len();
-        let Some(space) = self.spaces.get(&id) else {
+        let Some(space) = self.tasks.spaces.get(&id) else {
             return Resume::Deliver;
         };
         let pid = space.pid;
@@ -175,6 +176,9 @@ impl Breaker {
         };
         regs[PC] = entry.ret;
         let _ = Tracee::new(tid).set_regs(&regs);
+        if !entry.shown {
+            return Resume::Suppress;
+        }
         for pi in probes {
             if self.probes[pi].spec.kind != Kind::Return {
                 continue;
@@ -221,7 +225,7 @@ impl Breaker {
     /// `--disasm`: `n` instructions from `pc`, the bytes under rtrace's
     /// traps shown as the instructions they displaced.
     fn disasm(&mut self, id: u64, pc: u64, n: usize) -> Vec<disasm::Line> {
-        let Some(space) = self.spaces.get_mut(&id) else {
+        let Some(space) = self.tasks.spaces.get_mut(&id) else {
             return Vec::new();
         };
         let pid = space.pid;
@@ -251,7 +255,7 @@ impl Breaker {
     /// there is none) from the breakpoint address; return addresses rtrace
     /// replaced with its trampoline read as the originals.
     fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64]) -> Vec<String> {
-        let Some(space) = self.spaces.get(&id) else {
+        let Some(space) = self.tasks.spaces.get(&id) else {
             return Vec::new();
         };
         let pid = space.pid;
@@ -260,6 +264,7 @@ impl Breaker {
             .entry(id)
             .or_insert_with(|| self.resolver.map(pid));
         let hijacked: Vec<(u64, u64)> = self
+            .tasks
             .threads
             .get(&tid)
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())

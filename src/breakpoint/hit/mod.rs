@@ -9,15 +9,16 @@
 
 use super::cli::Options;
 use super::report::{Record, Sink};
-use crate::engine::ptrace::{self, Tid};
+use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::probe::resolve::Resolver;
 use crate::probe::space::Space;
 use crate::probe::spec::{Kind, Location, Spec};
+use crate::probe::tasks::{AfterExec, Frame, Tasks};
 use crate::vars::Vars;
 use rtrace_arch::insn_x86::{self, Plan};
-use rtrace_arch::x86_64::{can_inject, ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
+use rtrace_arch::x86_64::{ARG_REGS, PC, RET, SP, TRAP_PC_ADJUST};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -51,12 +52,26 @@ struct Shadow {
     site: u64,
     /// Argument registers at entry (for `$argN` at the return).
     args: [u64; 6],
+    /// Whether its return is reported (not in an unfollowed vfork child,
+    /// which returns through the parent's hijack before it execs).
+    shown: bool,
 }
 
-/// Per-thread state.
-struct Thread {
-    space: u64,
-    shadow: Vec<Shadow>,
+impl Frame for Shadow {
+    fn ret(&self) -> u64 {
+        self.ret
+    }
+    fn slot(&self) -> u64 {
+        self.slot
+    }
+    fn for_vfork_child(&self, followed: bool) -> Option<Shadow> {
+        // It returns from `vfork` through the trampoline as the parent will
+        // (glibc keeps the return address in a register across the call).
+        Some(Shadow {
+            shown: self.shown && followed,
+            ..self.clone()
+        })
+    }
 }
 
 /// The `rtrace break` handler.
@@ -68,10 +83,8 @@ pub struct Breaker {
     opts_regs: bool,
     opts_locals: bool,
     opts_disasm: Option<usize>,
-    follow: bool,
-    spaces: HashMap<u64, Space>,
-    next_space: u64,
-    threads: HashMap<Tid, Thread>,
+    /// Threads and their breakpoint spaces.
+    tasks: Tasks<Space, Shadow>,
     resolver: Resolver,
     /// Sites placed past a function's prologue, by (space, address): the
     /// function's entry address.
@@ -84,25 +97,12 @@ pub struct Breaker {
     vars: Vars,
     sink: Sink,
     start: Instant,
-    detach: Vec<Tid>,
-    /// Unfollowed fork children waiting to be let go.
-    leaving: Vec<Tid>,
     warned: std::collections::HashSet<String>,
     /// The traced processes' main programs (to say why a spec matched
     /// nothing).
     mains: Vec<crate::probe::resolve::MainProgram>,
     /// Problems worth a non-zero exit (nothing placed).
     pub errors: usize,
-}
-
-fn tgid_and_ppid(tid: Tid) -> Option<(Tid, Tid)> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    let field = |k: &str| -> Option<Tid> {
-        s.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().parse().ok())
-    };
-    Some((field("Tgid:")?, field("PPid:")?))
 }
 
 impl Breaker {
@@ -124,10 +124,7 @@ impl Breaker {
             opts_regs: opts.regs,
             opts_locals: opts.locals,
             opts_disasm: opts.disasm,
-            follow: opts.follow,
-            spaces: HashMap::new(),
-            next_space: 1,
-            threads: HashMap::new(),
+            tasks: Tasks::new(opts.follow),
             resolver,
             maps: HashMap::new(),
             moved: HashMap::new(),
@@ -135,8 +132,6 @@ impl Breaker {
             vars,
             sink,
             start: Instant::now(),
-            detach: Vec::new(),
-            leaving: Vec::new(),
             warned: Default::default(),
             mains: Vec::new(),
             errors: 0,
@@ -149,33 +144,19 @@ impl Breaker {
         }
     }
 
-    fn new_space(&mut self, pid: Tid) -> u64 {
-        let id = self.next_space;
-        self.next_space += 1;
-        self.spaces.insert(id, Space::new(pid));
-        id
-    }
-
-    fn add_thread(&mut self, tid: Tid, space: u64, shadow: Vec<Shadow>) {
-        if let Some(s) = self.spaces.get_mut(&space) {
-            s.threads.insert(tid);
-        }
-        self.threads.insert(tid, Thread { space, shadow });
-    }
-
     /// Starts tracing process `pid` (attached or just exec'd): places every
     /// probe its modules resolve now, and the dynamic linker's hook.
     pub fn start_process(&mut self, pid: Tid, tids: &[Tid]) {
-        let id = self.new_space(pid);
+        let id = self.tasks.add_space(Space::new(pid));
         for &t in tids {
-            self.add_thread(t, id, Vec::new());
+            self.tasks.add_thread(t, id, Vec::new());
         }
         self.place_all(id);
     }
 
     /// (Re)resolves every probe in the space and places the new addresses.
     fn place_all(&mut self, id: u64) {
-        let Some(space) = self.spaces.get_mut(&id) else {
+        let Some(space) = self.tasks.spaces.get_mut(&id) else {
             return;
         };
         let map = self.resolver.map(space.pid);
@@ -256,7 +237,8 @@ impl Breaker {
 
     /// Breakpoint addresses placed in process `pid` (rtrace's own included).
     pub fn sites_in(&self, pid: Tid) -> usize {
-        self.spaces
+        self.tasks
+            .spaces
             .values()
             .filter(|s| s.pid == pid)
             .map(|s| s.sites.values().filter(|x| !x.internal).count())
@@ -271,127 +253,29 @@ impl Breaker {
     /// The space of `tid`, adopting a thread or child whose creation event
     /// has not come yet (its first trap may come first).
     fn space_of(&mut self, tid: Tid) -> Option<u64> {
-        if let Some(t) = self.threads.get(&tid) {
-            return Some(t.space);
+        let (id, forked) = self.tasks.space_of(tid)?;
+        if let Some((parent, child)) = forked {
+            self.forked(parent, child);
         }
-        let (tgid, ppid) = tgid_and_ppid(tid)?;
-        let find = |b: &Breaker, pid: Tid| {
-            b.threads
-                .iter()
-                .find(|(t, _)| **t == pid)
-                .map(|(_, th)| th.space)
-        };
-        if let Some(id) = find(self, tgid).filter(|_| tgid != tid) {
-            self.add_thread(tid, id, Vec::new());
-            return Some(id);
-        }
-        let parent = find(self, ppid)?;
-        self.new_child(ppid, tid, parent);
-        self.threads.get(&tid).map(|t| t.space)
+        Some(id)
     }
 
-    /// A new process `child` of `parent` (in space `pspace`).
-    fn new_child(&mut self, parent: Tid, child: Tid, pspace: u64) {
-        if ptrace::same_vm(parent, child) == Some(true) {
-            // vfork (or clone(CLONE_VM)): it shares the parent's memory and
-            // breakpoints until it execs.
-            self.add_thread(child, pspace, Vec::new());
-            if !self.follow {
-                self.leaving.push(child);
-            }
-            return;
-        }
-        let Some(ps) = self.spaces.get(&pspace) else {
-            return;
-        };
-        let copy = ps.fork_copy(child);
-        let id = self.next_space;
-        self.next_space += 1;
+    /// A fork child's space `child` was copied from `parent`: so are the
+    /// sites placed past a prologue.
+    fn forked(&mut self, parent: u64, child: u64) {
         let moved: Vec<((u64, u64), u64)> = self
             .moved
             .iter()
-            .filter(|((s, _), _)| *s == pspace)
-            .map(|(&(_, a), &e)| ((id, a), e))
+            .filter(|((s, _), _)| *s == parent)
+            .map(|(&(_, a), &e)| ((child, a), e))
             .collect();
         self.moved.extend(moved);
-        self.spaces.insert(id, copy);
-        let shadow = self
-            .threads
-            .get(&parent)
-            .map(|t| t.shadow.clone())
-            .unwrap_or_default();
-        self.add_thread(child, id, shadow);
-        if !self.follow {
-            self.detach.push(child);
-        }
     }
 
-    fn remove_thread(&mut self, tid: Tid) {
-        if let Some(t) = self.threads.remove(&tid) {
-            if let Some(s) = self.spaces.get_mut(&t.space) {
-                s.threads.remove(&tid);
-                if s.threads.is_empty() {
-                    self.spaces.remove(&t.space);
-                    self.maps.remove(&t.space);
-                    self.moved.retain(|(s, _), _| *s != t.space);
-                }
-            }
-        }
-    }
-
-    /// Undoes rtrace's changes to the thread `tid` before it is let go:
-    /// code bytes of its space (first thread), its pc if inside an
-    /// out-of-line page, the return addresses it has hijacked; the pages
-    /// with the first thread stopped where it can run `munmap`.
-    fn release(&mut self, tid: Tid) {
-        let Some(t) = self.threads.get(&tid) else {
-            return;
-        };
-        let id = t.space;
-        let shadow = t.shadow.clone();
-        let Some(space) = self.spaces.get_mut(&id) else {
-            return;
-        };
-        space.restore_code();
-        let tracee = Tracee::new(tid);
-        let regs0 = tracee.regs().ok();
-        if let Some(mut regs) = regs0.clone() {
-            let pc = regs[PC];
-            let mut newpc = space.pc_outside_pages(pc);
-            if Some(pc) == space.trampoline {
-                // Between `ret` and the trap: return for real.
-                let want = regs[SP].wrapping_sub(8);
-                newpc = shadow
-                    .iter()
-                    .rev()
-                    .find(|s| s.slot == want)
-                    .or(shadow.last())
-                    .map(|s| s.ret);
-            }
-            if let Some(p) = newpc {
-                regs[PC] = p;
-                let _ = tracee.set_regs(&regs);
-            }
-        }
-        if let Some(tramp) = space.trampoline {
-            let mut done = std::collections::HashSet::new();
-            for s in shadow.iter().rev() {
-                if !done.insert(s.slot) {
-                    continue;
-                }
-                let mut b = [0u8; 8];
-                if space.mem.read(s.slot, &mut b) && u64::from_le_bytes(b) == tramp {
-                    space.mem.write(s.slot, &s.ret.to_le_bytes());
-                }
-            }
-        }
-        // Every other thread of the space is stopped too (the engine stops
-        // all before letting any go), and their pcs are only registers: the
-        // pages can go with the first thread that can run a syscall.
-        if !space.unmapped && regs0.as_deref().is_some_and(can_inject) {
-            space.unmap_pages(tid);
-        }
-        self.remove_thread(tid);
+    /// Space `id` is gone with its last thread.
+    fn dropped(&mut self, id: u64) {
+        self.maps.remove(&id);
+        self.moved.retain(|(s, _), _| *s != id);
     }
 
     /// Writes the `--count` table (and flushes).
@@ -416,45 +300,36 @@ impl Handler for Breaker {
                 child,
                 thread,
             } => {
-                if self.threads.contains_key(&child) {
-                    return; // adopted at an earlier trap
-                }
-                let Some(ps) = self.threads.get(&parent).map(|t| t.space) else {
-                    return;
-                };
-                if thread {
-                    self.add_thread(child, ps, Vec::new());
-                } else {
-                    self.new_child(parent, child, ps);
+                if let Some((ps, cs)) = self.tasks.new_task(parent, child, thread) {
+                    self.forked(ps, cs);
                 }
             }
             Event::Exec { tid, old_tid } => {
-                self.remove_thread(old_tid);
-                self.remove_thread(tid);
-                if self.leaving.contains(&tid) || self.leaving.contains(&old_tid) {
-                    // An unfollowed vfork child now has memory of its own,
-                    // with nothing of ours in it.
-                    self.detach.push(tid);
-                    return;
+                let (gone, next) = self.tasks.exec(tid, old_tid);
+                gone.into_iter().for_each(|id| self.dropped(id));
+                if next == AfterExec::Start {
+                    self.start_process(tid, &[tid]);
                 }
-                self.start_process(tid, &[tid]);
             }
             Event::Killed { tid, sig, .. } => {
                 let leader = self
+                    .tasks
                     .threads
                     .get(&tid)
-                    .and_then(|t| self.spaces.get(&t.space))
+                    .and_then(|t| self.tasks.spaces.get(&t.space))
                     .map(|s| s.pid)
                     == Some(tid);
                 if leader && !self.opts_count {
                     self.sink.killed(tid, self.start.elapsed(), sig);
                 }
-                self.remove_thread(tid);
-                self.leaving.retain(|t| *t != tid);
+                if let Some(id) = self.tasks.gone(tid) {
+                    self.dropped(id);
+                }
             }
             Event::Exited { tid, .. } | Event::Detached { tid } => {
-                self.remove_thread(tid);
-                self.leaving.retain(|t| *t != tid);
+                if let Some(id) = self.tasks.gone(tid) {
+                    self.dropped(id);
+                }
             }
             _ => {}
         }
@@ -475,7 +350,7 @@ impl Handler for Breaker {
             return Resume::Deliver;
         };
         let pc = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
-        let Some(space) = self.spaces.get(&id) else {
+        let Some(space) = self.tasks.spaces.get(&id) else {
             return Resume::Deliver;
         };
         if Some(pc) == space.trampoline {
@@ -494,10 +369,12 @@ impl Handler for Breaker {
     }
 
     fn detach_requests(&mut self) -> Vec<Tid> {
-        std::mem::take(&mut self.detach)
+        std::mem::take(&mut self.tasks.detach)
     }
 
     fn detaching(&mut self, tid: Tid) {
-        self.release(tid);
+        if let Some(id) = self.tasks.release(tid) {
+            self.dropped(id);
+        }
     }
 }

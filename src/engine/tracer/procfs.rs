@@ -3,6 +3,7 @@
 //! was refused.
 
 use crate::engine::ptrace::Tid;
+use crate::engine::tracee::{task_ids, tgid_of};
 
 /// The thread ids of process `pid` (from /proc, at attach time only).
 pub fn list_threads(pid: Tid) -> Vec<Tid> {
@@ -19,28 +20,13 @@ pub fn list_threads(pid: Tid) -> Vec<Tid> {
 /// The task that created `tid` as far as /proc tells: its thread-group
 /// leader for a thread, else its parent process (early-stop path only).
 pub(super) fn creator_of(tid: Tid) -> Option<Tid> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    let field = |k: &str| -> Option<Tid> {
-        s.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().parse().ok())
-    };
-    let tgid = field("Tgid:")?;
-    if tgid != tid {
-        return Some(tgid);
-    }
-    field("PPid:")
+    let ids = task_ids(tid)?;
+    Some(if ids.tgid != tid { ids.tgid } else { ids.ppid })
 }
 
 pub(super) fn is_thread_of(child: Tid, parent: Tid) -> bool {
     // Only called at clone events; reads the child's Tgid once.
-    let tgid = |t: Tid| -> Option<Tid> {
-        let s = std::fs::read_to_string(format!("/proc/{t}/status")).ok()?;
-        s.lines()
-            .find_map(|l| l.strip_prefix("Tgid:"))
-            .and_then(|v| v.trim().parse().ok())
-    };
-    match (tgid(child), tgid(parent)) {
+    match (tgid_of(child), tgid_of(parent)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }

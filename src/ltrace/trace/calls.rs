@@ -115,7 +115,7 @@ impl Ltrace {
         if self.o.count {
             self.summary.call(&hit.shown);
         }
-        let depth = self.threads.get(&tid).map_or(0, |t| t.shadow.len());
+        let depth = self.tasks.threads.get(&tid).map_or(0, |t| t.shadow.len());
         let call_id = self.next_call;
         self.next_call += 1;
         let mut parts = Vec::new();
@@ -150,8 +150,8 @@ impl Ltrace {
         } else {
             Vec::new()
         };
-        let p = self.procs.get_mut(&id).expect("space of a thread");
-        let Some(t) = self.threads.get_mut(&tid) else {
+        let p = self.tasks.spaces.get_mut(&id).expect("space of a thread");
+        let Some(t) = self.tasks.threads.get_mut(&tid) else {
             return;
         };
         let Some(tramp) = p.space.trampoline(regs[PC], tid) else {
@@ -219,7 +219,7 @@ impl Ltrace {
             return;
         }
         let c = self.format_entry(tid, hit.name, regs);
-        let depth = self.threads.get(&tid).map_or(0, |t| t.shadow.len());
+        let depth = self.tasks.threads.get(&tid).map_or(0, |t| t.shadow.len());
         let rv = RetVals {
             int: retval,
             float: 0.0,
@@ -289,7 +289,7 @@ impl Ltrace {
     /// Writes `e` into the calling thread's `errno` (see
     /// [`inject::errno_address`]); false when it could not be found.
     fn set_errno(&mut self, tid: Tid, id: u64, regs: &[u64], e: i32) -> bool {
-        let Some(p) = self.procs.get_mut(&id) else {
+        let Some(p) = self.tasks.spaces.get_mut(&id) else {
             return false;
         };
         let loc = crate::probe::spec::Location::Func {
@@ -326,10 +326,11 @@ impl Ltrace {
 
     /// `-w N`: the caller's frames, as ` > module(func+0xoff) [addr]`.
     fn backtrace(&mut self, tid: Tid, id: u64, regs: &[u64]) -> Vec<String> {
-        let Some(p) = self.procs.get(&id) else {
+        let Some(p) = self.tasks.spaces.get(&id) else {
             return Vec::new();
         };
         let hijacked: Vec<(u64, u64)> = self
+            .tasks
             .threads
             .get(&tid)
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
@@ -353,7 +354,7 @@ impl Ltrace {
     /// A trap at the return trampoline.
     pub(in crate::ltrace) fn return_hit(&mut self, tid: Tid, mut regs: Vec<u64>) -> Resume {
         let now = Instant::now();
-        let Some(t) = self.threads.get_mut(&tid) else {
+        let Some(t) = self.tasks.threads.get_mut(&tid) else {
             return Resume::Deliver;
         };
         let Some(entry) = shadow::pop_returned(&mut t.shadow, regs[SP], |s| s.slot) else {
@@ -365,7 +366,7 @@ impl Ltrace {
         regs[PC] = entry.ret;
         let _ = Tracee::new(tid).set_regs(&regs);
         let dur = now - entry.at;
-        if self.leaving.contains(&tid) {
+        if self.tasks.leaving.contains(&tid) {
             // An unfollowed vfork child's copy of the parent's call.
             return Resume::Suppress;
         }
@@ -437,7 +438,7 @@ impl Ltrace {
         if !self.o.json {
             return;
         }
-        let Some(t) = self.threads.get_mut(&tid) else {
+        let Some(t) = self.tasks.threads.get_mut(&tid) else {
             return;
         };
         let pending = std::mem::take(&mut t.shadow);

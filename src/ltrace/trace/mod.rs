@@ -29,15 +29,14 @@ use crate::engine::Outcome;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::ltrace::msg::Msg;
 use crate::probe::resolve::Resolver;
+use crate::probe::tasks::{AfterExec, Frame, Tasks};
 use rtrace_arch::insn_x86::{self, Emu, Plan};
 use rtrace_arch::x86_64::{PC, SP, TRAP_PC_ADJUST};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 mod calls;
-mod lifecycle;
 
 /// `si_code` of the SIGTRAP an INT3 raises.
 const SI_KERNEL: i32 = 0x80;
@@ -67,9 +66,25 @@ struct Pending {
     wall: std::time::SystemTime,
 }
 
-struct Thread {
-    space: u64,
-    shadow: Vec<Pending>,
+impl Frame for Pending {
+    fn ret(&self) -> u64 {
+        self.ret
+    }
+    fn slot(&self) -> u64 {
+        self.slot
+    }
+    fn for_vfork_child(&self, followed: bool) -> Option<Pending> {
+        // It returns from `vfork` through the trampoline as the parent will
+        // (glibc keeps the return address in a register across the call),
+        // so it gets the parent's pending calls; an unfollowed one's are
+        // not shown.
+        let mut p = self.clone();
+        if !followed {
+            p.fcall = None;
+            p.parts.clear();
+        }
+        Some(p)
+    }
 }
 
 /// Options the handler needs.
@@ -104,15 +119,12 @@ pub struct Ltrace {
     pub out: Out,
     /// `-c` table.
     pub summary: Summary,
-    procs: HashMap<u64, Proc>,
-    next_proc: u64,
-    threads: HashMap<Tid, Thread>,
+    /// Threads and their breakpoint spaces.
+    tasks: Tasks<Proc, Pending>,
     resolver: Resolver,
     cache: ModCache,
     unwinder: crate::unwind::Unwinder,
     next_call: u64,
-    detach: Vec<Tid>,
-    leaving: Vec<Tid>,
     sys: Option<Syscalls>,
     /// Problems worth mentioning once.
     warned: std::collections::HashSet<String>,
@@ -133,20 +145,17 @@ impl Ltrace {
         sys: Option<Syscalls>,
         inject: Injector,
     ) -> Ltrace {
+        let follow = o.follow;
         Ltrace {
             o,
             protos,
             out,
             summary: Summary::default(),
-            procs: HashMap::new(),
-            next_proc: 1,
-            threads: HashMap::new(),
+            tasks: Tasks::new(follow),
             resolver: Resolver::new(),
             cache: ModCache::default(),
             unwinder: crate::unwind::Unwinder::new(),
             next_call: 1,
-            detach: Vec::new(),
-            leaving: Vec::new(),
             sys,
             warned: Default::default(),
             inject,
@@ -172,18 +181,17 @@ impl Ltrace {
     /// Starts tracing process `pid` (exec'd, or attached with threads
     /// `tids`): places every breakpoint its modules allow now.
     pub fn start_process(&mut self, pid: Tid, tids: &[Tid], attached: bool) {
-        let id = self.next_proc;
-        self.next_proc += 1;
-        self.procs.insert(id, Proc::new(pid, attached));
+        let id = self.tasks.add_space(Proc::new(pid, attached));
         for &t in tids {
-            self.add_thread(t, id);
+            self.tasks.add_thread(t, id, Vec::new());
         }
         self.place(id);
     }
 
     /// Breakpoints placed in process `pid` that trace calls.
     pub fn sites_in(&self, pid: Tid) -> usize {
-        self.procs
+        self.tasks
+            .spaces
             .values()
             .filter(|p| p.space.pid == pid)
             .map(|p| p.sites.values().filter(|s| s.kind == Kind::Call).count())
@@ -191,7 +199,7 @@ impl Ltrace {
     }
 
     fn place(&mut self, id: u64) {
-        let Some(p) = self.procs.get_mut(&id) else {
+        let Some(p) = self.tasks.spaces.get_mut(&id) else {
             return;
         };
         let problems = p.place_all(&self.resolver, &mut self.cache, &self.o.sel);
@@ -211,7 +219,7 @@ impl Ltrace {
     /// A trap at one of the sites.
     fn site_hit(&mut self, tid: Tid, id: u64, addr: u64, mut regs: Vec<u64>) -> Resume {
         let now = Instant::now();
-        let p = self.procs.get_mut(&id).expect("space of a thread");
+        let p = self.tasks.spaces.get_mut(&id).expect("space of a thread");
         let (plan, len) = match p.space.sites.get(&addr) {
             Some(s) => (s.insn.plan.clone(), s.insn.len),
             None => return Resume::Deliver,
@@ -300,7 +308,7 @@ impl Ltrace {
             }
             self.call_entry(tid, id, hit, &mut regs);
         }
-        let p = self.procs.get_mut(&id).expect("space of a thread");
+        let p = self.tasks.spaces.get_mut(&id).expect("space of a thread");
         // Step over the displaced instruction without removing the trap.
         let mut done = false;
         if let Some(&target) = p.jump_cache.get(&addr) {
@@ -344,8 +352,8 @@ impl Ltrace {
     /// is bound once the call has run), by emulating the stub's jump (after
     /// an `endbr64`, as in `.plt.sec` stubs) on a copy of the registers.
     fn bound_lib(&mut self, tid: Tid, site: u64) -> Option<String> {
-        let id = self.threads.get(&tid)?.space;
-        let p = self.procs.get_mut(&id)?;
+        let id = self.tasks.threads.get(&tid)?.space;
+        let p = self.tasks.spaces.get_mut(&id)?;
         let s = p.space.sites.get(&site)?;
         let (mut plan, mut len) = (s.insn.plan.clone(), s.insn.len);
         let mut regs = Tracee::new(tid).regs().ok()?;
@@ -435,33 +443,22 @@ impl Handler for Ltrace {
                 child,
                 thread,
             } => {
-                if self.threads.contains_key(&child) {
-                    return;
-                }
-                let Some(ps) = self.threads.get(&parent).map(|t| t.space) else {
-                    return;
-                };
-                if thread {
+                let known = self.tasks.threads.contains_key(&parent);
+                if thread && known && !self.tasks.threads.contains_key(&child) {
                     self.out.set_pid_prefix();
-                    self.add_thread(child, ps);
-                } else {
-                    self.new_child(parent, child, ps);
                 }
+                self.tasks.new_task(parent, child, thread);
             }
             Event::Exec { tid, old_tid } => {
                 self.out.no_return(old_tid);
                 self.json_unreturned(old_tid);
-                self.remove_thread(old_tid);
-                self.remove_thread(tid);
-                if self.leaving.contains(&tid) || self.leaving.contains(&old_tid) {
-                    self.detach.push(tid);
-                    return;
+                if self.tasks.exec(tid, old_tid).1 == AfterExec::Start {
+                    self.start_process(tid, &[tid], false);
                 }
-                self.start_process(tid, &[tid], false);
             }
             Event::Exited { tid, code } => {
                 // Every thread's end, as ltrace -f prints it.
-                if self.threads.contains_key(&tid) {
+                if self.tasks.threads.contains_key(&tid) {
                     self.gone(
                         tid,
                         format!("+++ exited (status {code}) +++"),
@@ -470,31 +467,28 @@ impl Handler for Ltrace {
                 } else {
                     self.out.no_return(tid);
                 }
-                self.remove_thread(tid);
-                self.leaving.retain(|t| *t != tid);
+                self.tasks.gone(tid);
             }
             Event::Killed { tid, sig, core } => {
                 let name = crate::syscall::ctx::signal_name(sig as u64)
                     .map(|s| s.into_owned())
                     .unwrap_or_else(|| format!("SIG{sig}"));
-                if self.threads.contains_key(&tid) {
+                if self.tasks.threads.contains_key(&tid) {
                     self.gone(
                         tid,
                         format!("+++ killed by {name} +++"),
                         Outcome::Killed(sig, core),
                     );
-                } else if self.threads.is_empty() {
+                } else if self.tasks.threads.is_empty() {
                     // Killed before the program ran: an exec the kernel
                     // failed past its point of no return (a truncated ELF).
                     eprintln!("rltrace: the program was killed by {name} while being loaded (not a valid executable?)");
                 }
-                self.remove_thread(tid);
-                self.leaving.retain(|t| *t != tid);
+                self.tasks.gone(tid);
             }
             Event::Detached { tid } => {
                 self.out.no_return(tid);
-                self.remove_thread(tid);
-                self.leaving.retain(|t| *t != tid);
+                self.tasks.gone(tid);
             }
             Event::SyscallEntry {
                 tid,
@@ -504,7 +498,7 @@ impl Handler for Ltrace {
                 ..
             } => {
                 // Not before the traced program runs (the launch's execve).
-                if !self.threads.contains_key(&tid) {
+                if !self.tasks.threads.contains_key(&tid) {
                     return;
                 }
                 if let Some(s) = self.sys.as_mut() {
@@ -532,18 +526,18 @@ impl Handler for Ltrace {
         if let Some(r) = self.own_trap(tid, sig, info) {
             return r;
         }
-        if self.threads.contains_key(&tid) {
+        if self.tasks.threads.contains_key(&tid) {
             self.signal_line(tid, sig, info);
         }
         Resume::Deliver
     }
 
     fn detach_requests(&mut self) -> Vec<Tid> {
-        std::mem::take(&mut self.detach)
+        std::mem::take(&mut self.tasks.detach)
     }
 
     fn detaching(&mut self, tid: Tid) {
-        self.release(tid);
+        self.tasks.release(tid);
     }
 }
 
@@ -561,10 +555,10 @@ impl Ltrace {
 
     /// A SIGTRAP from an INT3: ours (handled) or the program's (`None`).
     fn trap(&mut self, tid: Tid) -> Option<Resume> {
-        let id = self.space_of(tid)?;
+        let (id, _) = self.tasks.space_of(tid)?;
         let mut regs = Tracee::new(tid).regs().ok()?;
         let pc = regs[PC].wrapping_sub(TRAP_PC_ADJUST);
-        let p = self.procs.get(&id)?;
+        let p = self.tasks.spaces.get(&id)?;
         if Some(pc) == p.space.trampoline {
             return Some(self.return_hit(tid, regs));
         }

@@ -3,6 +3,7 @@
 //! stamped with the uprobes' clock, and the instance's pid filter kept to
 //! the traced process's threads.
 
+use crate::engine::tracee::tgid_of;
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::kernel::session::mono_ns;
 use crate::kernel::tracefs::Tracefs;
@@ -10,13 +11,6 @@ use crate::ltrace::msg::{Life, Msg};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
-
-fn tgid_of(tid: i32) -> Option<i32> {
-    let s = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("Tgid:"))
-        .and_then(|v| v.trim().parse().ok())
-}
 
 /// The ptrace side: lifecycle events only, sent to the consumer.
 pub(in crate::ltrace::uprobe) struct LifeHandler {
