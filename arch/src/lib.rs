@@ -11,7 +11,10 @@
 
 pub mod aarch64;
 pub mod i386;
+pub mod insn;
+pub mod insn_aarch64;
 pub mod insn_x86;
+pub mod insn_x86_summary;
 pub mod regs;
 pub mod tables;
 pub mod x86_64;

@@ -2,6 +2,7 @@
 //! checked into [`Options`]; [`parse`] runs the same parser on a slice, so
 //! it is unit-tested without a process.
 
+use crate::probe::disasm;
 use crate::probe::spec::{self, Spec};
 use crate::watchpoint::spec::Expr as WatchExpr;
 use clap::Parser as _;
@@ -99,6 +100,10 @@ pub struct BreakArgs {
     /// Print the same, then run.
     #[arg(short = 'D', long = "describe")]
     pub describe: bool,
+    /// Print the N (default 5) instructions at each hit, as gdb's `x/Ni $pc`.
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
+          value_parser = disasm::parse_count)]
+    pub disasm: Option<Option<usize>>,
     /// The command to run (after --).
     #[arg(value_name = "CMD", last = true)]
     pub command: Vec<OsString>,
@@ -192,6 +197,8 @@ pub struct Options {
     pub list: bool,
     /// `-D`: print what each spec resolves to, then run.
     pub describe: bool,
+    /// `--disasm[=N]`: instructions to print at each hit.
+    pub disasm: Option<usize>,
 }
 
 impl BreakArgs {
@@ -237,6 +244,7 @@ impl BreakArgs {
             backend: crate::probe::Backend::parse(&self.backend)?,
             list: self.list,
             describe: self.describe,
+            disasm: self.disasm.map(|n| n.unwrap_or(disasm::DEFAULT_COUNT)),
         };
         if o.pids.is_empty() == o.command.is_empty() {
             return Err("give either -p PID or -- CMD".into());
@@ -293,6 +301,15 @@ mod tests {
         assert_eq!(o.backend, crate::probe::Backend::Kernel);
         assert_eq!(o.output, Some(OsString::from("out.txt")));
         assert_eq!(o.pids, vec![7]);
+    }
+
+    #[test]
+    fn disasm_count() {
+        let o = parse(&args(&["--disasm", "f", "--", "p"])).unwrap();
+        assert_eq!(o.disasm, Some(5));
+        let o = parse(&args(&["--disasm=3", "f", "--", "p"])).unwrap();
+        assert_eq!(o.disasm, Some(3));
+        assert!(parse(&args(&["--disasm=0", "f", "--", "p"])).is_err());
     }
 
     #[test]

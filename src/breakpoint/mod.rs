@@ -95,6 +95,7 @@ fn watcher(o: &cli::Options, out: &SharedWriter) -> Result<Option<Watcher>, Stri
         kind,
         count_only: o.count,
         bt: o.bt,
+        disasm: o.disasm,
         thread_notes: !o.pids.is_empty(),
     };
     let out = out.clone();

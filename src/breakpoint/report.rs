@@ -21,6 +21,7 @@
 //!
 //! Nested return-probed calls are indented two spaces per level.
 
+use crate::probe::disasm::{self, Line};
 use crate::value::json::value_json;
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
@@ -56,6 +57,8 @@ pub enum Record<'a> {
         frame: Option<&'a FrameVals>,
         /// Locals visible at the address (`--locals`).
         locals: Option<&'a [Named]>,
+        /// The instructions at the address (`--disasm`).
+        disasm: Option<&'a [Line]>,
     },
     /// A probed function returned.
     Return {
@@ -200,6 +203,7 @@ impl Sink {
                 bt,
                 frame,
                 locals,
+                disasm,
                 ..
             } => {
                 let place = match frame {
@@ -217,6 +221,9 @@ impl Sink {
                 }
                 if let Some(regs) = regs {
                     regs_text(&mut s, regs);
+                }
+                if let Some(d) = disasm {
+                    s.push_str(&disasm::text(d, addr, "    "));
                 }
                 for f in bt.unwrap_or(&[]) {
                     s.push_str("\n    ");
@@ -265,6 +272,7 @@ impl Sink {
                 bt,
                 frame,
                 locals,
+                disasm,
             } => {
                 let mut m = json!({
                     "type": "hit", "spec": spec, "pid": pid, "tid": tid,
@@ -283,6 +291,9 @@ impl Sink {
                 }
                 if let Some(bt) = bt {
                     m["backtrace"] = json!(bt);
+                }
+                if let Some(d) = disasm {
+                    m["disasm"] = disasm::json(d, addr);
                 }
                 m
             }
@@ -376,6 +387,11 @@ mod tests {
             ],
         };
         let locals = [named("sum", "int", Value::Int(6))];
+        let disasm = [Line {
+            addr: 0x1008,
+            symbol: Some("visit+8".into()),
+            text: "mov    $0x0,%eax".into(),
+        }];
         let r = Record::Hit {
             spec: "visit",
             pid: 1,
@@ -388,10 +404,12 @@ mod tests {
             bt: None,
             frame: Some(&frame),
             locals: Some(&locals),
+            disasm: Some(&disasm),
         };
         assert_eq!(
             Sink::text(&r),
-            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6"
+            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\
+             \n    => 0x1008 <visit+8>:\tmov    $0x0,%eax"
         );
         let j = Sink::json(&r);
         assert_eq!(j["function"], "visit");
@@ -401,6 +419,8 @@ mod tests {
         );
         assert_eq!(j["args"][1]["value"], json!({"sym": "SLOW"}));
         assert_eq!(j["locals"][0]["name"], "sum");
+        assert_eq!(j["disasm"][0]["text"], "mov    $0x0,%eax");
+        assert_eq!(j["disasm"][0]["pc"], true);
     }
 
     #[test]

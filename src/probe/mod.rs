@@ -8,6 +8,7 @@
 //! execs and detaches).
 
 pub mod cond;
+pub mod disasm;
 pub mod imports;
 pub mod resolve;
 pub mod shadow;

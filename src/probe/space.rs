@@ -86,6 +86,12 @@ impl insn_x86::Memory for Mem {
     }
 }
 
+impl crate::engine::memory::Memory for Mem {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        self.read_some(addr, buf)
+    }
+}
+
 /// An out-of-line slot: the relocated instruction and its jump back.
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {

@@ -2,6 +2,7 @@
 //! checked into [`Options`]; [`parse`] runs it on a slice so it is
 //! unit-tested.
 
+use crate::probe::disasm;
 use super::spec::Expr;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
@@ -61,6 +62,10 @@ pub struct WatchArgs {
     #[arg(short = 'p', long = "pid", value_name = "PID",
           value_parser = clap::value_parser!(i32).range(1..))]
     pub pid: Option<i32>,
+    /// Print the N (default 5) instructions per hit, as gdb's `x/Ni $pc`.
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
+          value_parser = disasm::parse_count)]
+    pub disasm: Option<Option<usize>>,
     /// The command to run (after --).
     #[arg(value_name = "CMD", last = true)]
     pub command: Vec<OsString>,
@@ -93,6 +98,8 @@ pub struct Options {
     pub pid: Option<i32>,
     /// Command to launch.
     pub command: Vec<OsString>,
+    /// `--disasm[=N]`: instructions to print per hit.
+    pub disasm: Option<usize>,
 }
 
 /// A command-line mistake; the message says what to do.
@@ -138,6 +145,7 @@ impl WatchArgs {
             bt: self.bt,
             json: self.json,
             output: self.output,
+            disasm: self.disasm.map(|n| n.unwrap_or(disasm::DEFAULT_COUNT)),
             pid: self.pid,
             command: self.command,
         })
@@ -159,6 +167,16 @@ mod tests {
         assert_eq!(o.kind, Kind::ReadWrite);
         assert!(o.json && !o.count && !o.bt);
         assert_eq!(o.command, args(&["./prog", "-x"]));
+    }
+
+    #[test]
+    fn disasm_count() {
+        let o = parse(&args(&["v", "--disasm=2", "-p", "1"])).unwrap();
+        assert_eq!(o.disasm, Some(2));
+        let o = parse(&args(&["v", "--disasm", "-p", "1"])).unwrap();
+        assert_eq!(o.disasm, Some(5));
+        assert!(parse(&args(&["v", "--disasm=", "-p", "1"])).is_err());
+        assert!(parse(&args(&["v", "--disasm=0", "-p", "1"])).is_err());
     }
 
     #[test]

@@ -201,7 +201,14 @@ impl SymbolSource for ElfSymbols {
                 ..Place::default()
             };
         };
-        let frames = self.sym.symbolize(map, addr);
+        // Code only: the symbol tables hold functions, and a data address
+        // past the last one would be named after it.
+        let code = map.find(addr).is_some_and(|m| m.is_exec());
+        let frames = if code {
+            self.sym.symbolize(map, addr)
+        } else {
+            Vec::new()
+        };
         let (Some(inner), Some(outer)) = (frames.first(), frames.last()) else {
             return Place {
                 addr,

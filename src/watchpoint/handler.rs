@@ -27,6 +27,7 @@ use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::probe::disasm;
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::x86_debugreg::{self, Kind};
 use std::collections::BTreeSet;
@@ -73,6 +74,7 @@ pub struct Watcher {
     active: bool,
     count_only: bool,
     bt: bool,
+    disasm: Option<usize>,
     /// Print per-thread armed/cleared lines in text mode (attach mode).
     thread_notes: bool,
     detach: Vec<Tid>,
@@ -90,6 +92,8 @@ pub struct WatcherOptions {
     pub count_only: bool,
     /// `--bt`.
     pub bt: bool,
+    /// `--disasm[=N]`.
+    pub disasm: Option<usize>,
     /// Attach mode: print per-thread lines.
     pub thread_notes: bool,
 }
@@ -120,6 +124,7 @@ impl Watcher {
             active: false,
             count_only: o.count_only,
             bt: o.bt,
+            disasm: o.disasm,
             thread_notes: o.thread_notes,
             detach: Vec::new(),
             fatal: None,
@@ -317,9 +322,19 @@ impl Watcher {
                     Some(self.formatters[i].decode(now.as_deref())),
                 )
             };
+            let disasm = self.disasm.map(|n| {
+                let from = site.as_ref().map_or(pc, |s| s.place.addr);
+                let symbols = &mut self.symbols;
+                let mut name = |a: u64| {
+                    let p = symbols.place(pid, a);
+                    disasm::symbol(p.func.as_deref(), p.off)
+                };
+                disasm::lines(&mut t, &[], from, n, &mut name)
+            });
             let hit = Hit {
                 tid,
                 watch: &w,
+                disasm,
                 old: old_v,
                 new: new_v,
                 access,

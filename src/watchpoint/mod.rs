@@ -185,6 +185,7 @@ pub fn main(args: cli::WatchArgs) -> i32 {
         kind: o.kind,
         count_only: o.count,
         bt: o.bt,
+        disasm: o.disasm,
         thread_notes: o.pid.is_some(),
     };
     let mut h = match build(&o.exprs, opts, &exe, out, o.json) {

@@ -5,6 +5,7 @@ use super::resolve::Place;
 use super::spec::Watch;
 use super::value::WatchValue;
 use crate::engine::ptrace::Tid;
+use crate::probe::disasm::{self, Line};
 use rtrace_arch::x86_debugreg::Kind;
 use serde_json::{json, Value as J};
 use std::io::{self, Write};
@@ -61,6 +62,9 @@ pub struct Hit<'a> {
     pub site: Option<Site>,
     /// Backtrace lines, with `--bt`.
     pub bt: Option<Vec<String>>,
+    /// `--disasm`: the instructions from the accessing one (data watches)
+    /// or the pc.
+    pub disasm: Option<Vec<Line>>,
 }
 
 /// Where and how the report is written.
@@ -135,6 +139,9 @@ impl Report {
                 )),
             }
         }
+        if let Some(d) = &h.disasm {
+            s.push_str(&disasm::text(d, h.pc.addr, "    "));
+        }
         if let Some(bt) = &h.bt {
             for (i, f) in bt.iter().enumerate() {
                 s.push_str(&format!("\n    #{i} {f}"));
@@ -176,6 +183,9 @@ impl Report {
         }
         if let Some(bt) = &h.bt {
             m.insert("bt".into(), json!(bt));
+        }
+        if let Some(d) = &h.disasm {
+            m.insert("disasm".into(), disasm::json(d, h.pc.addr));
         }
         o
     }
@@ -314,6 +324,7 @@ mod tests {
                 found: Found::FromFunctionStart,
             }),
             bt: None,
+            disasm: None,
         };
         assert_eq!(
             Report::hit_text(&h),
@@ -327,6 +338,29 @@ mod tests {
         assert_eq!(j["insn"]["line"], 9);
         assert_eq!(j["insn"]["found"], "function-start");
         assert_eq!(j["pc"]["offset"], 0x10);
+        assert!(j.get("disasm").is_none());
+        // --disasm: from the accessing instruction; `=>` marks the pc.
+        let line = |addr, sym: &str, text: &str| Line {
+            addr,
+            symbol: Some(sym.into()),
+            text: text.into(),
+        };
+        let h = Hit {
+            disasm: Some(vec![
+                line(0x1006, "bump+6", "movl   $0x2,0x2ff4(%rip)        # 0x4010"),
+                line(0x1010, "bump+16", "nop"),
+            ]),
+            ..h
+        };
+        assert!(Report::hit_text(&h).ends_with(
+            "pc 0x1010\
+             \n       0x1006 <bump+6>:\tmovl   $0x2,0x2ff4(%rip)        # 0x4010\
+             \n    => 0x1010 <bump+16>:\tnop"
+        ));
+        let j = Report::hit_json(&h);
+        assert_eq!(j["disasm"][0]["pc"], false);
+        assert_eq!(j["disasm"][1]["pc"], true);
+        assert_eq!(j["disasm"][1]["symbol"], "bump+16");
     }
 
     #[test]
@@ -344,6 +378,7 @@ mod tests {
             },
             site: None,
             bt: Some(vec!["main+0x5".into()]),
+            disasm: None,
         };
         assert_eq!(
             Report::hit_text(&h),

@@ -9,6 +9,7 @@ mod common;
 
 mod break_spec;
 mod breakpoint;
+mod disasm;
 mod dwarf_vars;
 mod symbols;
 mod unwind;

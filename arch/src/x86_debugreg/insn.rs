@@ -84,20 +84,14 @@ fn reg_value(words: &[u64], r: iced_x86::Register) -> Option<u64> {
 /// Decodes the instruction at the start of `bytes` (at address `addr`);
 /// memory operand addresses are computed from `regs` when given.
 pub fn decode_one(bytes: &[u8], addr: u64, regs: Option<&[u64]>) -> Option<Insn> {
-    use iced_x86::{
-        Decoder, DecoderOptions, Formatter, GasFormatter, InstructionInfoFactory, OpAccess,
-    };
+    use iced_x86::{Decoder, DecoderOptions, InstructionInfoFactory, OpAccess};
     let mut dec = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
     let ins = dec.decode();
     if ins.is_invalid() {
         return None;
     }
-    let mut text = String::new();
-    let mut fmt = GasFormatter::new();
-    // As objdump prints it.
-    fmt.options_mut().set_uppercase_hex(false);
-    fmt.options_mut().set_rip_relative_addresses(true);
-    fmt.format(&ins, &mut text);
+    // As gdb's x/i prints it.
+    let text = crate::insn_x86_summary::GdbFormatter::default().format(&ins);
     let mut factory = InstructionInfoFactory::new();
     let info = factory.info(&ins);
     let mem = info
@@ -215,7 +209,7 @@ mod tests {
         ];
         let ins = insn_ending_at(&code, 0x1000, 0x100e, None).unwrap();
         assert_eq!((ins.addr, ins.len), (0x1004, 10));
-        assert_eq!(ins.text, "movl $0x2a,0x2ee4(%rip)");
+        assert_eq!(ins.text, "movl   $0x2a,0x2ee4(%rip)");
         // RIP-relative: next ip 0x100e + 0x2ee4.
         assert_eq!(
             ins.mem,

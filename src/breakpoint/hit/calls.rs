@@ -3,8 +3,10 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
+use crate::probe::disasm;
 use crate::probe::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
+use rtrace_arch::insn_x86::MAX_INSN_LEN;
 
 impl Breaker {
     /// A trap at site `addr`.
@@ -75,6 +77,10 @@ impl Breaker {
                 Some((f, l)) => (Some(f), self.opts_locals.then_some(&l[..])),
                 None => (None, None),
             };
+            let disasm = match self.opts_disasm {
+                Some(n) if !fired.is_empty() => Some(self.disasm(id, addr, n)),
+                _ => None,
+            };
             for pi in fired {
                 let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
                 let rec = Record::Hit {
@@ -89,6 +95,7 @@ impl Breaker {
                     bt: bt.as_deref(),
                     frame,
                     locals,
+                    disasm: disasm.as_deref(),
                 };
                 self.sink.record(&rec);
             }
@@ -213,6 +220,35 @@ impl Breaker {
             self.sink.record(&rec);
         }
         Resume::Suppress
+    }
+
+    /// `--disasm`: `n` instructions from `pc`, the bytes under rtrace's
+    /// traps shown as the instructions they displaced.
+    fn disasm(&mut self, id: u64, pc: u64, n: usize) -> Vec<disasm::Line> {
+        let Some(space) = self.tasks.spaces.get_mut(&id) else {
+            return Vec::new();
+        };
+        let pid = space.pid;
+        let map = self
+            .maps
+            .entry(id)
+            .or_insert_with(|| self.resolver.map(pid));
+        let sym = self.resolver.symbolizer();
+        // Code addresses only: the symbol tables hold functions, and a data
+        // address past the last one would be named after it.
+        let mut name = |a: u64| {
+            map.find(a).filter(|m| m.is_exec())?;
+            let frames = sym.symbolize(map, a);
+            let f = frames.last()?;
+            disasm::symbol(f.function.as_deref(), f.offset_in_function)
+        };
+        let end = pc + (n * MAX_INSN_LEN) as u64;
+        let patches: Vec<(u64, &[u8])> = space
+            .sites
+            .range(pc.saturating_sub(MAX_INSN_LEN as u64)..end)
+            .map(|(&a, s)| (a, &s.orig[..]))
+            .collect();
+        disasm::lines(&mut space.mem, &patches, pc, n, &mut name)
     }
 
     /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where

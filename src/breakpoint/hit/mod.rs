@@ -82,6 +82,7 @@ pub struct Breaker {
     opts_bt: bool,
     opts_regs: bool,
     opts_locals: bool,
+    opts_disasm: Option<usize>,
     /// Threads and their breakpoint spaces.
     tasks: Tasks<Space, Shadow>,
     resolver: Resolver,
@@ -122,6 +123,7 @@ impl Breaker {
             opts_bt: opts.bt,
             opts_regs: opts.regs,
             opts_locals: opts.locals,
+            opts_disasm: opts.disasm,
             tasks: Tasks::new(opts.follow),
             resolver,
             maps: HashMap::new(),
