@@ -10,8 +10,8 @@
 //! callers that embed values in bigger objects.
 
 use crate::symbols::Frame;
-use crate::value::json_shape::flag_set;
-pub use crate::value::json_shape::{exit_line, push_str};
+pub use crate::value::json_shape::{bytes_of, bytes_text, exit_line, push_bytes, push_str};
+use crate::value::json_shape::{flag_set, hex, BYTES_HEX};
 use crate::value::text;
 use crate::value::{Ret, Value};
 use serde_json::{json, Map, Value as J};
@@ -42,8 +42,13 @@ pub struct SyscallRecord<'a> {
     pub delayed: bool,
 }
 
-fn bytes_json(b: &[u8]) -> J {
-    J::String(String::from_utf8_lossy(b).into_owned())
+/// Bytes as JSON, losslessly (see [`crate::value::json_shape`]): a string
+/// when they are UTF-8, else `{"bytes_hex":"…"}`.
+pub fn bytes_json(b: &[u8]) -> J {
+    match std::str::from_utf8(b) {
+        Ok(s) => J::String(s.to_string()),
+        Err(_) => json!({ BYTES_HEX: hex(b) }),
+    }
 }
 
 /// The structured JSON form of a value.
@@ -120,12 +125,6 @@ pub fn value_json(v: &Value) -> J {
         }
         Value::Unknown => J::Null,
     }
-}
-
-/// Appends bytes as a JSON string (invalid UTF-8 becomes U+FFFD, as in
-/// [`value_json`]).
-fn push_bytes(out: &mut String, b: &[u8]) {
-    push_str(out, &String::from_utf8_lossy(b));
 }
 
 /// Appends `{"flags":[NAMES…]}`, with `"rest"` when bits are left over.
@@ -259,23 +258,27 @@ pub fn write_value(out: &mut String, v: &Value) {
     }
 }
 
-/// Appends `d` as seconds with nanosecond digits (`0.000012345`): exact,
-/// and cheaper than formatting a float.
-fn push_secs(out: &mut String, d: Duration) {
-    let _ = write!(out, "{}.{:09}", d.as_secs(), d.subsec_nanos());
+/// Nanoseconds since the Unix epoch of `t` (0 before it): the `ts_ns` of
+/// every JSON stream (docs/json.md, "Time").
+pub fn unix_ns(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64
 }
 
 /// Appends one syscall object and a newline.
 ///
-/// Keys, in order: `type`, `pid`, `time` (entry, Unix seconds), `syscall`,
+/// Keys, in order: `type`, `pid`, `ts_ns` (entry, nanoseconds since the
+/// Unix epoch), `syscall`,
 /// `args` (entry then exit arguments), `return` (number, string, or `null`
 /// when the call never returned), `errno` (name, when it failed),
-/// `return_path` (`-y` path of a returned descriptor), `duration`
-/// (seconds), `injected` / `delayed` (fault injection).
+/// `return_path` (`-y` path of a returned descriptor), `dur_ns`
+/// (nanoseconds in the call), `injected` / `delayed` (fault injection).
 pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
-    let _ = write!(out, "{{\"type\":\"syscall\",\"pid\":{},\"time\":", r.pid);
-    push_secs(out, r.time.duration_since(UNIX_EPOCH).unwrap_or_default());
-    out.push_str(",\"syscall\":");
+    let _ = write!(
+        out,
+        "{{\"type\":\"syscall\",\"pid\":{},\"ts_ns\":{},\"syscall\":",
+        r.pid,
+        unix_ns(r.time)
+    );
     match r.name {
         Some(n) => push_str(out, n),
         None => {
@@ -336,8 +339,7 @@ pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
         }
     }
     if let Some(d) = r.duration {
-        out.push_str(",\"duration\":");
-        push_secs(out, d);
+        let _ = write!(out, ",\"dur_ns\":{}", d.as_nanos() as u64);
     }
     if r.injected {
         out.push_str(",\"injected\":true");
@@ -501,7 +503,7 @@ mod tests {
             assert!(s.starts_with("{\"type\":\"syscall\",") && s.ends_with("}\n"));
             let j: J = serde_json::from_str(&s).unwrap();
             assert_eq!(j["pid"], 42);
-            assert_eq!(j["time"].as_f64(), Some(5.25));
+            assert_eq!(j["ts_ns"].as_u64(), Some(5_250_000_000));
             assert_eq!(j["args"].as_array().unwrap().len(), args.len());
             assert_eq!(j["injected"], true);
             match ret {
@@ -520,9 +522,9 @@ mod tests {
                 Some(Ret::UInt(_)) => assert_eq!(j["return"].as_u64(), Some(1 << 63)),
                 Some(_) => {
                     assert_eq!(j["return"], 3);
-                    assert_eq!(j["duration"].as_f64(), Some(0.000012345));
+                    assert_eq!(j["dur_ns"].as_u64(), Some(12_345));
                 }
-                None => assert!(j["return"].is_null() && j.get("duration").is_none()),
+                None => assert!(j["return"].is_null() && j.get("dur_ns").is_none()),
             }
         }
     }

@@ -11,5 +11,6 @@ mod bad_inputs;
 mod cli_usage;
 mod common_selftest;
 mod docs_paths;
+mod json_schemas;
 mod json_shapes;
 mod layers;

@@ -106,7 +106,7 @@ fn tgid_and_ppid(tid: Tid) -> Option<(Tid, Tid)> {
 
 impl Breaker {
     /// A handler for `opts`, writing to `sink`.
-    pub fn new(opts: &mut Options, sink: Sink) -> Breaker {
+    pub fn new(opts: &mut Options, mut sink: Sink) -> Breaker {
         let resolver = Resolver::new();
         let vars = Vars::new(resolver.symbolizer());
         Breaker {
@@ -131,8 +131,12 @@ impl Breaker {
             moved: HashMap::new(),
             unwinder: crate::unwind::Unwinder::new(),
             vars,
+            start: {
+                let start = Instant::now();
+                sink.set_origin(std::time::SystemTime::now());
+                start
+            },
             sink,
-            start: Instant::now(),
             detach: Vec::new(),
             leaving: Vec::new(),
             warned: Default::default(),
