@@ -131,6 +131,7 @@ fn a_recording_follows_its_schema() {
             out.to_str().unwrap(),
             "--",
             prog.to_str().unwrap(),
+            "ff",
         ],
     );
     assert_eq!(st.code(), Some(0), "{err}");
