@@ -55,22 +55,39 @@ pub fn flag_set(s: &str) -> Option<(Vec<&str>, u64)> {
 /// fields.
 pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
     use crate::engine::Outcome;
-    let _ = write!(out, "{{\"type\":\"exit\",\"pid\":{pid}");
-    match fate {
-        Outcome::Exited(c) => {
-            let _ = write!(out, ",\"exit_code\":{c}");
-        }
+    let (exit_code, signal, core_dumped) = match fate {
+        Outcome::Exited(c) => (Some(c), None, None),
         Outcome::Killed(sig, core) => {
             let name = crate::value::signal_name(sig as u64)
                 .map(|c| c.into_owned())
                 .unwrap_or_else(|| sig.to_string());
-            out.push_str(",\"signal\":");
-            push_str(out, &name);
-            let _ = write!(out, ",\"core_dumped\":{core}");
+            (None, Some(name), Some(core))
         }
-        Outcome::None => {}
-    }
-    out.push_str("}\n");
+        Outcome::None => (None, None, None),
+    };
+    let ev = ExitEvent {
+        ty: "exit",
+        pid,
+        exit_code,
+        signal,
+        core_dumped,
+    };
+    crate::value::json::write_json(out, &ev);
+    out.push('\n');
+}
+
+/// A process's end (see [`exit_line`]).
+#[derive(serde::Serialize)]
+struct ExitEvent {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    pid: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    core_dumped: Option<bool>,
 }
 
 /// The version of the JSON streams' shapes (`rstrace`, `rltrace`, `kernel`,
