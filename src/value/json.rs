@@ -12,35 +12,11 @@
 //! classify a line from its first bytes.
 
 use crate::symbols::Frame;
-pub use crate::value::json_shape::{bytes_of, bytes_text, exit_line, push_bytes, push_str};
+pub use crate::value::json_shape::{bytes_of, bytes_text, push_bytes, push_str, unix_ns};
+pub use crate::value::serialize::{exit_line, write_json, SyscallRecord};
 use crate::value::serialize::{Bytes, FrameJson, SignalEvent, SyscallEvent};
-use crate::value::{Ret, Value};
+use crate::value::Value;
 use serde_json::Value as J;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// A finished (or never-returning) syscall.
-pub struct SyscallRecord<'a> {
-    /// Thread id.
-    pub pid: i32,
-    /// Wall-clock time of entry.
-    pub time: SystemTime,
-    /// Name, if known.
-    pub name: Option<&'static str>,
-    /// Number.
-    pub nr: u64,
-    /// Arguments decoded at entry.
-    pub entry_args: &'a [Value],
-    /// Arguments decoded at exit.
-    pub exit_args: &'a [Value],
-    /// Return value (`None`: never returned).
-    pub ret: Option<&'a Ret>,
-    /// Time in the call.
-    pub duration: Option<Duration>,
-    /// Fault injection changed the call (`-e inject=`: error or return value).
-    pub injected: bool,
-    /// Fault injection delayed the call.
-    pub delayed: bool,
-}
 
 /// Bytes as JSON, losslessly (see [`crate::value::json_shape`]): a string
 /// when they are UTF-8, else `{"bytes_hex":"…"}`.
@@ -54,40 +30,10 @@ pub fn value_json(v: &Value) -> J {
     serde_json::to_value(v).unwrap_or(J::Null)
 }
 
-/// A `String` as an `io::Write` for serde_json: what serde_json writes is
-/// UTF-8 in every piece (string contents are cut only around ASCII
-/// escapes), checked rather than assumed.
-struct StrWriter<'a>(&'a mut String);
-
-impl std::io::Write for StrWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let s = std::str::from_utf8(buf)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        self.0.push_str(s);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Appends the JSON of anything serializable (a value, an event) straight
-/// into `out`.
-pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut String, v: &T) {
-    let _ = serde_json::to_writer(StrWriter(out), v);
-}
-
 /// Appends the JSON form of `v`: the same structure as [`value_json`]
 /// (structure fields in decoder order rather than sorted).
 pub fn write_value(out: &mut String, v: &Value) {
     write_json(out, v);
-}
-
-/// Nanoseconds since the Unix epoch of `t` (0 before it): the `ts_ns` of
-/// every JSON stream (docs/json.md, "Time").
-pub fn unix_ns(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64
 }
 
 /// Appends one syscall object and a newline.
@@ -136,7 +82,9 @@ pub fn signal_line(out: &mut String, pid: i32, sig: i32, info: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Ret;
     use crate::value::{Field, StrVal};
+    use std::time::{Duration, UNIX_EPOCH};
 
     fn samples() -> Vec<Value> {
         let s = |b: &[u8], truncated| {

@@ -18,6 +18,7 @@
 //! replacement made them one. [`bytes_of`] reads either form back.
 
 use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The names and the numeric rest of a `|`-joined flag set, or `None` when
 /// `s` is a single name or not a plain set: every part a C identifier, but
@@ -50,44 +51,10 @@ pub fn flag_set(s: &str) -> Option<(Vec<&str>, u64)> {
     Some((names.to_vec(), rest))
 }
 
-/// Appends an exit object: `type`, `pid`, then `exit_code` (exited) or
-/// `signal` (name) and `core_dumped` (killed), the trace file footer's
-/// fields.
-pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
-    use crate::engine::Outcome;
-    let (exit_code, signal, core_dumped) = match fate {
-        Outcome::Exited(c) => (Some(c), None, None),
-        Outcome::Killed(sig, core) => {
-            let name = crate::value::signal_name(sig as u64)
-                .map(|c| c.into_owned())
-                .unwrap_or_else(|| sig.to_string());
-            (None, Some(name), Some(core))
-        }
-        Outcome::None => (None, None, None),
-    };
-    let ev = ExitEvent {
-        ty: "exit",
-        pid,
-        exit_code,
-        signal,
-        core_dumped,
-    };
-    crate::value::json::write_json(out, &ev);
-    out.push('\n');
-}
-
-/// A process's end (see [`exit_line`]).
-#[derive(serde::Serialize)]
-struct ExitEvent {
-    #[serde(rename = "type")]
-    ty: &'static str,
-    pid: i32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exit_code: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    signal: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    core_dumped: Option<bool>,
+/// Nanoseconds since the Unix epoch of `t` (0 before it): the `ts_ns` of
+/// every JSON stream (docs/json.md, "Time").
+pub fn unix_ns(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64
 }
 
 /// The version of the JSON streams' shapes (`rstrace`, `rltrace`, `kernel`,

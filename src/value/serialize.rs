@@ -1,5 +1,5 @@
 //! The one JSON rendering of decoded values and syscall events: serde
-//! `Serialize` impls. [`crate::value::json`] writes them straight into the
+//! `Serialize` impls. The JSON writers (`value/json.rs`) write them straight into the
 //! output line with `serde_json::to_writer` (no `serde_json::Value` tree
 //! per event: building one cost as much as the rest of the printing), and
 //! `value_json` turns the same impl into a `serde_json::Value` for callers
@@ -13,12 +13,101 @@
 //! when cut), `{"in":…,"out":…}`, `{"value":…,"comment":…}`, expressions
 //! `{"expr":…}`.
 
-use crate::value::json_shape::{flag_set, hex, BYTES_HEX};
+use crate::value::json_shape::{flag_set, hex, unix_ns, BYTES_HEX};
 use crate::value::text;
 use crate::value::{Ret, Value};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::time::{Duration, SystemTime};
+
+/// A finished (or never-returning) syscall.
+pub struct SyscallRecord<'a> {
+    /// Thread id.
+    pub pid: i32,
+    /// Wall-clock time of entry.
+    pub time: SystemTime,
+    /// Name, if known.
+    pub name: Option<&'static str>,
+    /// Number.
+    pub nr: u64,
+    /// Arguments decoded at entry.
+    pub entry_args: &'a [Value],
+    /// Arguments decoded at exit.
+    pub exit_args: &'a [Value],
+    /// Return value (`None`: never returned).
+    pub ret: Option<&'a Ret>,
+    /// Time in the call.
+    pub duration: Option<Duration>,
+    /// Fault injection changed the call (`-e inject=`: error or return value).
+    pub injected: bool,
+    /// Fault injection delayed the call.
+    pub delayed: bool,
+}
+
+/// A `String` as an `io::Write` for serde_json: what serde_json writes is
+/// UTF-8 in every piece (string contents are cut only around ASCII
+/// escapes), checked rather than assumed.
+struct StrWriter<'a>(&'a mut String);
+
+impl std::io::Write for StrWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let s = std::str::from_utf8(buf)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        self.0.push_str(s);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends the JSON of anything serializable (a value, an event) straight
+/// into `out`.
+pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut String, v: &T) {
+    let _ = serde_json::to_writer(StrWriter(out), v);
+}
+
+/// Appends an exit object: `type`, `pid`, then `exit_code` (exited) or
+/// `signal` (name) and `core_dumped` (killed), the trace file footer's
+/// fields.
+pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
+    use crate::engine::Outcome;
+    let (exit_code, signal, core_dumped) = match fate {
+        Outcome::Exited(c) => (Some(c), None, None),
+        Outcome::Killed(sig, core) => {
+            let name = crate::value::signal_name(sig as u64)
+                .map(|c| c.into_owned())
+                .unwrap_or_else(|| sig.to_string());
+            (None, Some(name), Some(core))
+        }
+        Outcome::None => (None, None, None),
+    };
+    let ev = ExitEvent {
+        ty: "exit",
+        pid,
+        exit_code,
+        signal,
+        core_dumped,
+    };
+    write_json(out, &ev);
+    out.push('\n');
+}
+
+/// A process's end (see [`exit_line`]).
+#[derive(serde::Serialize)]
+struct ExitEvent {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    pid: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    core_dumped: Option<bool>,
+}
 
 /// Bytes, losslessly: a JSON string when they are valid UTF-8, else
 /// `{"bytes_hex":"…"}`.
@@ -211,7 +300,7 @@ pub struct SyscallEvent<'a> {
 
 impl<'a> SyscallEvent<'a> {
     /// The object of a finished (or never-returning) syscall.
-    pub fn new(r: &crate::value::json::SyscallRecord<'a>) -> SyscallEvent<'a> {
+    pub fn new(r: &SyscallRecord<'a>) -> SyscallEvent<'a> {
         let errno = |e: u64| Some(rtrace_arch::tables::errno_name(e).unwrap_or("E???"));
         let (mut ret, mut err, mut comm, mut path) = (Returned::None, None, None, None);
         match r.ret {
@@ -233,7 +322,7 @@ impl<'a> SyscallEvent<'a> {
         SyscallEvent {
             ty: "syscall",
             pid: r.pid,
-            ts_ns: crate::value::json::unix_ns(r.time),
+            ts_ns: unix_ns(r.time),
             syscall: match r.name {
                 Some(n) => Cow::Borrowed(n),
                 None => Cow::Owned(format!("syscall_{:#x}", r.nr)),
@@ -298,13 +387,13 @@ impl<'a> FrameJson<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::json::{syscall_line, write_value, SyscallRecord};
+
     use crate::value::{Field, StrVal};
     use std::time::{Duration, UNIX_EPOCH};
 
     fn json(v: &Value) -> String {
         let mut s = String::new();
-        write_value(&mut s, v);
+        write_json(&mut s, v);
         s
     }
 
@@ -374,7 +463,7 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(json(&v), want, "{v:?}");
             // value_json is the same impl into a tree.
-            let tree = crate::value::json::value_json(&v);
+            let tree = serde_json::to_value(&v).unwrap();
             assert_eq!(
                 tree,
                 serde_json::from_str::<serde_json::Value>(want).unwrap()
@@ -392,9 +481,9 @@ mod tests {
             })
         }];
         let mut s = String::new();
-        syscall_line(
+        write_json(
             &mut s,
-            &SyscallRecord {
+            &SyscallEvent::new(&SyscallRecord {
                 pid: 9,
                 time: UNIX_EPOCH + Duration::new(2, 5),
                 name: Some("openat"),
@@ -405,8 +494,9 @@ mod tests {
                 duration: Some(Duration::from_nanos(700)),
                 injected: false,
                 delayed: true,
-            },
+            }),
         );
+        s.push('\n');
         assert_eq!(
             s,
             "{\"type\":\"syscall\",\"pid\":9,\"ts_ns\":2000000005,\"syscall\":\"openat\",\
