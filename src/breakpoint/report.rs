@@ -28,7 +28,7 @@ use crate::value::Value;
 use rtrace_arch::x86_64::REG_NAMES;
 use serde_json::{json, Map, Value as J};
 use std::io::Write;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// What happened at one stop.
 pub enum Record<'a> {
@@ -142,6 +142,8 @@ fn frame_line(f: &FrameVals, label: &str) -> String {
 pub struct Sink {
     out: Box<dyn Write>,
     json: bool,
+    /// Wall-clock time at the start records' times count from.
+    origin: SystemTime,
 }
 
 fn regs_text(out: &mut String, regs: &[u64]) {
@@ -176,14 +178,32 @@ fn micros(d: Duration) -> String {
 
 impl Sink {
     /// A sink writing to `out`.
-    pub fn new(out: Box<dyn Write>, json: bool) -> Sink {
-        Sink { out, json }
+    pub fn new(mut out: Box<dyn Write>, json: bool) -> Sink {
+        if json {
+            let _ = out.write_all(crate::value::json_shape::schema_line("break").as_bytes());
+        }
+        Sink {
+            out,
+            json,
+            origin: SystemTime::now(),
+        }
+    }
+
+    /// The wall-clock time of the moment record times count from (read
+    /// together with the `Instant` they are measured against): JSON
+    /// `ts_ns` is this plus a record's time.
+    pub fn set_origin(&mut self, wall: SystemTime) {
+        self.origin = wall;
+    }
+
+    fn ts_ns(&self, since: Duration) -> u64 {
+        crate::value::json::unix_ns(self.origin + since)
     }
 
     /// Writes one record.
     pub fn record(&mut self, r: &Record<'_>) {
         let line = if self.json {
-            Self::json(r).to_string()
+            self.json(r).to_string()
         } else {
             Self::text(r)
         };
@@ -258,7 +278,7 @@ impl Sink {
         }
     }
 
-    fn json(r: &Record<'_>) -> J {
+    fn json(&self, r: &Record<'_>) -> J {
         match *r {
             Record::Hit {
                 spec,
@@ -276,7 +296,7 @@ impl Sink {
             } => {
                 let mut m = json!({
                     "type": "hit", "spec": spec, "pid": pid, "tid": tid,
-                    "time": time.as_secs_f64(), "addr": format!("{addr:#x}"),
+                    "ts_ns": self.ts_ns(time), "addr": format!("{addr:#x}"),
                     "location": label, "depth": depth,
                 });
                 if let Some(f) = frame {
@@ -311,8 +331,8 @@ impl Sink {
             } => {
                 let mut m = json!({
                     "type": "return", "spec": spec, "pid": pid, "tid": tid,
-                    "time": time.as_secs_f64(), "location": label,
-                    "retval": retval as i64, "duration_ns": duration.as_nanos() as u64,
+                    "ts_ns": self.ts_ns(time), "location": label,
+                    "retval": retval as i64, "dur_ns": duration.as_nanos() as u64,
                     "depth": depth, "entry_args": args,
                 });
                 if let Some(regs) = regs {
@@ -330,7 +350,7 @@ impl Sink {
         let name = crate::syscall::ctx::signal_name(sig as u64)
             .map_or_else(|| sig.to_string(), |n| n.into_owned());
         let line = if self.json {
-            json!({"type": "killed", "pid": pid, "time": time.as_secs_f64(), "signal": name})
+            json!({"type": "killed", "pid": pid, "ts_ns": self.ts_ns(time), "signal": name})
                 .to_string()
         } else {
             format!(
@@ -411,7 +431,7 @@ mod tests {
             "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\
              \n    => 0x1008 <visit+8>:\tmov    $0x0,%eax"
         );
-        let j = Sink::json(&r);
+        let j = Sink::new(Box::new(std::io::sink()), true).json(&r);
         assert_eq!(j["function"], "visit");
         assert_eq!(
             j["args"][0],
@@ -441,7 +461,7 @@ mod tests {
             Sink::text(&r),
             "+0.001500 [pid 1 tid 2]   ret fib -> 5 (0x5) in 3.2us"
         );
-        let j = Sink::json(&r);
+        let j = Sink::new(Box::new(std::io::sink()), true).json(&r);
         assert_eq!(j["retval"], 5);
         assert_eq!(j["entry_args"][0], 5);
         assert_eq!(j["depth"], 1);

@@ -44,11 +44,16 @@ impl Sink {
     /// A sink for `mode` writing to `out` (see [`open_output`]); `json`
     /// selects JSON Lines.
     pub fn new(top: &Tracefs, mode: Mode, json: bool, out: Box<dyn Write>) -> Sink {
+        let mut out = std::io::BufWriter::new(out);
+        if json && mode == Mode::Stream {
+            let line = crate::value::json_shape::schema_line("kernel");
+            let _ = out.write_all(line.as_bytes());
+        }
         Sink {
             mode,
             json,
             comms: Comms::with_saved(top),
-            out: std::io::BufWriter::new(out),
+            out,
             counts: HashMap::new(),
             hist: HashMap::new(),
             line: String::new(),

@@ -264,7 +264,10 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         },
     };
     let to_file = o.output.is_some();
-    let w: Box<dyn std::io::Write> = match (w, &o.output) {
+    // rltrace's own output starts with the schema line; a recording's
+    // header says it for the trace file.
+    let own = w.is_none();
+    let mut w: Box<dyn std::io::Write> = match (w, &o.output) {
         (Some(w), _) => w,
         (None, Some(path)) => match std::fs::File::create(path) {
             Ok(f) => Box::new(crate::output::paced::Paced::new(f)),
@@ -275,6 +278,10 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         },
         (None, None) => Box::new(std::io::LineWriter::new(std::io::stderr())),
     };
+    if o.json && own {
+        let line = crate::value::json_shape::schema_line("rltrace");
+        let _ = w.write_all(line.as_bytes());
+    }
     let lead = output::LeaderOpts {
         pid_prefix: o.follow || (to_file && !o.pids.is_empty()),
         to_file,

@@ -18,7 +18,8 @@
 //!   modes, small constants) are kept.
 //! * **times**: the `-t`/`-tt`/`-ttt`/`-r` stamp after the pid prefix
 //!   becomes `TIME`; `-T` durations `<0.000123>` become `<DUR>`; in JSON the
-//!   values of `time`, `duration`, `elapsed`, `start` and `end` become the
+//!   values of `ts_ns`, `dur_ns`, `elapsed_ns`, `start_ns`, `end_ns` (and the
+//!   `time`, `duration`, `elapsed`, `start`, `end` of older streams) become the
 //!   strings `"TIME"` / `"DUR"`; in `-c` tables the `% time`, `seconds` and
 //!   `usecs/call` columns become `X.XX`, `X.XXXXXX`, `X` (calls, errors and
 //!   names stay; the row order still follows time unless `-S calls` or
@@ -86,7 +87,7 @@ impl Normalizer {
             )),
             table_row: re(r"^ *\d+\.\d\d +\d+\.\d{6} +\d+"),
             tokens: re(&format!(
-                r#"(0x[0-9a-fA-F]{{6,}})|(<\d+\.\d+>)|(:\[\d+\])|((?:{})/[^/\s"',)\]]+)|"(time|start|end)":-?[0-9.eE+-]+|"(duration|elapsed)":-?[0-9.eE+-]+|\b(\d+)\b"#,
+                r#"(0x[0-9a-fA-F]{{6,}})|(<\d+\.\d+>)|(:\[\d+\])|((?:{})/[^/\s"',)\]]+)|"(time|start|end|ts_ns|start_ns|end_ns)":-?[0-9.eE+-]+|"(duration|elapsed|dur_ns|elapsed_ns)":-?[0-9.eE+-]+|\b(\d+)\b"#,
                 dirs.join("|")
             )),
             align: re(r" {2,}= "),
@@ -254,12 +255,12 @@ PID1 TIME fstat(3, ...) = 0 socket:[INODE]
     #[test]
     fn json_lines_stay_json() {
         let mut n = Normalizer::new();
-        let l = n.line(r#"{"type":"syscall","pid":900,"time":1795325318.657944700,"syscall":"getpid","args":[],"return":900,"duration":0.000012}"#);
+        let l = n.line(r#"{"type":"syscall","pid":900,"ts_ns":1795325318657944700,"syscall":"getpid","args":[],"return":900,"dur_ns":12000}"#);
         let v: serde_json::Value = serde_json::from_str(&l).unwrap();
         assert_eq!(v["pid"], "PID1");
         assert_eq!(v["return"], "PID1");
-        assert_eq!(v["time"], "TIME");
-        assert_eq!(v["duration"], "DUR");
+        assert_eq!(v["ts_ns"], "TIME");
+        assert_eq!(v["dur_ns"], "DUR");
     }
 
     #[test]

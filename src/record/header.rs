@@ -10,13 +10,11 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime};
 
-fn unix_now() -> String {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
+/// Nanoseconds since the Unix epoch, now.
+fn unix_now() -> u64 {
+    crate::value::json::unix_ns(SystemTime::now())
 }
 
 /// FNV-1a (64 bit) of the sorted environment the command gets (`-E`
@@ -109,7 +107,7 @@ pub(super) fn header(a: &Args, o: Cmd) -> String {
     let command = first.map(cmdline_of);
     let command = command.as_deref().unwrap_or(o.command);
     let mut h = format!(
-        "{{\"type\":\"header\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
+        "{{\"type\":\"header\",\"stream\":\"record\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
         crate::tracefile::VERSION,
         env!("CARGO_PKG_VERSION")
     );
@@ -128,7 +126,7 @@ pub(super) fn header(a: &Args, o: Cmd) -> String {
     push_str(&mut h, &kernel);
     let _ = write!(
         h,
-        ",\"arch\":\"{}\",\"start\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
+        ",\"arch\":\"{}\",\"start_ns\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
         std::env::consts::ARCH,
         unix_now(),
         a.libcalls,
@@ -196,9 +194,8 @@ pub(super) fn footer(
     let el = started.elapsed();
     let _ = write!(
         f,
-        ",\"elapsed\":{}.{:09},\"end\":{},\"events\":{{",
-        el.as_secs(),
-        el.subsec_nanos(),
+        ",\"elapsed_ns\":{},\"end_ns\":{},\"events\":{{",
+        el.as_nanos() as u64,
         unix_now()
     );
     let mut total = 0;

@@ -24,11 +24,11 @@
 //! buffer; after each stop they become trace-file `probe` events written
 //! through rstrace's sink (so they sit in file order with the syscalls):
 //! `type` `probe`, `pid` the thread (as in every event of a trace file),
-//! `time` the wall clock at the stop in Unix seconds (the clock of the
-//! syscall events), `kind` `hit` or `return`, `tgid` the process, then
+//! `ts_ns` the wall clock at the stop in nanoseconds since the Unix epoch
+//! (the clock of the syscall events), `kind` `hit` or `return`, `tgid` the process, then
 //! rtrace break's fields unchanged (`spec`, `tid`, `addr`, `location`,
 //! `depth`, `function` and `args` from DWARF; for returns `retval`,
-//! `duration_ns`, `entry_args`).
+//! `dur_ns`, `entry_args`).
 
 use crate::breakpoint::cli::Options as BreakOptions;
 use crate::breakpoint::hit::Breaker;
@@ -49,7 +49,7 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::rc::Rc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// `si_code` of the SIGTRAP an INT3 raises.
 const SI_KERNEL: i32 = 0x80;
@@ -149,15 +149,13 @@ fn probe_line(line: &[u8], wall: SystemTime) -> Option<(Tid, String)> {
         _ => return None,
     };
     let tid = v["tid"].as_i64()? as Tid;
-    let t = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
     let mut out = format!(
-        "{{\"type\":\"probe\",\"pid\":{tid},\"time\":{}.{:09},\"kind\":\"{kind}\",\"tgid\":{}",
-        t.as_secs(),
-        t.subsec_nanos(),
+        "{{\"type\":\"probe\",\"pid\":{tid},\"ts_ns\":{},\"kind\":\"{kind}\",\"tgid\":{}",
+        crate::value::json::unix_ns(wall),
         v["pid"]
     );
     for (k, val) in v.as_object()? {
-        if matches!(k.as_str(), "type" | "pid" | "time") {
+        if matches!(k.as_str(), "type" | "pid" | "ts_ns") {
             continue;
         }
         out.push(',');
@@ -276,17 +274,17 @@ impl Layer for Probes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn break_records_become_probe_events() {
         let wall = UNIX_EPOCH + Duration::new(7, 5);
-        let hit = br#"{"type":"hit","spec":"f","pid":10,"tid":11,"time":0.5,"addr":"0x1000","location":"f+0x8 (a.c:3)","depth":0,"function":"f","args":[{"name":"n","type":"int","value":3}]}"#;
+        let hit = br#"{"type":"hit","spec":"f","pid":10,"tid":11,"ts_ns":500000000,"addr":"0x1000","location":"f+0x8 (a.c:3)","depth":0,"function":"f","args":[{"name":"n","type":"int","value":3}]}"#;
         let (tid, line) = probe_line(hit, wall).unwrap();
         assert_eq!(tid, 11);
         assert!(
             line.starts_with(
-                "{\"type\":\"probe\",\"pid\":11,\"time\":7.000000005,\"kind\":\"hit\",\"tgid\":10,"
+                "{\"type\":\"probe\",\"pid\":11,\"ts_ns\":7000000005,\"kind\":\"hit\",\"tgid\":10,"
             ),
             "{line}"
         );
@@ -296,14 +294,14 @@ mod tests {
         assert_eq!(v["tid"], 11);
         assert_eq!(v["args"][0]["value"], 3);
         assert_eq!(v["addr"], "0x1000");
-        let ret = br#"{"type":"return","spec":"ret:f","pid":10,"tid":10,"time":1.0,"location":"f","retval":-1,"duration_ns":42,"depth":0,"entry_args":[1,2,3,4,5,6]}"#;
+        let ret = br#"{"type":"return","spec":"ret:f","pid":10,"tid":10,"ts_ns":1000000000,"location":"f","retval":-1,"dur_ns":42,"depth":0,"entry_args":[1,2,3,4,5,6]}"#;
         let (_, line) = probe_line(ret, wall).unwrap();
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(
             (v["kind"].as_str(), v["retval"].as_i64()),
             (Some("return"), Some(-1))
         );
-        assert_eq!(v["duration_ns"], 42);
+        assert_eq!(v["dur_ns"], 42);
         assert!(probe_line(br#"{"type":"killed","pid":1}"#, wall).is_none());
         assert!(probe_line(b"not json", wall).is_none());
     }

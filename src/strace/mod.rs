@@ -77,6 +77,9 @@ pub fn main(args: &[OsString]) -> i32 {
             if o.normalize {
                 s.normalize();
             }
+            if o.json {
+                s.preamble(crate::value::json_shape::schema_line("rstrace"));
+            }
             s
         }
         Err(e) => {

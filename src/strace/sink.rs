@@ -119,6 +119,8 @@ pub struct Sink {
     pub to_file: bool,
     /// `--normalize`: shared by every stream.
     norm: Option<Rc<RefCell<Normalizer>>>,
+    /// The line every stream starts with (`--json`'s schema line).
+    preamble: Option<String>,
 }
 
 impl Sink {
@@ -153,6 +155,7 @@ impl Sink {
             reader,
             to_file: output.is_some(),
             norm: None,
+            preamble: None,
         })
     }
 
@@ -166,7 +169,17 @@ impl Sink {
             reader: None,
             to_file: true,
             norm: None,
+            preamble: None,
         }
+    }
+
+    /// Starts every stream with `line`: the main one now, `-ff`'s
+    /// per-process files when they open (`--json`'s schema line).
+    pub fn preamble(&mut self, line: String) {
+        if self.separate.is_none() {
+            self.main.write_str(&line);
+        }
+        self.preamble = Some(line);
     }
 
     /// `--normalize`: from now on every stream's lines are normalised.
@@ -183,6 +196,7 @@ impl Sink {
             Some((base, append)) => {
                 let (base, append) = (base.clone(), *append);
                 let norm = &self.norm;
+                let preamble = &self.preamble;
                 self.per_tid.entry(tid).or_insert_with(|| {
                     let mut s = match open_file(&format!("{base}.{tid}"), append) {
                         Ok(f) => Stream::paced(f),
@@ -192,6 +206,9 @@ impl Sink {
                         }
                     };
                     s.norm = norm.as_ref().map(|n| (n.clone(), String::new()));
+                    if let Some(p) = preamble {
+                        s.write_str(p);
+                    }
                     s
                 })
             }

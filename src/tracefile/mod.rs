@@ -8,14 +8,21 @@
 //! frame per [`ZSTD_CHUNK`] of text) and as `zstd` / `cat a.zst b.zst`
 //! produce.
 //!
-//! Schema version 2 (documented in docs/record.md, "Trace file"):
-//! - `{"type":"header","version":2,"tool":"rtrace","command":[..],"cwd":..,
-//!   "env_digest":..,"start":UNIX_SECONDS,..}`
+//! Schema version 3 (documented in docs/record.md, "Trace file", and
+//! docs/schema/record.schema.json):
+//! - `{"type":"header","stream":"record","version":3,"tool":"rtrace",
+//!   "command":[..],"cwd":..,"env_digest":..,"start_ns":UNIX_NS,..}`
 //! - events as rstrace `--json` prints them: `"type"` is `syscall`,
 //!   `signal`, `exit`, ... each with a `pid`; `probe` for `--probe` hits
 //!   (fields in `record::probe`); flag sets are `{"flags":[..]}`, an
 //!   `exit` has `exit_code` or `signal` and `core_dumped`;
-//! - `{"type":"footer","exit_code":..,"elapsed":SECONDS,..}`.
+//! - `{"type":"footer","exit_code":..,"elapsed_ns":NS,..}`.
+//!
+//! Times are integer nanoseconds (`ts_ns`, `dur_ns`; [`ts_ns`] and
+//! [`dur_ns`] also read version 2's float seconds); bytes that are not
+//! UTF-8 are `{"bytes_hex":..}` (`crate::value::json::bytes_of` reads
+//! them back). A stream's schema line, first in `rstrace --json` output,
+//! is skipped.
 
 pub mod tree;
 
@@ -27,12 +34,13 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 /// The schema version this build writes and reads (and every older one).
-/// Version 2 changed two shapes: an `exit` event has `exit_code`, or
+/// Version 3 made times integer nanoseconds and non-UTF-8 bytes
+/// `{"bytes_hex":..}`. Version 2 changed two shapes: an `exit` event has `exit_code`, or
 /// `signal` and `core_dumped`, where version 1 had a `status` text
 /// (`exited with 2`), and flag sets that version 1 wrote as
 /// `{"sym":"A|B"}` are `{"flags":["A","B"]}`. Readers take both
 /// ([`super::tree::exit_text`]).
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 
 /// A whole recording in memory.
 #[derive(Debug, Default)]
@@ -207,12 +215,43 @@ impl Recording {
                     }
                     r.header = v;
                 }
+                // A stream's schema line (`rstrace --json` output read as a
+                // recording): no event.
+                Some("schema") if i == 0 => {
+                    let ver = v["version"].as_u64().unwrap_or(0);
+                    let max = crate::value::json_shape::SCHEMA_VERSION;
+                    if ver > max {
+                        return Err(bad(format!(
+                            "JSON stream version {ver} is newer than this rtrace reads ({max})"
+                        )));
+                    }
+                }
                 Some("footer") => r.footer = Some(v),
                 _ => r.events.push(v),
             }
         }
         Ok(r)
     }
+}
+
+/// An event's timestamp in nanoseconds since the Unix epoch: `ts_ns`, or
+/// the `time` (float seconds) of schema versions before 3.
+pub fn ts_ns(ev: &Value) -> Option<u64> {
+    ev["ts_ns"]
+        .as_u64()
+        .or_else(|| secs_to_ns(ev["time"].as_f64()?))
+}
+
+/// An event's duration in nanoseconds: `dur_ns`, or the `duration` (float
+/// seconds) of schema versions before 3.
+pub fn dur_ns(ev: &Value) -> Option<u64> {
+    ev["dur_ns"]
+        .as_u64()
+        .or_else(|| secs_to_ns(ev["duration"].as_f64()?))
+}
+
+fn secs_to_ns(s: f64) -> Option<u64> {
+    (s.is_finite() && s >= 0.0).then(|| (s * 1e9).round() as u64)
 }
 
 fn bad(msg: String) -> io::Error {
@@ -241,6 +280,13 @@ mod tests {
         assert!(e.to_string().contains("newer"), "{e}");
         let z = Recording::parse(b"{\"type\":\"syscall\"}\n").unwrap();
         assert!(z.header.is_null());
+        // rstrace --json output: its schema line is not an event.
+        let s =
+            b"{\"type\":\"schema\",\"stream\":\"rstrace\",\"version\":1}\n{\"type\":\"syscall\"}\n";
+        assert_eq!(Recording::parse(s).unwrap().events.len(), 1);
+        let e = Recording::parse(b"{\"type\":\"schema\",\"stream\":\"rstrace\",\"version\":9}\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("newer"), "{e}");
     }
 
     #[test]

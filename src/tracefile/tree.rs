@@ -200,11 +200,17 @@ pub fn exit_text(ev: &Value) -> Option<String> {
     ev["status"].as_str().map(str::to_string)
 }
 
-/// Plain text of a decoded string argument (`"x"` or `{"str":"x",...}`).
-pub fn arg_str(v: &Value) -> Option<&str> {
+/// Plain text of a decoded string argument (`"x"` or `{"str":"x",...}`);
+/// bytes that are not UTF-8 (`{"bytes_hex":…}`) come back with `\xNN`
+/// escapes, so different bytes never read alike.
+pub fn arg_str(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
     match v {
-        Value::String(s) => Some(s),
-        Value::Object(m) => m.get("str").and_then(Value::as_str),
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Object(m) => match m.get("str") {
+            Some(inner) => arg_str(inner),
+            None => crate::value::json::bytes_text(v).map(Cow::Owned),
+        },
         _ => None,
     }
 }
@@ -220,11 +226,19 @@ fn exec_of(ev: &Value, event: usize) -> Option<Exec> {
         return None;
     }
     let args = ev["args"].as_array()?;
-    let program = args.get(p).and_then(arg_str).unwrap_or("?").to_string();
+    let program = args
+        .get(p)
+        .and_then(arg_str)
+        .map_or_else(|| "?".to_string(), |s| s.into_owned());
     let argv = args
         .get(a)
         .and_then(Value::as_array)
-        .map(|v| v.iter().filter_map(arg_str).map(str::to_string).collect())
+        .map(|v| {
+            v.iter()
+                .filter_map(arg_str)
+                .map(|s| s.into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     Some(Exec {
         event,

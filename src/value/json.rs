@@ -1,351 +1,52 @@
 //! JSON Lines rendering: one object per event, built from the same
 //! [`Value`]s the text renderer prints.
 //!
-//! Event lines are written straight into a `String` (no intermediate
-//! `serde_json::Value` tree): a recording renders one object per syscall,
-//! and building maps for each cost as much as the rest of the printing.
-//! Every event object starts with its `"type"` key, so a reader (and the
-//! event tally of `rtrace record`) can classify a line from its first bytes.
-//! [`value_json`] gives the same structure as a `serde_json::Value` for
-//! callers that embed values in bigger objects.
+//! One renderer: the serde `Serialize` impls of [`crate::value::serialize`]
+//! (values, syscall and signal events). Event lines are written straight
+//! into a `String` by `serde_json::to_writer` (no intermediate
+//! `serde_json::Value` tree: a recording renders one object per syscall,
+//! and building maps for each cost as much as the rest of the printing);
+//! [`value_json`] runs the same impl into a `serde_json::Value` for callers
+//! that embed values in bigger objects. Every event object starts with its
+//! `"type"` key, so a reader (and the event tally of `rtrace record`) can
+//! classify a line from its first bytes.
 
 use crate::symbols::Frame;
-use crate::value::json_shape::flag_set;
-pub use crate::value::json_shape::{exit_line, push_str};
-use crate::value::text;
-use crate::value::{Ret, Value};
-use serde_json::{json, Map, Value as J};
-use std::fmt::Write as _;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+pub use crate::value::json_shape::{bytes_of, bytes_text, push_bytes, push_str, unix_ns};
+pub use crate::value::serialize::{exit_line, write_json, SyscallRecord};
+use crate::value::serialize::{Bytes, FrameJson, SignalEvent, SyscallEvent};
+use crate::value::Value;
+use serde_json::Value as J;
 
-/// A finished (or never-returning) syscall.
-pub struct SyscallRecord<'a> {
-    /// Thread id.
-    pub pid: i32,
-    /// Wall-clock time of entry.
-    pub time: SystemTime,
-    /// Name, if known.
-    pub name: Option<&'static str>,
-    /// Number.
-    pub nr: u64,
-    /// Arguments decoded at entry.
-    pub entry_args: &'a [Value],
-    /// Arguments decoded at exit.
-    pub exit_args: &'a [Value],
-    /// Return value (`None`: never returned).
-    pub ret: Option<&'a Ret>,
-    /// Time in the call.
-    pub duration: Option<Duration>,
-    /// Fault injection changed the call (`-e inject=`: error or return value).
-    pub injected: bool,
-    /// Fault injection delayed the call.
-    pub delayed: bool,
+/// Bytes as JSON, losslessly (see [`crate::value::json_shape`]): a string
+/// when they are UTF-8, else `{"bytes_hex":"…"}`.
+pub fn bytes_json(b: &[u8]) -> J {
+    serde_json::to_value(Bytes(b)).unwrap_or(J::Null)
 }
 
-fn bytes_json(b: &[u8]) -> J {
-    J::String(String::from_utf8_lossy(b).into_owned())
-}
-
-/// The structured JSON form of a value.
+/// The structured JSON form of a value: the [`Serialize`](serde::Serialize)
+/// impl of [`crate::value::serialize`] into a `serde_json::Value`.
 pub fn value_json(v: &Value) -> J {
-    match v {
-        Value::Int(i) => json!(i),
-        // `-Y`: {"pid":N,"comm":"sh"}; a bare number otherwise.
-        Value::Pid { pid, comm: None } => json!(pid),
-        Value::Pid { pid, comm: Some(c) } => json!({ "pid": pid, "comm": bytes_json(c) }),
-        Value::UInt(u) => json!(u),
-        Value::Hex(h) | Value::Oct(h) => json!(h),
-        Value::Ptr(p) => {
-            if *p == 0 {
-                J::Null
-            } else {
-                json!({ "ptr": format!("{p:#x}") })
-            }
-        }
-        Value::Unreadable(p) => json!({ "ptr": format!("{p:#x}"), "unreadable": true }),
-        Value::Str(s) => {
-            if s.truncated {
-                json!({ "str": bytes_json(&s.bytes), "truncated": true })
-            } else {
-                bytes_json(&s.bytes)
-            }
-        }
-        Value::Sym(s) => match flag_set(s) {
-            Some((names, rest)) if rest != 0 => json!({ "flags": names, "rest": rest }),
-            Some((names, _)) => json!({ "flags": names }),
-            None => json!({ "sym": s }),
-        },
-        Value::Flags { names, rest, .. } => {
-            let mut m = Map::new();
-            m.insert("flags".into(), json!(names));
-            if *rest != 0 {
-                m.insert("rest".into(), json!(rest));
-            }
-            J::Object(m)
-        }
-        Value::Fd { fd, path } => match path {
-            // `-yy`: "path" and "details" (see text.rs).
-            Some(p) => match p.iter().position(|&b| b == 0) {
-                Some(0) => json!({ "fd": fd, "details": bytes_json(&p[1..]) }),
-                Some(i) => json!({
-                    "fd": fd, "path": bytes_json(&p[..i]), "details": bytes_json(&p[i + 1..])
-                }),
-                None => json!({ "fd": fd, "path": bytes_json(p) }),
-            },
-            None => json!({ "fd": fd }),
-        },
-        Value::Struct(fields, more) => {
-            let mut m = Map::new();
-            for f in fields {
-                m.insert(f.name.to_string(), value_json(&f.value));
-            }
-            if *more {
-                m.insert("...".into(), J::Bool(true));
-            }
-            J::Object(m)
-        }
-        Value::Array(items, more) => {
-            let mut a: Vec<J> = items.iter().map(value_json).collect();
-            if *more {
-                a.push(J::String("...".into()));
-            }
-            J::Array(a)
-        }
-        Value::Changed(a, b) => json!({ "in": value_json(a), "out": value_json(b) }),
-        Value::Commented(v, c) => json!({ "value": value_json(v), "comment": c }),
-        Value::Call(..) | Value::Joined(..) => {
-            let mut s = String::new();
-            text::render_value(&mut s, v, &Default::default());
-            json!({ "expr": s })
-        }
-        Value::Unknown => J::Null,
-    }
-}
-
-/// Appends bytes as a JSON string (invalid UTF-8 becomes U+FFFD, as in
-/// [`value_json`]).
-fn push_bytes(out: &mut String, b: &[u8]) {
-    push_str(out, &String::from_utf8_lossy(b));
-}
-
-/// Appends `{"flags":[NAMES…]}`, with `"rest"` when bits are left over.
-fn write_flags(out: &mut String, names: &[&str], rest: u64) {
-    out.push_str("{\"flags\":[");
-    for (i, n) in names.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(out, n);
-    }
-    out.push(']');
-    if rest != 0 {
-        let _ = write!(out, ",\"rest\":{rest}");
-    }
-    out.push('}');
+    serde_json::to_value(v).unwrap_or(J::Null)
 }
 
 /// Appends the JSON form of `v`: the same structure as [`value_json`]
 /// (structure fields in decoder order rather than sorted).
 pub fn write_value(out: &mut String, v: &Value) {
-    match v {
-        Value::Int(i) | Value::Pid { pid: i, comm: None } => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Pid { pid, comm: Some(c) } => {
-            let _ = write!(out, "{{\"pid\":{pid},\"comm\":");
-            push_bytes(out, c);
-            out.push('}');
-        }
-        Value::UInt(u) | Value::Hex(u) | Value::Oct(u) => {
-            let _ = write!(out, "{u}");
-        }
-        Value::Ptr(0) | Value::Unknown => out.push_str("null"),
-        Value::Ptr(p) => {
-            let _ = write!(out, "{{\"ptr\":\"{p:#x}\"}}");
-        }
-        Value::Unreadable(p) => {
-            let _ = write!(out, "{{\"ptr\":\"{p:#x}\",\"unreadable\":true}}");
-        }
-        Value::Str(s) if s.truncated => {
-            out.push_str("{\"str\":");
-            push_bytes(out, &s.bytes);
-            out.push_str(",\"truncated\":true}");
-        }
-        Value::Str(s) => push_bytes(out, &s.bytes),
-        Value::Sym(s) => match flag_set(s) {
-            Some((names, rest)) => write_flags(out, &names, rest),
-            None => {
-                out.push_str("{\"sym\":");
-                push_str(out, s);
-                out.push('}');
-            }
-        },
-        Value::Flags { names, rest, .. } => write_flags(out, names, *rest),
-        Value::Fd { fd, path } => {
-            let _ = write!(out, "{{\"fd\":{fd}");
-            if let Some(p) = path {
-                match p.iter().position(|&b| b == 0) {
-                    Some(i) => {
-                        if i > 0 {
-                            out.push_str(",\"path\":");
-                            push_bytes(out, &p[..i]);
-                        }
-                        out.push_str(",\"details\":");
-                        push_bytes(out, &p[i + 1..]);
-                    }
-                    None => {
-                        out.push_str(",\"path\":");
-                        push_bytes(out, p);
-                    }
-                }
-            }
-            out.push('}');
-        }
-        Value::Struct(fields, more) => {
-            out.push('{');
-            for (i, f) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_str(out, &f.name);
-                out.push(':');
-                write_value(out, &f.value);
-            }
-            if *more {
-                if !fields.is_empty() {
-                    out.push(',');
-                }
-                out.push_str("\"...\":true");
-            }
-            out.push('}');
-        }
-        Value::Array(items, more) => {
-            out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, x);
-            }
-            if *more {
-                if !items.is_empty() {
-                    out.push(',');
-                }
-                out.push_str("\"...\"");
-            }
-            out.push(']');
-        }
-        Value::Changed(a, b) => {
-            out.push_str("{\"in\":");
-            write_value(out, a);
-            out.push_str(",\"out\":");
-            write_value(out, b);
-            out.push('}');
-        }
-        Value::Commented(v, c) => {
-            out.push_str("{\"value\":");
-            write_value(out, v);
-            out.push_str(",\"comment\":");
-            push_str(out, c);
-            out.push('}');
-        }
-        Value::Call(..) | Value::Joined(..) => {
-            let mut s = String::new();
-            text::render_value(&mut s, v, &Default::default());
-            out.push_str("{\"expr\":");
-            push_str(out, &s);
-            out.push('}');
-        }
-    }
-}
-
-/// Appends `d` as seconds with nanosecond digits (`0.000012345`): exact,
-/// and cheaper than formatting a float.
-fn push_secs(out: &mut String, d: Duration) {
-    let _ = write!(out, "{}.{:09}", d.as_secs(), d.subsec_nanos());
+    write_json(out, v);
 }
 
 /// Appends one syscall object and a newline.
 ///
-/// Keys, in order: `type`, `pid`, `time` (entry, Unix seconds), `syscall`,
+/// Keys, in order: `type`, `pid`, `ts_ns` (entry, nanoseconds since the
+/// Unix epoch), `syscall`,
 /// `args` (entry then exit arguments), `return` (number, string, or `null`
 /// when the call never returned), `errno` (name, when it failed),
-/// `return_path` (`-y` path of a returned descriptor), `duration`
-/// (seconds), `injected` / `delayed` (fault injection).
+/// `return_path` (`-y` path of a returned descriptor), `dur_ns`
+/// (nanoseconds in the call), `injected` / `delayed` (fault injection).
 pub fn syscall_line(out: &mut String, r: &SyscallRecord) {
-    let _ = write!(out, "{{\"type\":\"syscall\",\"pid\":{},\"time\":", r.pid);
-    push_secs(out, r.time.duration_since(UNIX_EPOCH).unwrap_or_default());
-    out.push_str(",\"syscall\":");
-    match r.name {
-        Some(n) => push_str(out, n),
-        None => {
-            let _ = write!(out, "\"syscall_{:#x}\"", r.nr);
-        }
-    }
-    out.push_str(",\"args\":[");
-    for (i, a) in r.entry_args.iter().chain(r.exit_args.iter()).enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_value(out, a);
-    }
-    out.push_str("],\"return\":");
-    match r.ret {
-        None => out.push_str("null"),
-        Some(Ret::Err { errno }) => {
-            out.push_str("-1,\"errno\":");
-            push_str(
-                out,
-                rtrace_arch::tables::errno_name(*errno).unwrap_or("E???"),
-            );
-        }
-        Some(Ret::ErrValue { value, errno }) => {
-            let _ = write!(out, "{value},\"errno\":");
-            push_str(
-                out,
-                rtrace_arch::tables::errno_name(*errno).unwrap_or("E???"),
-            );
-        }
-        Some(Ret::Int(i)) => {
-            let _ = write!(out, "{i}");
-        }
-        Some(Ret::UInt(u)) => {
-            let _ = write!(out, "{u}");
-        }
-        Some(Ret::Pid(pid, comm)) => {
-            let _ = write!(out, "{pid}");
-            if let Some(c) = comm {
-                out.push_str(",\"return_comm\":");
-                push_bytes(out, c);
-            }
-        }
-        Some(Ret::Fd(fd, path)) => {
-            let _ = write!(out, "{fd}");
-            if let Some(p) = path {
-                out.push_str(",\"return_path\":");
-                push_bytes(out, p);
-            }
-        }
-        Some(Ret::Hex(h) | Ret::Oct(h)) => {
-            let _ = write!(out, "{h}");
-        }
-        Some(ret) => {
-            let mut s = String::new();
-            text::render_ret(&mut s, ret, &Default::default());
-            push_str(out, s.trim_start_matches("= "));
-        }
-    }
-    if let Some(d) = r.duration {
-        out.push_str(",\"duration\":");
-        push_secs(out, d);
-    }
-    if r.injected {
-        out.push_str(",\"injected\":true");
-    }
-    if r.delayed {
-        out.push_str(",\"delayed\":true");
-    }
-    out.push_str("}\n");
+    write_json(out, &SyscallEvent::new(r));
+    out.push('\n');
 }
 
 /// Adds `"stack":[frame…]` (`-k`) to the object `line` ends with (as
@@ -358,55 +59,32 @@ pub fn add_stack(line: &mut String, frames: &[Frame]) {
         return;
     }
     line.truncate(end - 1);
-    line.push_str(",\"stack\":[");
-    for (i, f) in frames.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        let _ = write!(line, "{{\"pc\":\"{:#x}\"", f.pc);
-        if !f.module.is_empty() {
-            line.push_str(",\"module\":");
-            push_str(line, &f.module);
-        }
-        if let Some(o) = f.module_offset {
-            let _ = write!(line, ",\"module_offset\":\"{o:#x}\"");
-        }
-        if let Some(func) = &f.function {
-            line.push_str(",\"func\":");
-            push_str(line, func);
-        }
-        if let Some(o) = f.offset_in_function {
-            let _ = write!(line, ",\"off\":\"{o:#x}\"");
-        }
-        if let Some(file) = &f.file {
-            line.push_str(",\"file\":");
-            push_str(line, file);
-        }
-        if let Some(l) = f.line {
-            let _ = write!(line, ",\"line\":{l}");
-        }
-        line.push('}');
-    }
-    line.push_str("]}\n");
+    line.push_str(",\"stack\":");
+    let frames: Vec<FrameJson> = frames.iter().map(FrameJson::new).collect();
+    write_json(line, &frames);
+    line.push_str("}\n");
 }
 
 /// Appends a signal-delivery object: `type`, `pid`, `signal` (name),
 /// `siginfo`.
 pub fn signal_line(out: &mut String, pid: i32, sig: i32, info: &Value) {
-    let name = crate::value::signal_name(sig as u64)
-        .map(|c| c.into_owned())
-        .unwrap_or_else(|| sig.to_string());
-    let _ = write!(out, "{{\"type\":\"signal\",\"pid\":{pid},\"signal\":");
-    push_str(out, &name);
-    out.push_str(",\"siginfo\":");
-    write_value(out, info);
-    out.push_str("}\n");
+    let signal = crate::value::signal_name(sig as u64).unwrap_or_else(|| sig.to_string().into());
+    let ev = SignalEvent {
+        ty: "signal",
+        pid,
+        signal,
+        siginfo: info,
+    };
+    write_json(out, &ev);
+    out.push('\n');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Ret;
     use crate::value::{Field, StrVal};
+    use std::time::{Duration, UNIX_EPOCH};
 
     fn samples() -> Vec<Value> {
         let s = |b: &[u8], truncated| {
@@ -501,7 +179,7 @@ mod tests {
             assert!(s.starts_with("{\"type\":\"syscall\",") && s.ends_with("}\n"));
             let j: J = serde_json::from_str(&s).unwrap();
             assert_eq!(j["pid"], 42);
-            assert_eq!(j["time"].as_f64(), Some(5.25));
+            assert_eq!(j["ts_ns"].as_u64(), Some(5_250_000_000));
             assert_eq!(j["args"].as_array().unwrap().len(), args.len());
             assert_eq!(j["injected"], true);
             match ret {
@@ -520,9 +198,9 @@ mod tests {
                 Some(Ret::UInt(_)) => assert_eq!(j["return"].as_u64(), Some(1 << 63)),
                 Some(_) => {
                     assert_eq!(j["return"], 3);
-                    assert_eq!(j["duration"].as_f64(), Some(0.000012345));
+                    assert_eq!(j["dur_ns"].as_u64(), Some(12_345));
                 }
-                None => assert!(j["return"].is_null() && j.get("duration").is_none()),
+                None => assert!(j["return"].is_null() && j.get("dur_ns").is_none()),
             }
         }
     }

@@ -10,8 +10,15 @@
 //!
 //! Exit: `{"type":"exit","pid":N,"exit_code":C}` or `…,"signal":"SIGX",
 //! "core_dumped":B}`, the fields of the trace file's footer, never prose.
+//!
+//! Bytes (strings read from the tracee, paths, command names) are lossless:
+//! bytes that are valid UTF-8 are a plain JSON string; any other bytes are
+//! `{"bytes_hex":"2f746d70ff"}` (two lowercase hex digits per byte). So
+//! `"\xff"` and `"\xfe"` stay two different values, where a U+FFFD
+//! replacement made them one. [`bytes_of`] reads either form back.
 
 use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The names and the numeric rest of a `|`-joined flag set, or `None` when
 /// `s` is a single name or not a plain set: every part a C identifier, but
@@ -44,27 +51,85 @@ pub fn flag_set(s: &str) -> Option<(Vec<&str>, u64)> {
     Some((names.to_vec(), rest))
 }
 
-/// Appends an exit object: `type`, `pid`, then `exit_code` (exited) or
-/// `signal` (name) and `core_dumped` (killed), the trace file footer's
-/// fields.
-pub fn exit_line(out: &mut String, pid: i32, fate: crate::engine::Outcome) {
-    use crate::engine::Outcome;
-    let _ = write!(out, "{{\"type\":\"exit\",\"pid\":{pid}");
-    match fate {
-        Outcome::Exited(c) => {
-            let _ = write!(out, ",\"exit_code\":{c}");
-        }
-        Outcome::Killed(sig, core) => {
-            let name = crate::value::signal_name(sig as u64)
-                .map(|c| c.into_owned())
-                .unwrap_or_else(|| sig.to_string());
-            out.push_str(",\"signal\":");
-            push_str(out, &name);
-            let _ = write!(out, ",\"core_dumped\":{core}");
-        }
-        Outcome::None => {}
+/// Nanoseconds since the Unix epoch of `t` (0 before it): the `ts_ns` of
+/// every JSON stream (docs/json.md, "Time").
+pub fn unix_ns(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64
+}
+
+/// The version of the JSON streams' shapes (`rstrace`, `rltrace`, `kernel`,
+/// `break`, `watch`): said by each stream's first line, [`schema_line`].
+/// A recording's header carries `"stream":"record"` and the trace file's
+/// own version instead (`crate::tracefile::VERSION`).
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// The first line of a JSON stream: `{"type":"schema","stream":NAME,
+/// "version":N}` and a newline. Its schema is docs/schema/NAME.schema.json.
+pub fn schema_line(stream: &str) -> String {
+    let mut s = String::from("{\"type\":\"schema\",\"stream\":");
+    push_str(&mut s, stream);
+    let _ = writeln!(s, ",\"version\":{SCHEMA_VERSION}}}");
+    s
+}
+
+/// The key of the object that holds bytes that are not valid UTF-8.
+pub const BYTES_HEX: &str = "bytes_hex";
+
+/// `b` as lowercase hex, two digits per byte.
+pub fn hex(b: &[u8]) -> String {
+    let mut h = String::with_capacity(2 * b.len());
+    for x in b {
+        let _ = write!(h, "{x:02x}");
     }
-    out.push_str("}\n");
+    h
+}
+
+/// Appends bytes losslessly: a JSON string when they are UTF-8, else
+/// `{"bytes_hex":"…"}`.
+pub fn push_bytes(out: &mut String, b: &[u8]) {
+    match std::str::from_utf8(b) {
+        Ok(s) => push_str(out, s),
+        Err(_) => {
+            out.push_str("{\"bytes_hex\":\"");
+            out.push_str(&hex(b));
+            out.push_str("\"}");
+        }
+    }
+}
+
+/// The bytes a JSON value written by [`push_bytes`] stands for: a string's
+/// UTF-8, or the decoded `bytes_hex`; `None` for anything else.
+pub fn bytes_of(v: &serde_json::Value) -> Option<std::borrow::Cow<'_, [u8]>> {
+    use std::borrow::Cow;
+    if let Some(s) = v.as_str() {
+        return Some(Cow::Borrowed(s.as_bytes()));
+    }
+    let h = v.as_object()?.get(BYTES_HEX)?.as_str()?.as_bytes();
+    if h.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    h.chunks(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect::<Option<Vec<u8>>>()
+        .map(Cow::Owned)
+}
+
+/// Bytes as text for a reader that prints them: UTF-8 as is, other bytes
+/// as `\xNN` escapes (so two different byte strings never print alike).
+pub fn bytes_text(v: &serde_json::Value) -> Option<String> {
+    let b = bytes_of(v)?;
+    if let Ok(s) = std::str::from_utf8(&b) {
+        return Some(s.to_string());
+    }
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            let _ = write!(out, "\\x{x:02x}");
+        }
+    }
+    Some(out)
 }
 
 /// Appends `s` as a JSON string literal (quotes included).
@@ -116,5 +181,29 @@ mod tests {
         assert_eq!(flag_set("FUTEX_OP_SET<<28|FUTEX_OP_CMP_GT<<24"), None);
         assert_eq!(flag_set("~(A|B)"), None);
         assert_eq!(flag_set("A|0x1|B"), None);
+    }
+
+    #[test]
+    fn bytes_are_lossless() {
+        for b in [
+            &b"plain /tmp/x \"q\"\n"[..],
+            b"\xff",
+            b"\xfe",
+            b"a\xffb\0",
+            b"",
+            "é".as_bytes(),
+        ] {
+            let mut s = String::new();
+            push_bytes(&mut s, b);
+            let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+            assert_eq!(v.is_string(), std::str::from_utf8(b).is_ok(), "{s}");
+            assert_eq!(bytes_of(&v).as_deref(), Some(b), "{s}");
+        }
+        let ff: serde_json::Value = serde_json::json!({"bytes_hex": "61ff"});
+        let fe: serde_json::Value = serde_json::json!({"bytes_hex": "61fe"});
+        assert_eq!(bytes_text(&ff).unwrap(), "a\\xff");
+        assert_ne!(bytes_text(&ff), bytes_text(&fe));
+        assert_eq!(bytes_of(&serde_json::json!({"bytes_hex": "f"})), None);
+        assert_eq!(bytes_of(&serde_json::json!(3)), None);
     }
 }

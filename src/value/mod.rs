@@ -7,6 +7,7 @@
 
 pub mod json;
 pub mod json_shape;
+pub mod serialize;
 pub mod text;
 
 use std::borrow::Cow;

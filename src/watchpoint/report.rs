@@ -91,7 +91,10 @@ fn place_json(p: &Place) -> J {
 
 impl Report {
     /// A report to `out`.
-    pub fn new(out: Box<dyn Write>, json: bool) -> Report {
+    pub fn new(mut out: Box<dyn Write>, json: bool) -> Report {
+        if json {
+            let _ = out.write_all(crate::value::json_shape::schema_line("watch").as_bytes());
+        }
         Report { out, json }
     }
 

@@ -12,5 +12,6 @@ mod cli_clap;
 mod cli_usage;
 mod common_selftest;
 mod docs_paths;
+mod json_schemas;
 mod json_shapes;
 mod layers;

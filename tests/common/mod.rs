@@ -24,6 +24,7 @@
 
 pub mod child;
 pub mod private;
+pub mod schema;
 
 #[allow(unused_imports)]
 pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};

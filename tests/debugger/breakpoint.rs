@@ -368,6 +368,13 @@ fn attach_mid_run_then_sigint_detach_restores_everything() {
         .expect("rtrace");
     let mut rerr = BufReader::new(r.stderr.take().expect("stderr"));
     let mut said = String::new();
+    // --json: the stream's schema line first.
+    rerr.read_line(&mut said).expect("schema line");
+    assert!(
+        said.starts_with("{\"type\":\"schema\",\"stream\":\"break\""),
+        "{said}"
+    );
+    said.clear();
     rerr.read_line(&mut said).expect("attached line");
     assert!(said.contains("attached"), "{said}");
     // The breakpoint is in: the first byte is a trap now.
@@ -436,6 +443,13 @@ fn threads_attached_then_detached_while_hitting() {
         .expect("rtrace");
     let mut rerr = BufReader::new(r.stderr.take().expect("stderr"));
     let mut said = String::new();
+    // --json: the stream's schema line first.
+    rerr.read_line(&mut said).expect("schema line");
+    assert!(
+        said.starts_with("{\"type\":\"schema\",\"stream\":\"break\""),
+        "{said}"
+    );
+    said.clear();
     rerr.read_line(&mut said).expect("attached line");
     assert!(said.contains("attached"), "{said}");
     writeln!(pin, "go").expect("go");

@@ -40,8 +40,13 @@ fn mkdir_trace(root: &Path, json: bool) {
     let mut prog_pid = None;
     let mut ptr = None;
     let mut event = None;
+    let mut json_lines = String::new();
     for l in lines.by_ref() {
         let l = l.unwrap();
+        if l.starts_with("{\"") {
+            json_lines.push_str(&l);
+            json_lines.push('\n');
+        }
         if let Some(p) = l.strip_prefix("pid=") {
             prog_pid = Some(p.parse::<i32>().unwrap());
         } else if let Some(p) = l.strip_prefix("path=0x") {
@@ -68,6 +73,16 @@ fn mkdir_trace(root: &Path, json: bool) {
         "one mkdirat only: {rest:?}"
     );
     if json {
+        // The stream starts with its schema line and follows
+        // docs/schema/kernel.schema.json.
+        assert!(
+            json_lines.starts_with("{\"type\":\"schema\",\"stream\":\"kernel\",\"version\":1}\n"),
+            "{json_lines}"
+        );
+        let n = crate::common::schema::Schemas::load()
+            .check_lines("kernel.schema.json", &json_lines)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, 2, "{json_lines}");
         let v: serde_json::Value = serde_json::from_str(&ev).unwrap();
         assert_eq!(v["pid"], pid);
         assert_eq!(v["system"], "syscalls");

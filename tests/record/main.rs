@@ -7,6 +7,7 @@
 mod common;
 
 mod record;
+mod record_bytes;
 mod record_diff;
 mod record_diff_env;
 mod record_export;

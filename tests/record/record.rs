@@ -66,7 +66,7 @@ fn header_footer_events_and_exit_code() {
     let r = Recording::read(&file).unwrap();
     let h = &r.header;
     assert_eq!(h["type"], "header");
-    assert_eq!(h["version"], 2);
+    assert_eq!(h["version"], 3);
     assert_eq!(h["tool"], "rtrace");
     let prog = common::testprog("record_ci");
     let want: Vec<Value> = [prog.to_str().unwrap(), dir.to_str().unwrap(), "3"]
@@ -83,12 +83,16 @@ fn header_footer_events_and_exit_code() {
     assert_eq!(h["kernel"], release.trim());
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     assert_eq!(h["hostname"], host.trim());
-    assert!(h["start"].as_f64().unwrap() > 1.6e9);
+    assert!(h["start_ns"].as_u64().unwrap() > 1_600_000_000_000_000_000);
+    assert_eq!(
+        (h["stream"].as_str(), h["version"].as_u64()),
+        (Some("record"), Some(3))
+    );
     assert_eq!(h["recorded"]["syscalls"], true);
     let f = r.footer.as_ref().expect("footer");
     assert_eq!(f["exit_code"], 3);
     assert!(f["signal"].is_null());
-    assert!(f["elapsed"].as_f64().unwrap() > 0.0);
+    assert!(f["elapsed_ns"].as_u64().unwrap() > 0);
     // The counts in the footer are the events in the file.
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for e in &r.events {
@@ -329,7 +333,7 @@ fn bad_inputs_are_clear_errors() {
     std::fs::write(&text, "execve(\"/bin/true\") = 0\n").unwrap();
     let not_json = report(&text);
     let newer = dir.join("newer.rtrace");
-    std::fs::write(&newer, "{\"type\":\"header\",\"version\":3}\n").unwrap();
+    std::fs::write(&newer, "{\"type\":\"header\",\"version\":4}\n").unwrap();
     let too_new = report(&newer);
     for (o, want) in [
         (&missing, "No such file"),

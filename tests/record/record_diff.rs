@@ -287,8 +287,8 @@ fn injected_differences_are_found_first() {
     // 4. Only addresses, pids and times changed: no difference.
     let mut b = other.clone();
     for e in &mut b {
-        if let Some(t) = e["time"].as_f64() {
-            e["time"] = json!(t + 1000.0);
+        if let Some(t) = e["ts_ns"].as_u64() {
+            e["ts_ns"] = json!(t + 1_000_000_000_000);
         }
         if e["syscall"] == "brk" || e["syscall"] == "mmap" {
             e["return"] = json!(e["return"].as_u64().unwrap_or(0) + 0x10000);

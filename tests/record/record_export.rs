@@ -189,7 +189,7 @@ fn chrome_trace_of_processes_and_threads_is_well_formed() {
     let evs = events(&rec);
     let with_dur = evs
         .iter()
-        .filter(|e| e["type"] == "syscall" && e["duration"].is_f64())
+        .filter(|e| e["type"] == "syscall" && e["dur_ns"].is_u64())
         .count();
     assert_eq!(xs, with_dur, "one slice per finished syscall");
     assert_eq!(xs + is, evs.len(), "every event is on the timeline");
@@ -624,7 +624,7 @@ fn chrome_trace_loads_in_speedscope() {
         let p = shown[name];
         let calls: Vec<&Value> = evs
             .iter()
-            .filter(|e| e["pid"] == *tid && e["type"] == "syscall" && e["duration"].is_f64())
+            .filter(|e| e["pid"] == *tid && e["type"] == "syscall" && e["dur_ns"].is_u64())
             .collect();
         let names: BTreeSet<&str> = calls
             .iter()
@@ -640,7 +640,10 @@ fn chrome_trace_loads_in_speedscope() {
         let want_us = covered_us(
             calls
                 .iter()
-                .map(|e| (e["time"].as_f64().unwrap(), e["duration"].as_f64().unwrap()))
+                .map(|e| {
+                    let ns = |k: &str| e[k].as_u64().unwrap() as f64 / 1e9;
+                    (ns("ts_ns"), ns("dur_ns"))
+                })
                 .collect(),
         );
         let got_us = p["weight_us"].as_f64().expect("weight");

@@ -137,7 +137,7 @@ fn hits_and_returns_are_recorded_in_order_with_the_syscalls() {
                 (Some("hit"), Some("getpid"), Some("return")),
                 "{call:?}"
             );
-            let t = |e: &Value| e["time"].as_f64().unwrap();
+            let t = |e: &Value| e["ts_ns"].as_u64().unwrap();
             assert!(t(hit) <= t(sys) && t(sys) <= t(ret), "{call:?}");
             // Arguments from DWARF, the return value, the entry argument
             // register; the process of a thread.
@@ -148,7 +148,7 @@ fn hits_and_returns_are_recorded_in_order_with_the_syscalls() {
             assert_eq!(hit["args"][1]["value"], tag, "{hit}");
             assert_eq!(ret["retval"].as_i64(), Some(3 * i + 1), "{ret}");
             assert_eq!(ret["entry_args"][0].as_i64(), Some(i), "{ret}");
-            assert!(ret["duration_ns"].as_u64().unwrap() > 0);
+            assert!(ret["dur_ns"].as_u64().unwrap() > 0);
             for e in [hit, ret] {
                 assert_eq!(e["tid"].as_i64(), Some(tid));
                 assert_eq!(e["tgid"].as_i64(), Some(main_tid));

@@ -401,7 +401,7 @@ fn json_lines_carry_structured_values() {
             assert_eq!(v["args"][0]["sym"], "AT_FDCWD");
             assert_eq!(v["args"][2]["flags"][0], "O_RDONLY");
             assert!(v["return"].as_i64().unwrap() >= 3);
-            assert!(v["duration"].as_f64().is_some());
+            assert!(v["dur_ns"].as_u64().is_some());
             saw_open = true;
         }
     }

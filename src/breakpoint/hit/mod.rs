@@ -107,7 +107,7 @@ pub struct Breaker {
 
 impl Breaker {
     /// A handler for `opts`, writing to `sink`.
-    pub fn new(opts: &mut Options, sink: Sink) -> Breaker {
+    pub fn new(opts: &mut Options, mut sink: Sink) -> Breaker {
         let resolver = Resolver::new();
         let vars = Vars::new(resolver.symbolizer());
         Breaker {
@@ -130,8 +130,12 @@ impl Breaker {
             moved: HashMap::new(),
             unwinder: crate::unwind::Unwinder::new(),
             vars,
+            start: {
+                let start = Instant::now();
+                sink.set_origin(std::time::SystemTime::now());
+                start
+            },
             sink,
-            start: Instant::now(),
             warned: Default::default(),
             mains: Vec::new(),
             errors: 0,

@@ -49,12 +49,6 @@ const RETURNS_TWICE: &[&str] = &[
     "getcontext",
 ];
 
-fn unix(t: SystemTime) -> f64 {
-    t.duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs_f64()
-}
-
 /// What `--json` writes for one library call.
 pub(in crate::ltrace) struct JsonCall<'a> {
     pub tid: Tid,
@@ -79,9 +73,9 @@ pub(in crate::ltrace) fn json_line(c: &JsonCall) -> String {
     m.insert("lib".into(), c.lib.map_or(J::Null, |s| json!(s)));
     m.insert("args".into(), json!(c.args));
     m.insert("return".into(), c.ret.map_or(J::Null, |s| json!(s)));
-    m.insert("time".into(), json!(unix(c.time)));
+    m.insert("ts_ns".into(), json!(crate::value::json::unix_ns(c.time)));
     if let Some(d) = c.duration {
-        m.insert("duration".into(), json!(d.as_secs_f64()));
+        m.insert("dur_ns".into(), json!(d.as_nanos() as u64));
     }
     if c.injected {
         m.insert("injected".into(), json!(true));

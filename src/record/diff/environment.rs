@@ -180,7 +180,11 @@ pub fn classify(ev: &Value, fds: &FdNames) -> Option<usize> {
             On::StdFd => std_fd(),
             On::StdFdEmptyPath => {
                 std_fd()
-                    && args.get(1).and_then(crate::tracefile::tree::arg_str) == Some("")
+                    && args
+                        .get(1)
+                        .and_then(crate::tracefile::tree::arg_str)
+                        .as_deref()
+                        == Some("")
                     && args.iter().skip(2).any(|a| {
                         a["flags"]
                             .as_array()
@@ -195,8 +199,8 @@ pub fn classify(ev: &Value, fds: &FdNames) -> Option<usize> {
                 std_fd() && args.get(2).and_then(sym).is_some_and(|s| w.contains(&s))
             }
             On::StdFdErrno(e) => std_fd() && ev["errno"].as_str() == Some(e),
-            On::PathIs(paths) => path_args().any(|s| paths.contains(&s)),
-            On::LocalePath => path_args().any(is_locale_path),
+            On::PathIs(paths) => path_args().any(|s| paths.contains(&&*s)),
+            On::LocalePath => path_args().any(|s| is_locale_path(&s)),
             On::LocaleFd => args
                 .iter()
                 .filter_map(|a| a["fd"].as_i64())

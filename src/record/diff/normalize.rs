@@ -329,6 +329,13 @@ impl KeyWriter<'_> {
                     out.push_str(&norm_text(e));
                 } else if m.contains_key("str") {
                     self.arg(&m["str"], out);
+                } else if let (false, Some(t)) = (self.data, crate::value::json::bytes_text(v)) {
+                    // Bytes that are not UTF-8: compared byte for byte.
+                    out.push('"');
+                    out.push_str(&norm_text(&t));
+                    out.push('"');
+                } else if self.data && m.contains_key(crate::value::json_shape::BYTES_HEX) {
+                    out.push('…');
                 } else if let Some(i) = m.get("in") {
                     self.arg(i, out);
                 } else if let Some(v) = m.get("value") {
@@ -382,8 +389,8 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
     };
     let strings: Vec<String> = args
         .iter()
-        .filter_map(|a| crate::tracefile::tree::arg_str(a))
-        .map(norm_text)
+        .filter_map(crate::tracefile::tree::arg_str)
+        .map(|s| norm_text(&s))
         .collect();
     let file_class = syscall_info(name).is_some_and(|i| i.classes.contains(Classes::FILE));
     let class = match (probe, output) {
@@ -506,6 +513,25 @@ pub fn render(ev: &Value) -> String {
     format!("{name}({}) = {ret}", args.join(", "))
 }
 
+/// Bytes that are not UTF-8, quoted with `\xNN` for every byte outside
+/// printable ASCII.
+fn quote_bytes(b: &[u8]) -> String {
+    let mut q = String::from("\"");
+    for &c in b.iter().take(64) {
+        match c {
+            b'"' => q.push_str("\\\""),
+            b'\\' => q.push_str("\\\\"),
+            0x20..=0x7e => q.push(c as char),
+            _ => q.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    q.push('"');
+    if b.len() > 64 {
+        q.push_str("...");
+    }
+    q
+}
+
 fn quote(s: &str) -> String {
     let mut q = String::from("\"");
     for c in s.chars().take(64) {
@@ -534,6 +560,13 @@ pub fn show(v: &Value) -> String {
         Value::String(s) => quote(s),
         Value::Array(a) => format!("[{}]", a.iter().map(show).collect::<Vec<_>>().join(", ")),
         Value::Object(m) => {
+            if let Some(b) = m
+                .contains_key(crate::value::json_shape::BYTES_HEX)
+                .then(|| crate::value::json::bytes_of(v))
+                .flatten()
+            {
+                return quote_bytes(&b);
+            }
             if let Some(fd) = m.get("fd") {
                 return match m.get("path").and_then(Value::as_str) {
                     Some(p) => format!("{fd}<{p}>"),
@@ -556,8 +589,8 @@ pub fn show(v: &Value) -> String {
                 }
                 return names.join("|");
             }
-            if let Some(s) = m.get("str").and_then(Value::as_str) {
-                return format!("{}...", quote(s));
+            if let Some(s) = m.get("str") {
+                return format!("{}...", show(s));
             }
             if let (Some(i), Some(o)) = (m.get("in"), m.get("out")) {
                 return format!("{} => {}", show(i), show(o));

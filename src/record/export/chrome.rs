@@ -26,10 +26,6 @@ struct Ev {
     body: Value,
 }
 
-fn ns(secs: f64) -> u64 {
-    (secs * 1e9).round().max(0.0) as u64
-}
-
 fn slice_name(ev: &Value) -> Option<String> {
     match ev["type"].as_str()? {
         "syscall" => ev["syscall"].as_str().map(str::to_string),
@@ -75,7 +71,7 @@ fn details(ev: &Value) -> Value {
         // A probe's `args` are the function's, named: shown as they are.
         if !matches!(
             k.as_str(),
-            "type" | "pid" | "time" | "duration" | "args" | "stack"
+            "type" | "pid" | "ts_ns" | "dur_ns" | "time" | "duration" | "args" | "stack"
         ) || (probe && k == "args")
         {
             m.insert(k.clone(), v.clone());
@@ -90,9 +86,9 @@ pub fn chrome(rec: &Recording) -> Value {
     let origin = rec
         .events
         .iter()
-        .filter_map(|e| e["time"].as_f64())
-        .fold(f64::INFINITY, f64::min);
-    let origin = if origin.is_finite() { origin } else { 0.0 };
+        .filter_map(crate::tracefile::ts_ns)
+        .min()
+        .unwrap_or(0);
     let mut evs: Vec<Ev> = Vec::new();
     // End of the last event seen per thread, for events without a time.
     let mut last_end: Vec<Vec<u64>> = tree
@@ -106,8 +102,8 @@ pub fn chrome(rec: &Recording) -> Value {
             continue;
         };
         let (pid, tid) = (tree.processes[p].pid, tree.processes[p].threads[t].tid);
-        let time = ev["time"].as_f64().map(|s| ns((s - origin).max(0.0)));
-        let dur = ev["duration"].as_f64().map(ns);
+        let time = crate::tracefile::ts_ns(ev).map(|t| t.saturating_sub(origin));
+        let dur = crate::tracefile::dur_ns(ev);
         let ts = time.unwrap_or_else(|| last_end[p][t].max(global_end));
         let end = ts + dur.unwrap_or(0);
         last_end[p][t] = last_end[p][t].max(end);

@@ -74,8 +74,8 @@ pub fn folded(rec: &Recording, weight: Weight) -> (BTreeMap<String, u64>, bool) 
         }
         let w = match weight {
             Weight::Count => 1,
-            Weight::Time => match ev["duration"].as_f64() {
-                Some(d) => (d * 1e9).round().max(0.0) as u64,
+            Weight::Time => match crate::tracefile::dur_ns(ev) {
+                Some(d) => d,
                 None => continue,
             },
         };

@@ -48,7 +48,7 @@ impl Table {
         let (Some(name), false) = (ev["syscall"].as_str(), ev["return"].is_null()) else {
             return;
         };
-        let d = Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).max(0.0));
+        let d = Duration::from_nanos(crate::tracefile::dur_ns(ev).unwrap_or(0));
         let failed = ev.get("errno").is_some();
         let (n, order) = names.get(name);
         self.summary.record(n, order, d, failed);
@@ -97,7 +97,8 @@ struct Report<'a> {
     tree: ProcessTree,
     total: Table,
     per_process: Vec<Table>,
-    slowest: Vec<(f64, usize)>,
+    /// (nanoseconds in the call, event index).
+    slowest: Vec<(u64, usize)>,
     failures: BTreeMap<(String, String, String), u64>,
     files: BTreeMap<String, FileUse>,
     peers: BTreeMap<(String, String), (u64, u64)>,
@@ -238,7 +239,9 @@ fn open_flags(ev: &Value) -> Vec<String> {
 fn peer(v: &Value) -> Option<String> {
     let fam = v.get("sa_family")?["sym"].as_str()?.to_string();
     if fam == "AF_UNIX" {
-        return Some(arg_str(&v["sun_path"]).unwrap_or("(unnamed)").to_string());
+        return Some(
+            arg_str(&v["sun_path"]).map_or_else(|| "(unnamed)".to_string(), |s| s.into_owned()),
+        );
     }
     let mut addr = None;
     let mut port = None;
@@ -293,8 +296,7 @@ impl<'a> Report<'a> {
                 let u = r.libcalls.entry((func, lib)).or_default();
                 u.calls += 1;
                 u.unreturned += ev["return"].is_null() as u64;
-                u.total +=
-                    Duration::from_secs_f64(ev["duration"].as_f64().unwrap_or(0.0).clamp(0.0, 1e9));
+                u.total += Duration::from_nanos(crate::tracefile::dur_ns(ev).unwrap_or(0));
             }
             if ev["type"] == "probe" {
                 r.add_probe(i, ev);
@@ -308,7 +310,7 @@ impl<'a> Report<'a> {
                 r.per_process[p].add(&mut names, ev);
             }
             let name = ev["syscall"].as_str().unwrap_or("");
-            if let Some(d) = ev["duration"].as_f64() {
+            if let Some(d) = crate::tracefile::dur_ns(ev) {
                 r.slowest.push((d, i));
             }
             let errno = ev["errno"].as_str();
@@ -367,11 +369,7 @@ impl<'a> Report<'a> {
                 }
             }
         }
-        r.slowest.sort_by(|a, b| {
-            b.0.partial_cmp(&a.0)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.1.cmp(&b.1))
-        });
+        r.slowest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         r
     }
 
@@ -386,7 +384,7 @@ impl<'a> Report<'a> {
         };
         let p = &mut self.probes[k];
         p.hits += 1;
-        if let Some(ns) = ev["duration_ns"].as_u64() {
+        if let Some(ns) = ev["dur_ns"].as_u64().or_else(|| ev["duration_ns"].as_u64()) {
             p.in_call += Duration::from_nanos(ns);
             p.returns += 1;
         }

@@ -22,9 +22,9 @@ impl Report<'_> {
             })
             .collect();
         let pid = |t: i32| pid_label.get(&t).cloned().unwrap_or_else(|| t.to_string());
-        let time = |s: &Value| match (normalize, s.as_f64()) {
+        let time = |s: Option<u64>| match (normalize, s) {
             (true, _) => "TIME".to_string(),
-            (false, Some(x)) => format!("{x:.6}s"),
+            (false, Some(x)) => format!("{:.6}s", x as f64 / 1e9),
             (false, None) => "?".into(),
         };
         let h = &self.rec.header;
@@ -41,15 +41,16 @@ impl Report<'_> {
             h["kernel"].as_str().unwrap_or("?")
         );
         let _ = writeln!(o, "status: {}", self.status());
-        let elapsed = self
-            .rec
-            .footer
-            .as_ref()
-            .map_or(Value::Null, |f| f["elapsed"].clone());
+        let elapsed = self.rec.footer.as_ref().and_then(|f| {
+            f["elapsed_ns"].as_u64().or_else(|| {
+                // Schema versions before 3: float seconds.
+                f["elapsed"].as_f64().map(|x| (x * 1e9).round() as u64)
+            })
+        });
         let _ = writeln!(
             o,
             "elapsed: {}  events: {}",
-            time(&elapsed),
+            time(elapsed),
             self.rec.events.len()
         );
         let sort = if normalize {
@@ -81,7 +82,8 @@ impl Report<'_> {
                 let ev = &self.rec.events[i];
                 let _ = writeln!(
                     o,
-                    "{d:.6}s  pid {}  {}{}  = {}{}",
+                    "{:.6}s  pid {}  {}{}  = {}{}",
+                    d as f64 / 1e9,
                     pid(ev["pid"].as_i64().unwrap_or(0) as i32),
                     ev["syscall"].as_str().unwrap_or("?"),
                     self.compact_args(ev),
@@ -238,7 +240,7 @@ impl Report<'_> {
             "processes": procs,
             "slowest": self.slowest.iter().take(top).map(|&(d, i)| {
                 let ev = &self.rec.events[i];
-                json!({"pid": ev["pid"], "syscall": ev["syscall"], "args": ev["args"], "return": ev["return"], "errno": ev.get("errno"), "duration": d})
+                json!({"pid": ev["pid"], "syscall": ev["syscall"], "args": ev["args"], "return": ev["return"], "errno": ev.get("errno"), "dur_ns": d})
             }).collect::<Vec<_>>(),
             "failures": self.failures.iter().map(|((s, e, p), n)| json!({"syscall": s, "errno": e, "path": p, "count": n})).collect::<Vec<_>>(),
             "files": self.files.iter().map(|(p, u)| json!({"path": p, "opens": u.opens, "write_opens": u.write_opens, "writes": u.writes, "bytes_written": u.bytes_written})).collect::<Vec<_>>(),
