@@ -131,6 +131,9 @@ fn break_disasm_json_carries_the_same_lines() {
         .expect("rtrace");
     assert!(o.status.success(), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
+    common::schema::Schemas::load()
+        .check_lines("break.schema.json", &err)
+        .unwrap_or_else(|e| panic!("{e}\n{err}"));
     let hit: J = err
         .lines()
         .filter_map(|l| serde_json::from_str::<J>(l).ok())
@@ -161,6 +164,9 @@ fn watch_disasm_starts_at_the_accessing_instruction() {
         .expect("rtrace");
     assert!(o.status.success(), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
+    common::schema::Schemas::load()
+        .check_lines("watch.schema.json", &err)
+        .unwrap_or_else(|e| panic!("{e}\n{err}"));
     let hits: Vec<J> = err
         .lines()
         .filter_map(|l| serde_json::from_str::<J>(l).ok())
