@@ -113,6 +113,10 @@ mod tests {
         assert!(r.footer.is_none());
         let cut = r.cut.unwrap();
         assert!(cut.contains("cut after 1 events"), "{cut}");
+        // Binary junk is not a cut recording.
+        let e = Recording::parse(b"\xff\xfe\x00\x01").unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+        assert!(Recording::parse(b"junk").is_err());
         // An incomplete line that is not the last one is damage.
         assert!(Recording::parse(b"{\"type\":\"sys\n{\"type\":\"exit\"}\n").is_err());
     }

@@ -130,11 +130,17 @@ impl Reader {
             if text.is_empty() {
                 continue;
             }
+            if let Err(e) = std::str::from_utf8(text) {
+                // Only a line cut inside a character may end in a partial one.
+                if complete || e.error_len().is_some() {
+                    return Err(bad(format!("line {}: not UTF-8: {e}", self.line_no)));
+                }
+            }
             let parsed = serde_json::from_slice::<Value>(text);
             match parsed {
                 Ok(v) if v.is_object() => return Ok(Some(v)),
                 Ok(_) => return Err(bad(format!("line {}: not a JSON object", self.line_no))),
-                Err(_) if !complete => {
+                Err(_) if !complete && text.starts_with(b"{") => {
                     self.cut = Some(format!(
                         "recording cut after {} events: its last line is incomplete",
                         self.events + self.first.is_some() as u64

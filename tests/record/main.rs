@@ -11,4 +11,5 @@ mod record_diff;
 mod record_diff_env;
 mod record_export;
 mod record_probe;
+mod record_stream;
 mod replay_faults;

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Report<'_> {
+impl Report {
     pub(super) fn text(&self, top: usize, normalize: bool) -> String {
         let pid_label: HashMap<i32, String> = self
             .tree
@@ -27,7 +27,7 @@ impl Report<'_> {
             (false, Some(x)) => format!("{x:.6}s"),
             (false, None) => "?".into(),
         };
-        let h = &self.rec.header;
+        let h = &self.header;
         let mut o = String::new();
         let cmd: Vec<&str> = h["command"]
             .as_array()
@@ -42,16 +42,10 @@ impl Report<'_> {
         );
         let _ = writeln!(o, "status: {}", self.status());
         let elapsed = self
-            .rec
             .footer
             .as_ref()
             .map_or(Value::Null, |f| f["elapsed"].clone());
-        let _ = writeln!(
-            o,
-            "elapsed: {}  events: {}",
-            time(&elapsed),
-            self.rec.events.len()
-        );
+        let _ = writeln!(o, "elapsed: {}  events: {}", time(&elapsed), self.events);
         let sort = if normalize {
             SortBy::Name
         } else {
@@ -77,8 +71,7 @@ impl Report<'_> {
             );
         } else {
             let _ = writeln!(o, "\n== Slowest syscalls (top {top})");
-            for &(d, i) in self.slowest.iter().take(top) {
-                let ev = &self.rec.events[i];
+            for (d, _, ev) in self.slowest.iter().take(top) {
                 let _ = writeln!(
                     o,
                     "{d:.6}s  pid {}  {}{}  = {}{}",
@@ -115,15 +108,14 @@ impl Report<'_> {
             let prog = match p.execs.last() {
                 Some(e) if !e.argv.is_empty() => e.argv.join(" "),
                 Some(e) => e.program.clone(),
-                None if p.parent.is_none() && self.rec.header["command"].is_array() => {
-                    self.rec.header["command"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }
+                None if p.parent.is_none() && self.header["command"].is_array() => self.header
+                    ["command"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 None => format!("(fork of {})", self.program(i).unwrap_or("?")),
             };
             let threads = match p.threads.len() {
@@ -147,7 +139,7 @@ impl Report<'_> {
             };
             let _ = writeln!(o, "{n:6}  {call} {peer}{f}");
         }
-        if !self.libcalls.is_empty() || self.rec.header["recorded"]["libcalls"] == true {
+        if !self.libcalls.is_empty() || self.header["recorded"]["libcalls"] == true {
             let _ = writeln!(
                 o,
                 "\n== Library calls (whole tree; wall-clock time in calls)\n    calls  no-return     seconds  usecs/call  function (library)"
@@ -217,8 +209,7 @@ impl Report<'_> {
                     "program": self.program(i),
                     "argv": p.execs.last().map(|e| e.argv.clone()),
                     // The exit event's fields: exit_code, or signal and core_dumped.
-                    "exit": p.threads.first().and_then(|t| t.exit_event).map(|e| {
-                        let ev = &self.rec.events[e];
+                    "exit": p.threads.first().and_then(|t| t.exit_record.as_ref()).map(|ev| {
                         match ev.get("exit_code") {
                             Some(c) => json!({"exit_code": c}),
                             None if ev["signal"].is_string() => json!({"signal": ev["signal"], "core_dumped": ev["core_dumped"] == true}),
@@ -231,13 +222,12 @@ impl Report<'_> {
             })
             .collect();
         json!({
-            "command": self.rec.header["command"],
+            "command": self.header["command"],
             "status": self.status(),
-            "footer": self.rec.footer,
+            "footer": self.footer,
             "summary": self.total.json(),
             "processes": procs,
-            "slowest": self.slowest.iter().take(top).map(|&(d, i)| {
-                let ev = &self.rec.events[i];
+            "slowest": self.slowest.iter().take(top).map(|(d, _, ev)| {
                 json!({"pid": ev["pid"], "syscall": ev["syscall"], "args": ev["args"], "return": ev["return"], "errno": ev.get("errno"), "duration": d})
             }).collect::<Vec<_>>(),
             "failures": self.failures.iter().map(|((s, e, p), n)| json!({"syscall": s, "errno": e, "path": p, "count": n})).collect::<Vec<_>>(),
