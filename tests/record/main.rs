@@ -9,6 +9,7 @@ mod common;
 mod record;
 mod record_diff;
 mod record_diff_env;
+mod record_events;
 mod record_export;
 mod record_probe;
 mod record_stream;

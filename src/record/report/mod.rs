@@ -15,6 +15,7 @@
 //! through [`crate::output::normalize`] (addresses, temp paths).
 
 mod build;
+mod events;
 mod input;
 mod render;
 
@@ -30,7 +31,9 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-const USAGE: &str = "usage: rtrace report FILE [--json] [--normalize] [--top N]\n";
+const USAGE: &str = "usage: rtrace report FILE [--json] [--normalize] [--top N]
+       rtrace report --events [-e trace=SET] [--pid PID] [--from S] [--to S] FILE
+";
 
 /// `rtrace report --help` (after the usage line).
 const HELP: &str = "
@@ -48,6 +51,14 @@ options:
                   and durations placeholders, the summary sorted by name, no
                   slowest-calls section, addresses and temp paths masked
   --top N         how many of the slowest calls to list (default 10)
+  --events        print the events instead, as rstrace/rltrace text, one
+                  line each (PID name(args) = ret), like perf script
+  -e trace=SET    with --events: only these syscalls (rstrace's syntax:
+                  names, %file, %net, /regex, !negation); other events stay
+  --pid PID       with --events: only this thread or process (repeatable)
+  --from S, --to S
+                  with --events: only events from/to S seconds after the
+                  recording's start (decimals allowed)
   -h, --help      this text
 
 Exit status: 0 done, 1 when the file cannot be read or holds no events,
@@ -56,6 +67,7 @@ Exit status: 0 done, 1 when the file cannot be read or holds no events,
 examples:
   rtrace report run.rtrace
   rtrace report --json --top 3 run.rtrace.zst
+  rtrace report --events -e trace=%file --pid 1234 --from 0.5 run.rtrace
 ";
 
 /// A bad command line: the error, the usage line, exit status 2.
@@ -383,9 +395,35 @@ pub fn render(rec: &Recording, top: usize, normalize: bool) -> String {
 /// Runs `rtrace report` with `args`; returns the exit code.
 pub fn main(args: &[OsString]) -> i32 {
     let (mut file, mut as_json, mut normalize, mut top) = (None, false, false, 10usize);
+    let (mut list, mut filter) = (false, events::Filter::default());
+    let secs = |v: Option<String>| {
+        v.and_then(|n| n.parse::<f64>().ok())
+            .filter(|x| x.is_finite())
+    };
     let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--events" => list = true,
+            "-e" => {
+                let spec = it.next().unwrap_or_default();
+                let set = spec.strip_prefix("trace=").unwrap_or(&spec);
+                match crate::strace::filter::SyscallSet::parse(set) {
+                    Ok(s) => filter.trace = Some(s),
+                    Err(e) => return usage_error(&format!("-e {spec}: {}", e.msg)),
+                }
+            }
+            "--pid" => match it.next().and_then(|n| n.parse().ok()) {
+                Some(p) => filter.pids.push(p),
+                None => return usage_error("--pid needs a number"),
+            },
+            "--from" => match secs(it.next()) {
+                Some(s) => filter.from = Some(s),
+                None => return usage_error("--from needs seconds"),
+            },
+            "--to" => match secs(it.next()) {
+                Some(s) => filter.to = Some(s),
+                None => return usage_error("--to needs seconds"),
+            },
             "--json" => as_json = true,
             "--normalize" => normalize = true,
             "-h" | "--help" => {
@@ -406,6 +444,9 @@ pub fn main(args: &[OsString]) -> i32 {
     let Some(file) = file else {
         return usage_error("no trace file given");
     };
+    if list {
+        return events::main(&file, &filter);
+    }
     let r = match input::read(&file, top) {
         Ok(r) => r,
         Err(e) => {
