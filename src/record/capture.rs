@@ -59,8 +59,10 @@ running; the exit status is then 0, or 128+N after signal N (as strace -p).
 
   -o FILE          the trace file (default rtrace.rtrace; a name ending in
                    .zst means --zstd)
-  --zstd           compress the file with zstd (one frame per MiB of text:
-                   `zstd -d` and rtrace report/diff/export read it)
+  --zstd           compress the file with zstd, on a thread of its own, as
+                   independent frames (one per 50 ms flush or MiB of text:
+                   `zstd -d` and rtrace report/diff/export read it, and a
+                   recording cut by a kill reads up to its last frame)
   --syscalls       record system calls (the default)
   --libcalls       record library calls too, with rltrace's engine
                    (`rltrace -f -S --json`): \"libcall\" events with function,

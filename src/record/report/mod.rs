@@ -9,6 +9,10 @@
 //! `--probe` recordings the hits of each probe, in all and per process
 //! (return probes with their mean time in the call).
 //!
+//! The recording is read as a stream, twice ([`input`], [`build`]): memory
+//! does not grow with its size. `--events` prints the events back as
+//! rstrace/rltrace text instead ([`events`]).
+//!
 //! With `--normalize`, pids become `PID1…` in tree order, times and
 //! durations become placeholders, the summary is sorted by name, the
 //! slowest-calls section (timing only) is left out, and the text then goes
