@@ -13,9 +13,13 @@
 //! (rstrace's JSON shape, decoded by the same decoders) land in the same
 //! file; [`TypeFirst`] moves each libcall object's `"type"` key to the
 //! front (serde_json writes keys sorted), so every line of a trace file
-//! starts with its type. With `--zstd` (or `-o FILE.zst`) the file is
-//! written through [`ZstdWriter`]: one zstd frame per MiB of text, so
-//! memory stays bounded and `zstd -d` reads the result. With `--probe SPEC`
+//! starts with its type. Both write through a paced buffer
+//! ([`crate::output::paced`]): the file is at most 100 ms behind. With
+//! `--zstd` (or `-o FILE.zst`) a compressor thread
+//! ([`super::writers::Compressor`]) writes it as independent zstd frames,
+//! one per paced flush or MiB of text, so memory stays bounded, `zstd -d`
+//! reads the result and a recorder killed by SIGKILL leaves a file that
+//! reads up to its last 100 ms. With `--probe SPEC`
 //! rtrace break's breakpoints run in the same session
 //! ([`super::probe::Probes`], a layer in front of rstrace's handler) and
 //! their hits land in the file as `"type":"probe"` events. The command's fate becomes
@@ -26,15 +30,14 @@
 use super::cli::RecordArgs;
 use super::header::{footer, header, Args, Cmd};
 use super::probe;
-use super::writers::{Output, Shared, Tally, TypeFirst};
+use super::writers::{Output, Shared, TypeFirst};
 use crate::ltrace::cli as lcli;
+use crate::output::paced::Paced;
 use crate::strace::{self, cli, sink::Sink, Ended};
-use std::cell::RefCell;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::rc::Rc;
 use std::time::Instant;
 
 /// The trace file written when `-o` is not given.
@@ -306,7 +309,7 @@ pub fn main(r: RecordArgs) -> i32 {
     );
     let status = record_to(&a, head, |w| {
         let layer = probes.as_mut().map(|p| p as &mut dyn strace::Layer);
-        strace::run_layered(o, Sink::to_writer(w), layer)
+        strace::run_layered(o, Sink::to_paced(w), layer)
     });
     for m in probes
         .as_mut()
@@ -389,15 +392,16 @@ fn main_libcalls(a: &Args) -> i32 {
         },
     );
     record_to(a, head, |w| {
-        let w = TypeFirst::new(io::BufWriter::with_capacity(1 << 16, w));
+        let w = TypeFirst::new(Paced::new(w));
         crate::ltrace::trace(&o, Some(Box::new(w)))
     })
 }
 
 /// Creates the trace file, writes `head`, runs `trace` with a writer into
-/// the file (through the [`Tally`]), then writes the footer; returns the
-/// exit status to pass on.
-fn record_to(a: &Args, head: String, trace: impl FnOnce(Box<dyn Write>) -> Ended) -> i32 {
+/// the file (through the [`super::writers::Tally`]; `trace` puts a paced
+/// buffer in front), then writes the footer; returns the exit status to
+/// pass on.
+fn record_to(a: &Args, head: String, trace: impl FnOnce(Shared) -> Ended) -> i32 {
     let path = a.output.clone().unwrap_or_else(|| DEFAULT_OUTPUT.into());
     let file = match File::create(&path) {
         Ok(f) => f,
@@ -407,14 +411,14 @@ fn record_to(a: &Args, head: String, trace: impl FnOnce(Box<dyn Write>) -> Ended
         }
     };
     let out = Output::new(Box::new(file), a.zstd);
-    let tally = Rc::new(RefCell::new(Tally::new(out)));
-    if let Err(e) = tally.borrow_mut().out.write_all(head.as_bytes()) {
+    let tally = Shared::new(out);
+    if let Err(e) = tally.lock().out.write_all(head.as_bytes()) {
         eprintln!("rtrace record: writing '{}': {e}", show(&path));
         return 1;
     }
     let started = Instant::now();
-    let end = trace(Box::new(Shared(tally.clone())));
-    let mut t = tally.borrow_mut();
+    let end = trace(tally.clone());
+    let mut t = tally.lock();
     let counts = t.counts.clone();
     let (foot, status) = footer(end, started, &counts);
     let wrote = t

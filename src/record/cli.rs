@@ -19,8 +19,10 @@ pub struct RecordArgs {
     /// The trace file (default rtrace.rtrace; a name ending in .zst means --zstd).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<OsString>,
-    /// Compress the file with zstd (one frame per MiB of text: `zstd -d` and
-    /// rtrace report/diff/export read it).
+    /// Compress the file with zstd, on a thread of its own, as independent
+    /// frames (one per 50 ms flush or MiB of text): `zstd -d` and rtrace
+    /// report/diff/export read it, and a recording cut by a kill reads up to
+    /// its last frame.
     #[arg(long)]
     pub zstd: bool,
     /// Record system calls (the default).
@@ -92,6 +94,32 @@ pub struct ReportArgs {
     /// How many of the slowest calls to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Print the events instead, as rstrace/rltrace text, one line each
+    /// (PID name(args) = ret), like perf script.
+    #[arg(long, conflicts_with_all = ["json", "normalize"])]
+    pub events: bool,
+    /// With --events: only these syscalls (rstrace's syntax: names, %file,
+    /// %net, /regex, !negation); other events stay.
+    #[arg(short = 'e', value_name = "trace=SET", requires = "events")]
+    pub trace: Option<String>,
+    /// With --events: only this thread or process (repeatable).
+    #[arg(long, value_name = "PID", requires = "events")]
+    pub pid: Vec<i64>,
+    /// With --events: only events from S seconds after the recording's
+    /// start (decimals allowed).
+    #[arg(long, value_name = "S", requires = "events", value_parser = seconds)]
+    pub from: Option<f64>,
+    /// With --events: only events up to S seconds after the recording's start.
+    #[arg(long, value_name = "S", requires = "events", value_parser = seconds)]
+    pub to: Option<f64>,
+}
+
+/// A time offset in seconds, finite and not negative.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("'{s}' is not a number of seconds")),
+    }
 }
 
 const REPORT_AFTER: &str = "\
@@ -108,7 +136,8 @@ Exit status: 0 done, 1 when the file cannot be read or holds no events,
 Examples:
   rtrace report run.rtrace
   rtrace report --json --top 3 run.rtrace.zst
-  rtrace report --normalize --top=5 run.rtrace";
+  rtrace report --normalize --top=5 run.rtrace
+  rtrace report --events -e trace=%file --pid 1234 --from 0.5 run.rtrace";
 
 /// `rtrace diff`.
 #[derive(clap::Args, Debug)]

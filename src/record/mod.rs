@@ -5,7 +5,9 @@
 //! The trace file ([`crate::tracefile`]) is JSON Lines: a `header` object, the events
 //! rstrace's `--json` prints (plus library calls, probe hits and injections),
 //! and a `footer` with the command's fate. Every reader goes through
-//! [`crate::tracefile::Recording`].
+//! [`crate::tracefile::Reader`] (a stream; `report` reads only that way),
+//! `diff` and `export` through [`crate::tracefile::Recording`] (all of it
+//! in memory).
 
 pub mod capture;
 pub mod cli;

@@ -182,6 +182,22 @@ impl Sink {
         self.preamble = Some(line);
     }
 
+    /// A sink writing everything to `w` through a paced buffer (as a
+    /// `-o FILE` sink is): written out every 50 ms by the flusher thread,
+    /// so `w` must be `Send`. `rtrace record` writes its trace file
+    /// through this.
+    pub fn to_paced(w: impl Write + Send + 'static) -> Sink {
+        Sink {
+            main: Stream::unbuffered(Box::new(Paced::new(w)), false),
+            separate: None,
+            per_tid: HashMap::new(),
+            reader: None,
+            to_file: true,
+            norm: None,
+            preamble: None,
+        }
+    }
+
     /// `--normalize`: from now on every stream's lines are normalised.
     pub fn normalize(&mut self) {
         let n = Rc::new(RefCell::new(Normalizer::new()));

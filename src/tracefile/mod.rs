@@ -1,12 +1,9 @@
 //! Reading a trace file: JSON Lines, optionally zstd-compressed, one
-//! `header` object first, events, then one `footer` object; and
-//! [`ZstdWriter`], which compresses a trace file as it is written.
-//!
-//! Compression: a file starting with zstd's frame magic is decompressed
-//! (ruzstd, pure Rust) before parsing; it may hold several concatenated
-//! frames (and skippable frames), as `rtrace record --zstd` writes it (one
-//! frame per [`ZSTD_CHUNK`] of text) and as `zstd` / `cat a.zst b.zst`
-//! produce.
+//! `header` object first, events, then one `footer` object. [`Reader`]
+//! reads one as a stream (memory bounded by its longest line); a
+//! [`Recording`] holds a whole one in memory, for the tools that need every
+//! event at once (`diff`, `export`, `--replay-faults`). zstd (frames
+//! written and read as a stream) is [`zstd`].
 //!
 //! Schema version 3 (documented in docs/record.md, "Trace file", and
 //! docs/schema/record.schema.json):
@@ -24,13 +21,15 @@
 //! them back). A stream's schema line, first in `rstrace --json` output,
 //! is skipped.
 
+mod reader;
 pub mod tree;
+pub mod zstd;
 
-use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
-use ruzstd::encoding::{compress, CompressionLevel};
+pub use reader::Reader;
+pub use zstd::{decompress, is_zstd, ZstdWriter, ZSTD_CHUNK};
+
 use serde_json::Value;
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::Path;
 
 /// The schema version this build writes and reads (and every older one).
@@ -52,185 +51,40 @@ pub struct Recording {
     pub events: Vec<Value>,
     /// The `footer` object, if the recording finished.
     pub footer: Option<Value>,
-}
-
-/// zstd's frame magic.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-
-/// Uncompressed bytes per zstd frame written by [`ZstdWriter`]: memory
-/// stays bounded by about this much, and a file cut short loses at most
-/// its last frame.
-pub const ZSTD_CHUNK: usize = 1 << 20;
-
-/// Whether `bytes` start like a zstd frame.
-pub fn is_zstd(bytes: &[u8]) -> bool {
-    bytes.starts_with(&ZSTD_MAGIC)
-}
-
-/// Turns raw file bytes into text: decompresses zstd frames.
-fn decode(bytes: Vec<u8>) -> io::Result<Vec<u8>> {
-    if is_zstd(&bytes) {
-        return decompress(&bytes);
-    }
-    Ok(bytes)
-}
-
-/// Decompresses a zstd stream: every frame in `input`, one after the other
-/// (skippable frames are skipped). Truncated or corrupt input is an error.
-pub fn decompress(mut input: &[u8]) -> io::Result<Vec<u8>> {
-    let zerr = |e: FrameDecoderError| bad(format!("zstd: {e}"));
-    let mut out = Vec::new();
-    let mut dec = FrameDecoder::new();
-    while !input.is_empty() {
-        match dec.reset(&mut input) {
-            Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                length,
-                ..
-            })) => {
-                input = input
-                    .get(length as usize..)
-                    .ok_or_else(|| bad("zstd: truncated skippable frame".into()))?;
-                continue;
-            }
-            Err(e) => return Err(zerr(e)),
-        }
-        while !dec.is_finished() {
-            let before = input.len();
-            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(ZSTD_CHUNK))
-                .map_err(zerr)?;
-            dec.collect_to_writer(&mut out)?;
-            if input.len() == before && !dec.is_finished() {
-                return Err(bad("zstd: truncated frame".into()));
-            }
-        }
-        dec.collect_to_writer(&mut out)?;
-    }
-    Ok(out)
-}
-
-/// A `Write` that compresses into `inner` as concatenated zstd frames, one
-/// per [`ZSTD_CHUNK`] bytes of input (a valid zstd stream: `zstd -d` reads
-/// it whole). `flush` only flushes `inner`: the text buffered for the
-/// current frame is compressed when the chunk fills up or at [`finish`].
-///
-/// [`finish`]: ZstdWriter::finish
-pub struct ZstdWriter<W: Write> {
-    inner: W,
-    buf: Vec<u8>,
-    frame: Vec<u8>,
-    chunk: usize,
-}
-
-impl<W: Write> ZstdWriter<W> {
-    /// A writer with frames of [`ZSTD_CHUNK`] bytes.
-    pub fn new(inner: W) -> ZstdWriter<W> {
-        ZstdWriter::with_chunk(inner, ZSTD_CHUNK)
-    }
-
-    /// A writer with frames of `chunk` bytes of input.
-    pub fn with_chunk(inner: W, chunk: usize) -> ZstdWriter<W> {
-        ZstdWriter {
-            inner,
-            buf: Vec::with_capacity(chunk.min(ZSTD_CHUNK)),
-            frame: Vec::new(),
-            chunk: chunk.max(1),
-        }
-    }
-
-    /// Compresses what is buffered into one frame and writes it.
-    fn emit(&mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        self.frame.clear();
-        // Into memory: ruzstd panics on a failing drain.
-        compress(&self.buf[..], &mut self.frame, CompressionLevel::Fastest);
-        self.buf.clear();
-        self.inner.write_all(&self.frame)
-    }
-
-    /// Writes the last frame and flushes `inner`.
-    pub fn finish(&mut self) -> io::Result<()> {
-        self.emit()?;
-        self.inner.flush()
-    }
-}
-
-impl<W: Write> Write for ZstdWriter<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let n = data.len().min(self.chunk - self.buf.len());
-        self.buf.extend_from_slice(&data[..n]);
-        if self.buf.len() >= self.chunk {
-            self.emit()?;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
+    /// Set when the file was cut short inside a line or a zstd frame
+    /// ([`Reader::cut`]): the events are those before the cut.
+    pub cut: Option<String>,
 }
 
 impl Recording {
     /// Reads a trace file (`-` for standard input).
     pub fn read(path: &Path) -> io::Result<Recording> {
-        let mut bytes = Vec::new();
-        if path.as_os_str() == "-" {
-            io::stdin().read_to_end(&mut bytes)?;
-        } else {
-            bytes = std::fs::read(path)?;
-        }
-        Recording::from_bytes(bytes)
+        Recording::from_reader(Reader::open(path)?)
     }
 
-    /// Parses a trace file's bytes, decompressing them first if they are
-    /// zstd frames.
+    /// Parses a trace file's bytes (plain or zstd frames).
     pub fn from_bytes(bytes: Vec<u8>) -> io::Result<Recording> {
-        Recording::parse(&decode(bytes)?)
+        Recording::from_reader(Reader::new(Box::new(io::Cursor::new(bytes)))?)
     }
 
     /// Parses trace-file text. A line that is not a JSON object is an
     /// error naming its line number; a header of a newer schema version is
-    /// refused.
+    /// refused; an incomplete last line is left out ([`Recording::cut`]).
     pub fn parse(text: &[u8]) -> io::Result<Recording> {
-        let text = std::str::from_utf8(text).map_err(|e| bad(format!("not UTF-8: {e}")))?;
-        let mut r = Recording::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: Value = serde_json::from_str(line)
-                .map_err(|e| bad(format!("line {}: not JSON: {e}", i + 1)))?;
-            if !v.is_object() {
-                return Err(bad(format!("line {}: not a JSON object", i + 1)));
-            }
-            match v["type"].as_str() {
-                Some("header") if i == 0 => {
-                    let ver = v["version"].as_u64().unwrap_or(0);
-                    if ver > VERSION {
-                        return Err(bad(format!(
-                            "trace file version {ver} is newer than this rtrace reads ({VERSION})"
-                        )));
-                    }
-                    r.header = v;
-                }
-                // A stream's schema line (`rstrace --json` output read as a
-                // recording): no event.
-                Some("schema") if i == 0 => {
-                    let ver = v["version"].as_u64().unwrap_or(0);
-                    let max = crate::value::json_shape::SCHEMA_VERSION;
-                    if ver > max {
-                        return Err(bad(format!(
-                            "JSON stream version {ver} is newer than this rtrace reads ({max})"
-                        )));
-                    }
-                }
-                Some("footer") => r.footer = Some(v),
-                _ => r.events.push(v),
-            }
+        Recording::from_bytes(text.to_vec())
+    }
+
+    fn from_reader(mut r: Reader) -> io::Result<Recording> {
+        let mut events = Vec::new();
+        while let Some(ev) = r.next_event()? {
+            events.push(ev);
         }
-        Ok(r)
+        Ok(Recording {
+            header: r.header,
+            events,
+            footer: r.footer,
+            cut: r.cut,
+        })
     }
 }
 
@@ -254,10 +108,6 @@ fn secs_to_ns(s: f64) -> Option<u64> {
     (s.is_finite() && s >= 0.0).then(|| (s * 1e9).round() as u64)
 }
 
-fn bad(msg: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +119,7 @@ mod tests {
         assert_eq!(r.header["version"], 1);
         assert_eq!(r.events.len(), 1);
         assert_eq!(r.footer.unwrap()["exit_code"], 3);
+        assert!(r.cut.is_none());
     }
 
     #[test]
@@ -290,39 +141,47 @@ mod tests {
     }
 
     #[test]
-    fn zstd_frames_round_trip() {
-        let text: String = (0..5000)
-            .map(|i| format!("{{\"type\":\"syscall\",\"pid\":{i}}}\n"))
+    fn a_cut_last_line_is_left_out_and_said() {
+        let t = b"{\"type\":\"header\",\"version\":2}\n{\"type\":\"syscall\",\"pid\":1}\n{\"type\":\"sys";
+        let r = Recording::parse(t).unwrap();
+        assert_eq!(r.events.len(), 1);
+        assert!(r.footer.is_none());
+        let cut = r.cut.unwrap();
+        assert!(cut.contains("cut after 1 events"), "{cut}");
+        // Binary junk is not a cut recording.
+        let e = Recording::parse(b"\xff\xfe\x00\x01").unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+        assert!(Recording::parse(b"junk").is_err());
+        // An incomplete line that is not the last one is damage.
+        assert!(Recording::parse(b"{\"type\":\"sys\n{\"type\":\"exit\"}\n").is_err());
+    }
+
+    #[test]
+    fn zstd_recordings_read_whole_and_cut() {
+        use std::io::Write;
+        let text: String = std::iter::once("{\"type\":\"header\",\"version\":2}\n".to_string())
+            .chain((0..5000).map(|i| format!("{{\"type\":\"syscall\",\"pid\":{i}}}\n")))
             .collect();
         let mut z = ZstdWriter::with_chunk(Vec::new(), 4096);
-        for piece in text.as_bytes().chunks(1000) {
-            z.write_all(piece).unwrap();
-        }
+        z.write_all(text.as_bytes()).unwrap();
         z.finish().unwrap();
-        let bytes = z.inner;
-        assert!(is_zstd(&bytes));
-        // Many frames: one per chunk.
-        let frames = bytes.windows(4).filter(|w| *w == ZSTD_MAGIC).count();
-        assert!(frames >= text.len() / 4096, "{frames}");
-        assert!(bytes.len() < text.len() / 2);
-        assert_eq!(decompress(&bytes).unwrap(), text.as_bytes());
+        let bytes = z.get_ref().clone();
         let r = Recording::from_bytes(bytes.clone()).unwrap();
-        assert_eq!(r.events.len(), 5000);
-        // A skippable frame between frames is skipped.
-        let mut skip = vec![0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3];
-        skip.extend_from_slice(&bytes);
-        let mut with_skip = bytes.clone();
-        with_skip.extend_from_slice(&skip);
-        assert_eq!(decompress(&with_skip).unwrap().len(), 2 * text.len());
-        // Cut short or followed by garbage: an error, no panic.
-        for cut in [bytes.len() - 1, bytes.len() / 2, 5] {
-            assert!(
-                Recording::from_bytes(bytes[..cut].to_vec()).is_err(),
-                "{cut}"
-            );
+        assert_eq!(
+            (r.events.len(), r.header["version"].as_u64()),
+            (5000, Some(2))
+        );
+        assert!(r.cut.is_none());
+        // Cut anywhere: the events before the cut, in order, and a warning.
+        for cut in [bytes.len() - 1, bytes.len() / 2, 7] {
+            let r = Recording::from_bytes(bytes[..cut].to_vec()).unwrap();
+            assert!(r.cut.is_some(), "{cut}");
+            assert!(r.events.len() < 5000, "{cut}");
+            for (i, ev) in r.events.iter().enumerate() {
+                assert_eq!(ev["pid"], i, "{cut}");
+            }
         }
-        let mut junk = bytes.clone();
-        junk.extend_from_slice(b"junk");
-        assert!(decompress(&junk).is_err());
+        let r = Recording::from_bytes(bytes[..bytes.len() - 1].to_vec()).unwrap();
+        assert!(r.events.len() > 4000, "{}", r.events.len());
     }
 }

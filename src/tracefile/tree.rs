@@ -83,9 +83,25 @@ pub struct Thread {
     pub exit: Option<String>,
     /// Index of its `exit` event, if recorded.
     pub exit_event: Option<usize>,
+    /// Its `exit` event, if recorded.
+    pub exit_record: Option<Value>,
     /// Event index of the clone record that created it (None for a leader
     /// whose creation is a process spawn, or unknown).
     spawn_event: Option<usize>,
+}
+
+impl Thread {
+    fn new(tid: i32, rank: u32, spawn_event: Option<usize>) -> Thread {
+        Thread {
+            tid,
+            rank,
+            events: Vec::new(),
+            exit: None,
+            exit_event: None,
+            exit_record: None,
+            spawn_event,
+        }
+    }
 }
 
 /// One process (thread group).
@@ -247,8 +263,14 @@ fn exec_of(ev: &Value, event: usize) -> Option<Exec> {
     })
 }
 
-struct Builder<'a> {
-    rec: &'a Recording,
+/// Builds a [`ProcessTree`] from events seen one at a time, in two passes
+/// over the recording (a child's events come before its parent's `clone`
+/// record, whose return value names it): [`TreeBuilder::note_spawn`] for
+/// every event, then [`TreeBuilder::add`] for every event again, then
+/// [`TreeBuilder::finish`]. Without `keep_events` it holds no per-event
+/// state, so a recording can be read as a stream (`rtrace report`).
+pub struct TreeBuilder {
+    keep_events: bool,
     procs: Vec<Process>,
     /// Live task of each tid: (process, thread).
     live: HashMap<i32, (usize, usize)>,
@@ -256,7 +278,78 @@ struct Builder<'a> {
     pending: HashMap<i32, VecDeque<Spawn>>,
 }
 
-impl Builder<'_> {
+impl TreeBuilder {
+    /// A builder; `keep_events`: fill the event index lists of processes
+    /// and threads.
+    pub fn new(keep_events: bool) -> TreeBuilder {
+        TreeBuilder {
+            keep_events,
+            procs: Vec::new(),
+            live: HashMap::new(),
+            pending: HashMap::new(),
+        }
+    }
+
+    /// First pass: notes event `i` if it spawned a task.
+    pub fn note_spawn(&mut self, i: usize, ev: &Value) {
+        let (Some(name), Some(child), Some(parent)) = (
+            ev["syscall"].as_str(),
+            ev["return"].as_i64(),
+            ev["pid"].as_i64(),
+        ) else {
+            return;
+        };
+        if is_spawn(name) && child > 0 {
+            let thread = name.starts_with("clone") && mentions_clone_thread(&ev["args"]);
+            self.pending
+                .entry(child as i32)
+                .or_default()
+                .push_back(Spawn {
+                    event: i,
+                    parent_tid: parent as i32,
+                    thread,
+                });
+        }
+    }
+
+    /// Second pass: the task of event `i` as (process, thread) in the
+    /// builder's own numbering ([`TreeBuilder::finish`] maps processes to
+    /// the tree's); `None` for an event without a `pid`.
+    pub fn add(&mut self, i: usize, ev: &Value) -> Option<(usize, usize)> {
+        let tid = ev["pid"].as_i64()? as i32;
+        let (p, t) = self.task(tid, i);
+        if self.keep_events {
+            self.procs[p].events.push(i);
+            self.procs[p].threads[t].events.push(i);
+        }
+        if let Some(x) = exec_of(ev, i) {
+            self.procs[p].execs.push(x);
+        }
+        if ev["type"] == "exit" {
+            let th = &mut self.procs[p].threads[t];
+            th.exit = exit_text(ev);
+            th.exit_event = Some(i);
+            th.exit_record = Some(ev.clone());
+            self.live.remove(&tid);
+        }
+        Some((p, t))
+    }
+
+    /// The parent process of process `p` (builder numbering).
+    pub fn parent(&self, p: usize) -> Option<usize> {
+        self.procs.get(p)?.parent
+    }
+
+    /// Processes created so far.
+    pub fn len(&self) -> usize {
+        self.procs.len()
+    }
+
+    /// Whether no process was created yet.
+    pub fn is_empty(&self) -> bool {
+        self.procs.is_empty()
+    }
+
     /// The live task of `tid`, creating it (and, recursively, its parent)
     /// when first seen at event `at`.
     fn task(&mut self, tid: i32, at: usize) -> (usize, usize) {
@@ -269,14 +362,9 @@ impl Builder<'_> {
                 let (pp, _) = self.task(s.parent_tid, at);
                 if s.thread {
                     let rank = self.procs[pp].threads.len() as u32;
-                    self.procs[pp].threads.push(Thread {
-                        tid,
-                        rank,
-                        events: Vec::new(),
-                        exit: None,
-                        exit_event: None,
-                        spawn_event: Some(s.event),
-                    });
+                    self.procs[pp]
+                        .threads
+                        .push(Thread::new(tid, rank, Some(s.event)));
                     (pp, self.procs[pp].threads.len() - 1)
                 } else {
                     let i = self.new_process(tid, at, Some(pp), Some(s.event));
@@ -303,14 +391,7 @@ impl Builder<'_> {
             parent,
             spawn_event: spawn,
             children: Vec::new(),
-            threads: vec![Thread {
-                tid,
-                rank: 0,
-                events: Vec::new(),
-                exit: None,
-                exit_event: None,
-                spawn_event: None,
-            }],
+            threads: vec![Thread::new(tid, 0, None)],
             execs: Vec::new(),
             events: Vec::new(),
             first_event: at,
@@ -321,55 +402,11 @@ impl Builder<'_> {
         }
         i
     }
-}
 
-impl ProcessTree {
-    /// Builds the tree of `rec` (see the module docs for the rules).
-    pub fn build(rec: &Recording) -> ProcessTree {
-        let mut pending: HashMap<i32, VecDeque<Spawn>> = HashMap::new();
-        for (i, ev) in rec.events.iter().enumerate() {
-            let (Some(name), Some(child), Some(parent)) = (
-                ev["syscall"].as_str(),
-                ev["return"].as_i64(),
-                ev["pid"].as_i64(),
-            ) else {
-                continue;
-            };
-            if is_spawn(name) && child > 0 {
-                let thread = name.starts_with("clone") && mentions_clone_thread(&ev["args"]);
-                pending.entry(child as i32).or_default().push_back(Spawn {
-                    event: i,
-                    parent_tid: parent as i32,
-                    thread,
-                });
-            }
-        }
-        let mut b = Builder {
-            rec,
-            procs: Vec::new(),
-            live: HashMap::new(),
-            pending,
-        };
-        let mut owner = vec![None; rec.events.len()];
-        for (i, ev) in b.rec.events.iter().enumerate() {
-            let Some(tid) = ev["pid"].as_i64() else {
-                continue;
-            };
-            let tid = tid as i32;
-            let (p, t) = b.task(tid, i);
-            owner[i] = Some((p, t));
-            b.procs[p].events.push(i);
-            b.procs[p].threads[t].events.push(i);
-            if let Some(x) = exec_of(ev, i) {
-                b.procs[p].execs.push(x);
-            }
-            if ev["type"] == "exit" {
-                b.procs[p].threads[t].exit = exit_text(ev);
-                b.procs[p].threads[t].exit_event = Some(i);
-                b.live.remove(&tid);
-            }
-        }
-        let mut procs = b.procs;
+    /// The tree (its `owner` empty) and, for each process of the builder's
+    /// numbering, its index in the tree.
+    pub fn finish(self) -> (ProcessTree, Vec<usize>) {
+        let mut procs = self.procs;
         // Order children by their spawn record, threads likewise.
         for i in 0..procs.len() {
             let mut kids = std::mem::take(&mut procs[i].children);
@@ -415,11 +452,28 @@ impl ProcessTree {
                 *c = new_index[*c];
             }
         }
-        for o in owner.iter_mut().flatten() {
-            o.0 = new_index[o.0];
+        let tree = ProcessTree {
+            processes,
+            owner: Vec::new(),
+        };
+        (tree, new_index)
+    }
+}
+
+impl ProcessTree {
+    /// Builds the tree of `rec` (see the module docs for the rules).
+    pub fn build(rec: &Recording) -> ProcessTree {
+        let mut b = TreeBuilder::new(true);
+        for (i, ev) in rec.events.iter().enumerate() {
+            b.note_spawn(i, ev);
         }
-        let mut tree = ProcessTree { processes, owner };
-        // Thread indices changed when threads were sorted: recompute owners.
+        for (i, ev) in rec.events.iter().enumerate() {
+            b.add(i, ev);
+        }
+        let (mut tree, _) = b.finish();
+        // Owners from the threads' event lists (thread indices changed
+        // when threads were sorted).
+        tree.owner = vec![None; rec.events.len()];
         for (pi, p) in tree.processes.iter().enumerate() {
             for (ti, t) in p.threads.iter().enumerate() {
                 for &e in &t.events {

@@ -10,6 +10,8 @@ mod record;
 mod record_bytes;
 mod record_diff;
 mod record_diff_env;
+mod record_events;
 mod record_export;
 mod record_probe;
+mod record_stream;
 mod replay_faults;

@@ -56,6 +56,9 @@ pub(crate) struct Side {
 impl Side {
     fn load(path: &std::path::Path) -> Result<Side, String> {
         let rec = Recording::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(cut) = &rec.cut {
+            eprintln!("rtrace diff: warning: {}: {cut}", path.display());
+        }
         let tree = ProcessTree::build(&rec);
         let mut tables: Vec<Option<FdNames>> = vec![None; tree.processes.len()];
         let mut norms = Vec::with_capacity(rec.events.len());

@@ -43,6 +43,9 @@ pub fn main(o: ExportArgs) -> i32 {
             return 2;
         }
     };
+    if let Some(cut) = &rec.cut {
+        eprintln!("rtrace export: warning: {}: {cut}", o.input.display());
+    }
     let text = match format {
         Format::Chrome => chrome::chrome(&rec).to_string() + "\n",
         Format::Folded | Format::Flamegraph => {

@@ -9,22 +9,29 @@
 //! `--probe` recordings the hits of each probe, in all and per process
 //! (return probes with their mean time in the call).
 //!
+//! The recording is read as a stream, twice ([`input`], [`build`]): memory
+//! does not grow with its size. `--events` prints the events back as
+//! rstrace/rltrace text instead ([`events`]).
+//!
 //! With `--normalize`, pids become `PID1…` in tree order, times and
 //! durations become placeholders, the summary is sorted by name, the
 //! slowest-calls section (timing only) is left out, and the text then goes
 //! through [`crate::output::normalize`] (addresses, temp paths).
 
+mod build;
+mod events;
+mod input;
 mod render;
 
 use crate::output::normalize::Normalizer;
-use crate::record::cli::ReportArgs;
 use crate::strace::cli::SortBy;
 use crate::strace::summary::Summary;
-use crate::tracefile::tree::{arg_str, ProcessTree};
+use crate::tracefile::tree::{arg_str, ProcessTree, TreeBuilder};
 use crate::tracefile::Recording;
 use rtrace_arch::Arch;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
+use crate::record::cli::ReportArgs;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -92,13 +99,23 @@ struct FileUse {
 }
 
 /// Everything the report shows.
-struct Report<'a> {
-    rec: &'a Recording,
+struct Report {
+    header: Value,
+    footer: Option<Value>,
+    /// Events read.
+    events: u64,
+    /// How many of the slowest calls to keep.
+    top: usize,
+    /// The process tree while the events are read.
+    builder: TreeBuilder,
+    /// The process tree, after [`Report::finish`].
     tree: ProcessTree,
+    names: Interner,
     total: Table,
     per_process: Vec<Table>,
-    /// (nanoseconds in the call, event index).
-    slowest: Vec<(u64, usize)>,
+    slowest: Vec<build::Slow>,
+    /// The shortest duration `slowest` still takes.
+    slow_floor: u64,
     failures: BTreeMap<(String, String, String), u64>,
     files: BTreeMap<String, FileUse>,
     peers: BTreeMap<(String, String), (u64, u64)>,
@@ -106,6 +123,8 @@ struct Report<'a> {
     libcalls: BTreeMap<(String, String), LibUse>,
     /// Probe hits by spec, in the header's order then first seen.
     probes: Vec<ProbeUse>,
+    /// Descriptor tables per process while the events are read.
+    fds: Vec<Option<HashMap<i64, String>>>,
 }
 
 /// Hits of one `--probe` spec.
@@ -262,143 +281,13 @@ fn peer(v: &Value) -> Option<String> {
     }
 }
 
-impl<'a> Report<'a> {
-    fn build(rec: &'a Recording) -> Report<'a> {
-        let tree = ProcessTree::build(rec);
-        let mut names = Interner::default();
-        let mut r = Report {
-            rec,
-            per_process: (0..tree.processes.len())
-                .map(|_| Table::default())
-                .collect(),
-            tree,
-            total: Table::default(),
-            slowest: Vec::new(),
-            failures: BTreeMap::new(),
-            files: BTreeMap::new(),
-            peers: BTreeMap::new(),
-            libcalls: BTreeMap::new(),
-            probes: rec.header["recorded"]["probes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(ProbeUse::new)
-                .collect(),
-        };
-        // Descriptor tables per process: fd -> path, from successful opens;
-        // a child starts with a copy of its parent's.
-        let mut fds: Vec<Option<HashMap<i64, String>>> = vec![None; r.tree.processes.len()];
-        for (i, ev) in rec.events.iter().enumerate() {
-            if ev["type"] == "libcall" {
-                let func = ev["func"].as_str().unwrap_or("?").to_string();
-                let lib = ev["lib"].as_str().unwrap_or("").to_string();
-                let u = r.libcalls.entry((func, lib)).or_default();
-                u.calls += 1;
-                u.unreturned += ev["return"].is_null() as u64;
-                u.total += Duration::from_nanos(crate::tracefile::dur_ns(ev).unwrap_or(0));
-            }
-            if ev["type"] == "probe" {
-                r.add_probe(i, ev);
-            }
-            if ev["type"] != "syscall" {
-                continue;
-            }
-            let owner = r.tree.owner[i].map(|o| o.0);
-            r.total.add(&mut names, ev);
-            if let Some(p) = owner {
-                r.per_process[p].add(&mut names, ev);
-            }
-            let name = ev["syscall"].as_str().unwrap_or("");
-            if let Some(d) = crate::tracefile::dur_ns(ev) {
-                r.slowest.push((d, i));
-            }
-            let errno = ev["errno"].as_str();
-            if let Some(e) = errno {
-                let key = (
-                    name.to_string(),
-                    e.to_string(),
-                    path_of(ev).unwrap_or_default(),
-                );
-                *r.failures.entry(key).or_default() += 1;
-            }
-            let table = owner;
-            if let Some(p) = owner.filter(|&p| fds[p].is_none()) {
-                let inherited = r.tree.processes[p]
-                    .parent
-                    .and_then(|q| fds[q].clone())
-                    .unwrap_or_default();
-                fds[p] = Some(inherited);
-            }
-            if OPENS.contains(&name) && errno.is_none() {
-                if let (Some(path), Some(fd)) = (path_of(ev), ev["return"].as_i64()) {
-                    let flags = open_flags(ev);
-                    let w = name == "creat"
-                        || flags
-                            .iter()
-                            .any(|f| matches!(f.as_str(), "O_WRONLY" | "O_RDWR"));
-                    let u = r.files.entry(path.clone()).or_default();
-                    u.opens += 1;
-                    u.write_opens += w as u64;
-                    if let Some(t) = table.and_then(|p| fds[p].as_mut()) {
-                        t.insert(fd, path);
-                    }
-                }
-            } else if name == "close" {
-                let fd = ev["args"][0]["fd"].as_i64();
-                if let (Some(t), Some(fd)) = (table.and_then(|p| fds[p].as_mut()), fd) {
-                    t.remove(&fd);
-                }
-            } else if WRITES.contains(&name) && errno.is_none() {
-                let a = &ev["args"][0];
-                let path = a["path"].as_str().map(str::to_string).or_else(|| {
-                    let fd = a["fd"].as_i64()?;
-                    table.and_then(|p| fds[p].as_ref()?.get(&fd).cloned())
-                });
-                if let Some(path) = path {
-                    let u = r.files.entry(path).or_default();
-                    u.writes += 1;
-                    u.bytes_written += ev["return"].as_u64().unwrap_or(0);
-                }
-            }
-            if PEER_CALLS.contains(&name) {
-                if let Some(p) = ev["args"].as_array().and_then(|a| a.iter().find_map(peer)) {
-                    let e = r.peers.entry((p, name.to_string())).or_default();
-                    e.0 += 1;
-                    e.1 += errno.is_some() as u64;
-                }
-            }
-        }
-        r.slowest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        r
-    }
-
-    fn add_probe(&mut self, i: usize, ev: &Value) {
-        let spec = ev["spec"].as_str().unwrap_or("?");
-        let k = match self.probes.iter().position(|p| p.spec == spec) {
-            Some(k) => k,
-            None => {
-                self.probes.push(ProbeUse::new(spec));
-                self.probes.len() - 1
-            }
-        };
-        let p = &mut self.probes[k];
-        p.hits += 1;
-        if let Some(ns) = ev["dur_ns"].as_u64().or_else(|| ev["duration_ns"].as_u64()) {
-            p.in_call += Duration::from_nanos(ns);
-            p.returns += 1;
-        }
-        if let Some((proc_, _)) = self.tree.owner[i] {
-            *p.per_process.entry(proc_).or_default() += 1;
-        }
-    }
-
+impl Report {
     /// The program of process `i`; for the command itself with no exec
     /// recorded (rltrace's engine starts after it), the header's argv[0].
     fn program(&self, i: usize) -> Option<&str> {
         self.tree.program(i).or_else(|| {
             (self.tree.processes[i].parent.is_none() && self.tree.processes[i].execs.is_empty())
-                .then(|| self.rec.header["command"][0].as_str())
+                .then(|| self.header["command"][0].as_str())
                 .flatten()
         })
     }
@@ -413,10 +302,10 @@ impl<'a> Report<'a> {
     }
 
     fn status(&self) -> String {
-        let Some(f) = &self.rec.footer else {
+        let Some(f) = &self.footer else {
             return "unknown (the recording has no footer: rtrace was killed?)".into();
         };
-        let attached = self.rec.header["attached"].is_array();
+        let attached = self.header["attached"].is_array();
         if let Some(s) = f["interrupted"].as_str() {
             return if attached {
                 format!("interrupted by {s} (rtrace detached; the process ran on)")
@@ -450,26 +339,52 @@ impl<'a> Report<'a> {
     }
 }
 
-/// The report text of a recording (what `rtrace report` prints).
+/// The report text of a recording in memory (what `rtrace report` prints).
 pub fn render(rec: &Recording, top: usize, normalize: bool) -> String {
-    Report::build(rec).text(top, normalize)
+    let mut r = Report::new(rec.header.clone(), top);
+    for (i, ev) in rec.events.iter().enumerate() {
+        r.note(i, ev);
+    }
+    for (i, ev) in rec.events.iter().enumerate() {
+        r.add(i, ev);
+    }
+    r.finish(rec.footer.clone());
+    r.text(top, normalize)
 }
 
 /// Runs `rtrace report`, parsed by clap; returns the exit code.
 pub fn main(a: ReportArgs) -> i32 {
     let (file, as_json, normalize, top) = (a.file, a.json, a.normalize, a.top);
-    let rec = match Recording::read(std::path::Path::new(&file)) {
+    if a.events {
+        let mut filter = events::Filter {
+            pids: a.pid,
+            from: a.from,
+            to: a.to,
+            ..Default::default()
+        };
+        if let Some(spec) = &a.trace {
+            let set = spec.strip_prefix("trace=").unwrap_or(spec);
+            match crate::strace::filter::SyscallSet::parse(set) {
+                Ok(s) => filter.trace = Some(s),
+                Err(e) => {
+                    eprintln!("rtrace report: -e {spec}: {}", e.msg);
+                    return 2;
+                }
+            }
+        }
+        return events::main(&file, &filter);
+    }
+    let r = match input::read(&file, top) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("rtrace report: {file}: {e}");
             return 1;
         }
     };
-    if rec.header.is_null() && rec.events.is_empty() {
+    if r.header.is_null() && r.events == 0 {
         eprintln!("rtrace report: {file}: no events (not a trace file?)");
         return 1;
     }
-    let r = Report::build(&rec);
     let text = if as_json {
         let mut text = r.json(top).to_string();
         if normalize {

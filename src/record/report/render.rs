@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Report<'_> {
+impl Report {
     pub(super) fn text(&self, top: usize, normalize: bool) -> String {
         let pid_label: HashMap<i32, String> = self
             .tree
@@ -27,7 +27,7 @@ impl Report<'_> {
             (false, Some(x)) => format!("{:.6}s", x as f64 / 1e9),
             (false, None) => "?".into(),
         };
-        let h = &self.rec.header;
+        let h = &self.header;
         let mut o = String::new();
         let cmd: Vec<&str> = h["command"]
             .as_array()
@@ -41,18 +41,13 @@ impl Report<'_> {
             h["kernel"].as_str().unwrap_or("?")
         );
         let _ = writeln!(o, "status: {}", self.status());
-        let elapsed = self.rec.footer.as_ref().and_then(|f| {
+        let elapsed = self.footer.as_ref().and_then(|f| {
             f["elapsed_ns"].as_u64().or_else(|| {
                 // Schema versions before 3: float seconds.
                 f["elapsed"].as_f64().map(|x| (x * 1e9).round() as u64)
             })
         });
-        let _ = writeln!(
-            o,
-            "elapsed: {}  events: {}",
-            time(elapsed),
-            self.rec.events.len()
-        );
+        let _ = writeln!(o, "elapsed: {}  events: {}", time(elapsed), self.events);
         let sort = if normalize {
             SortBy::Name
         } else {
@@ -78,12 +73,11 @@ impl Report<'_> {
             );
         } else {
             let _ = writeln!(o, "\n== Slowest syscalls (top {top})");
-            for &(d, i) in self.slowest.iter().take(top) {
-                let ev = &self.rec.events[i];
+            for (d, _, ev) in self.slowest.iter().take(top) {
                 let _ = writeln!(
                     o,
                     "{:.6}s  pid {}  {}{}  = {}{}",
-                    d as f64 / 1e9,
+                    *d as f64 / 1e9,
                     pid(ev["pid"].as_i64().unwrap_or(0) as i32),
                     ev["syscall"].as_str().unwrap_or("?"),
                     self.compact_args(ev),
@@ -117,15 +111,14 @@ impl Report<'_> {
             let prog = match p.execs.last() {
                 Some(e) if !e.argv.is_empty() => e.argv.join(" "),
                 Some(e) => e.program.clone(),
-                None if p.parent.is_none() && self.rec.header["command"].is_array() => {
-                    self.rec.header["command"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }
+                None if p.parent.is_none() && self.header["command"].is_array() => self.header
+                    ["command"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 None => format!("(fork of {})", self.program(i).unwrap_or("?")),
             };
             let threads = match p.threads.len() {
@@ -149,7 +142,7 @@ impl Report<'_> {
             };
             let _ = writeln!(o, "{n:6}  {call} {peer}{f}");
         }
-        if !self.libcalls.is_empty() || self.rec.header["recorded"]["libcalls"] == true {
+        if !self.libcalls.is_empty() || self.header["recorded"]["libcalls"] == true {
             let _ = writeln!(
                 o,
                 "\n== Library calls (whole tree; wall-clock time in calls)\n    calls  no-return     seconds  usecs/call  function (library)"
@@ -219,8 +212,7 @@ impl Report<'_> {
                     "program": self.program(i),
                     "argv": p.execs.last().map(|e| e.argv.clone()),
                     // The exit event's fields: exit_code, or signal and core_dumped.
-                    "exit": p.threads.first().and_then(|t| t.exit_event).map(|e| {
-                        let ev = &self.rec.events[e];
+                    "exit": p.threads.first().and_then(|t| t.exit_record.as_ref()).map(|ev| {
                         match ev.get("exit_code") {
                             Some(c) => json!({"exit_code": c}),
                             None if ev["signal"].is_string() => json!({"signal": ev["signal"], "core_dumped": ev["core_dumped"] == true}),
@@ -233,13 +225,12 @@ impl Report<'_> {
             })
             .collect();
         json!({
-            "command": self.rec.header["command"],
+            "command": self.header["command"],
             "status": self.status(),
-            "footer": self.rec.footer,
+            "footer": self.footer,
             "summary": self.total.json(),
             "processes": procs,
-            "slowest": self.slowest.iter().take(top).map(|&(d, i)| {
-                let ev = &self.rec.events[i];
+            "slowest": self.slowest.iter().take(top).map(|(d, _, ev)| {
                 json!({"pid": ev["pid"], "syscall": ev["syscall"], "args": ev["args"], "return": ev["return"], "errno": ev.get("errno"), "dur_ns": d})
             }).collect::<Vec<_>>(),
             "failures": self.failures.iter().map(|((s, e, p), n)| json!({"syscall": s, "errno": e, "path": p, "count": n})).collect::<Vec<_>>(),

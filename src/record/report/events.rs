@@ -1,0 +1,289 @@
+//! `rtrace report --events FILE`: the recording printed back as rstrace's
+//! and rltrace's text (as `perf script` and `uftrace replay` do), one
+//! event per line, read as a stream: `PID name(args) = ret` for a
+//! syscall (strace's quoting, flags, `fd<path>`, the result at column
+//! 40), `PID func(args) = ret` for a library call, `--- SIGNAL ---` and
+//! `+++ exited with N +++` lines. Filters: `-e trace=SET` (rstrace's
+//! syscall-set syntax, [`SyscallSet`]; other events pass), `--pid PID`
+//! (the thread, or the process of a probe hit) and `--from`/`--to`
+//! (seconds since the recording's start, the header's `start_ns`).
+
+use crate::strace::filter::SyscallSet;
+use crate::tracefile::{ts_ns, Reader};
+use crate::value::json_shape::bytes_of;
+use crate::value::text::{errno_message, quote_bytes};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Which events `--events` prints.
+#[derive(Default)]
+pub(super) struct Filter {
+    /// `-e trace=SET`.
+    pub trace: Option<SyscallSet>,
+    /// `--pid PID` (repeatable).
+    pub pids: Vec<i64>,
+    /// `--from SECS`, `--to SECS`: since the recording's start.
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+impl Filter {
+    fn keeps(&self, ev: &Value, start: Option<u64>) -> bool {
+        if let (Some(set), Some(name)) = (&self.trace, ev["syscall"].as_str()) {
+            if ev["type"] == "syscall" && !set.matches_name(name) {
+                return false;
+            }
+        }
+        if !self.pids.is_empty() {
+            let pid = ev["pid"].as_i64();
+            let tgid = ev["tgid"].as_i64();
+            if !self.pids.iter().any(|&p| Some(p) == pid || Some(p) == tgid) {
+                return false;
+            }
+        }
+        if self.from.is_some() || self.to.is_some() {
+            let (Some(t), Some(s)) = (ts_ns(ev), start) else {
+                return false;
+            };
+            let rel = (t as f64 - s as f64) / 1e9;
+            if self.from.is_some_and(|f| rel < f) || self.to.is_some_and(|to| rel > to) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Syscalls whose result strace prints in hex (an address).
+const HEX_RESULT: &[&str] = &["brk", "mmap", "mmap2", "mremap", "shmat"];
+
+/// An argument as strace prints it.
+fn arg(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("NULL"),
+        Value::String(s) => quote_bytes(out, s.as_bytes(), 0),
+        Value::Array(a) => {
+            out.push('[');
+            list(out, a);
+            out.push(']');
+        }
+        // Bytes that are not UTF-8: `{"bytes_hex":…}`, quoted as strace does.
+        Value::Object(m) if m.contains_key("bytes_hex") => match bytes_of(v) {
+            Some(b) => quote_bytes(out, &b, 0),
+            None => out.push_str("?"),
+        },
+        Value::Object(m) => {
+            if let Some(s) = m.get("sym").or(m.get("expr")).and_then(Value::as_str) {
+                out.push_str(s);
+            } else if let Some(Value::Array(f)) = m.get("flags") {
+                let mut names: Vec<String> = f
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect();
+                if let Some(r) = m.get("rest").and_then(Value::as_u64) {
+                    // A file type's permission bits are octal, as strace
+                    // prints a mode.
+                    if names.iter().any(|n| n.starts_with("S_IF")) {
+                        names.push(format!("0{r:o}"));
+                    } else {
+                        names.push(format!("{r:#x}"));
+                    }
+                }
+                if names.is_empty() {
+                    names.push("0".into());
+                }
+                out.push_str(&names.join("|"));
+            } else if let Some(fd) = m.get("fd") {
+                let _ = write!(out, "{fd}");
+                if let Some(p) = m.get("path").and_then(Value::as_str) {
+                    out.push('<');
+                    out.push_str(p);
+                    out.push('>');
+                }
+            } else if let Some(p) = m.get("ptr").and_then(Value::as_str) {
+                out.push_str(p);
+            } else if let Some(s) = m.get("str").and_then(bytes_of) {
+                quote_bytes(out, &s, 0);
+                if m.get("truncated") == Some(&Value::Bool(true)) {
+                    out.push_str("...");
+                }
+            } else if let (Some(i), Some(o)) = (m.get("in"), m.get("out")) {
+                arg(out, i);
+                out.push_str(" => ");
+                arg(out, o);
+            } else if let (Some(x), Some(c)) =
+                (m.get("value"), m.get("comment").and_then(Value::as_str))
+            {
+                arg(out, x);
+                let _ = write!(out, " /* {c} */");
+            } else {
+                out.push('{');
+                // strace's `...` (fields left out) comes last.
+                let fields = m.iter().filter(|(k, _)| *k != "...");
+                for (k, (name, x)) in fields.enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(name);
+                    out.push('=');
+                    arg(out, x);
+                }
+                if m.contains_key("...") {
+                    out.push_str(if m.len() > 1 { ", ..." } else { "..." });
+                }
+                out.push('}');
+            }
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+fn list(out: &mut String, a: &[Value]) {
+    for (k, x) in a.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        arg(out, x);
+    }
+}
+
+/// Pads to column 40 (strace's result column) and writes ` = RET`.
+fn result(out: &mut String, line_start: usize, ev: &Value, hex: bool) {
+    let col = out[line_start..].chars().count();
+    out.extend(std::iter::repeat_n(' ', 40usize.saturating_sub(col).max(1)));
+    out.push_str("= ");
+    match (&ev["return"], ev["errno"].as_str()) {
+        (Value::Null, _) => out.push('?'),
+        (r, Some(e)) => {
+            let msg = rtrace_arch::tables::errno_value(e)
+                .map(|n| errno_message(u64::from(n)))
+                .unwrap_or_default();
+            let _ = write!(out, "{r} {e} ({msg})");
+        }
+        (Value::Number(n), None) if hex && n.as_u64().is_some_and(|x| x != 0) => {
+            let _ = write!(out, "{:#x}", n.as_u64().unwrap_or(0));
+        }
+        (Value::String(s), None) => out.push_str(s),
+        (r, None) => {
+            let _ = write!(out, "{r}");
+        }
+    }
+}
+
+/// One event as a line of text (without its newline); `None` for events
+/// with no text form.
+pub(super) fn line(ev: &Value) -> Option<String> {
+    let mut out = String::new();
+    if let Some(pid) = ev["pid"].as_i64() {
+        let _ = write!(out, "{pid} ");
+    }
+    let start = 0;
+    match ev["type"].as_str()? {
+        "syscall" => {
+            let name = ev["syscall"].as_str()?;
+            out.push_str(name);
+            out.push('(');
+            list(
+                &mut out,
+                ev["args"].as_array().map_or(&[][..], Vec::as_slice),
+            );
+            out.push(')');
+            result(&mut out, start, ev, HEX_RESULT.contains(&name));
+        }
+        "libcall" => {
+            out.push_str(ev["func"].as_str()?);
+            out.push('(');
+            let args = ev["args"].as_array().map_or(&[][..], Vec::as_slice);
+            // rltrace's arguments are already text.
+            let texts: Vec<String> = args
+                .iter()
+                .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
+                .collect();
+            out.push_str(&texts.join(", "));
+            out.push(')');
+            result(&mut out, start, ev, false);
+        }
+        "exit" => {
+            let fate = crate::tracefile::tree::exit_text(ev)?;
+            let _ = write!(out, "+++ {fate} +++");
+        }
+        "signal" => {
+            let sig = ev["signal"].as_str().unwrap_or("?");
+            out.push_str("--- ");
+            out.push_str(sig);
+            if let Some(info) = ev.get("siginfo").filter(|i| !i.is_null()) {
+                out.push(' ');
+                arg(&mut out, info);
+            }
+            out.push_str(" ---");
+        }
+        "probe" => {
+            let _ = write!(
+                out,
+                "probe {} {} {}",
+                ev["kind"].as_str().unwrap_or("hit"),
+                ev["spec"].as_str().unwrap_or("?"),
+                ev["location"].as_str().unwrap_or("")
+            );
+        }
+        other => {
+            let _ = write!(out, "--- {other} ---");
+        }
+    }
+    Some(out)
+}
+
+/// Prints the events of `reader` that `filter` keeps to `out`; returns
+/// how many were printed.
+pub(super) fn print(reader: &mut Reader, filter: &Filter, out: &mut dyn Write) -> io::Result<u64> {
+    // Without a header (`rstrace --json` output): the first event's time.
+    let mut start = reader.header["start_ns"].as_u64().or_else(|| {
+        // Schema versions before 3: float seconds.
+        let s = reader.header["start"].as_f64()?;
+        (s.is_finite() && s >= 0.0).then(|| (s * 1e9).round() as u64)
+    });
+    let mut n = 0;
+    while let Some(ev) = reader.next_event()? {
+        start = start.or(ts_ns(&ev));
+        if !filter.keeps(&ev, start) {
+            continue;
+        }
+        if let Some(l) = line(&ev) {
+            writeln!(out, "{l}")?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// `rtrace report --events FILE`: exit status 0, 1 when the file cannot
+/// be read.
+pub(super) fn main(file: &str, filter: &Filter) -> i32 {
+    let mut reader = match Reader::open(std::path::Path::new(file)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rtrace report: {file}: {e}");
+            return 1;
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let r = print(&mut reader, filter, &mut out).and_then(|_| out.flush());
+    if let Some(cut) = &reader.cut {
+        eprintln!("rtrace report: warning: {file}: {cut}");
+    }
+    match r {
+        Ok(()) => 0,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            crate::engine::signals::die_like(libc::SIGPIPE)
+        }
+        Err(e) => {
+            eprintln!("rtrace report: {file}: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Reading a trace file as a stream: one line at a time through a
+//! `BufRead` (and [`super::zstd::Frames`] for compressed files), so memory
+//! is bounded by the longest line, whatever the size of the file.
+//!
+//! A recording whose recorder was killed ends early: in the middle of a
+//! line (plain) or of a zstd frame. Such an end is not an error: the
+//! reader stops after the last complete event and says so in
+//! [`Reader::cut`] ("recording cut after N events: …"), which the tools
+//! print as a warning. A line that is not JSON *before* the end stays an
+//! error naming its line number.
+
+use super::zstd::{Frames, ZSTD_MAGIC};
+use super::VERSION;
+use serde_json::Value;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Bytes read from the file at a time.
+const BUF: usize = 1 << 16;
+
+/// A trace file being read, event by event.
+pub struct Reader {
+    src: Box<dyn BufRead>,
+    /// The `header` object (`Value::Null` if the file has none, e.g. plain
+    /// `rstrace --json` output).
+    pub header: Value,
+    /// The `footer` object, once it was read (at the end).
+    pub footer: Option<Value>,
+    /// Set when the file ended inside a line or a zstd frame: what was cut.
+    pub cut: Option<String>,
+    /// The first event, read with the header.
+    first: Option<Value>,
+    line: Vec<u8>,
+    line_no: usize,
+    events: u64,
+}
+
+impl Reader {
+    /// Opens a trace file (`-` for standard input) and reads its header.
+    pub fn open(path: &Path) -> io::Result<Reader> {
+        if path.as_os_str() == "-" {
+            return Reader::new(Box::new(io::stdin().lock()));
+        }
+        Reader::new(Box::new(File::open(path)?))
+    }
+
+    /// A reader of the trace file in `src` (plain or zstd: told apart by
+    /// its first bytes); reads the header.
+    pub fn new(src: Box<dyn Read>) -> io::Result<Reader> {
+        let mut raw = BufReader::with_capacity(BUF, src);
+        let zstd = raw.fill_buf()?.starts_with(&ZSTD_MAGIC);
+        let src: Box<dyn BufRead> = if zstd {
+            Box::new(BufReader::with_capacity(BUF, Frames::new(raw)))
+        } else {
+            Box::new(raw)
+        };
+        let mut r = Reader {
+            src,
+            header: Value::Null,
+            footer: None,
+            cut: None,
+            first: None,
+            line: Vec::new(),
+            line_no: 0,
+            events: 0,
+        };
+        let mut first = r.next_object()?;
+        // A stream's schema line (`rstrace --json` output read as a
+        // recording) is no event: checked, then skipped.
+        if let Some(v) = first.as_ref().filter(|v| v["type"] == "schema") {
+            let ver = v["version"].as_u64().unwrap_or(0);
+            let max = crate::value::json_shape::SCHEMA_VERSION;
+            if ver > max {
+                return Err(bad(format!(
+                    "JSON stream version {ver} is newer than this rtrace reads ({max})"
+                )));
+            }
+            first = r.next_object()?;
+        }
+        if let Some(v) = first {
+            if v["type"] == "header" {
+                let ver = v["version"].as_u64().unwrap_or(0);
+                if ver > VERSION {
+                    return Err(bad(format!(
+                        "trace file version {ver} is newer than this rtrace reads ({VERSION})"
+                    )));
+                }
+                r.header = v;
+            } else {
+                r.first = Some(v);
+            }
+        }
+        Ok(r)
+    }
+
+    /// Events handed out so far.
+    pub fn events_read(&self) -> u64 {
+        self.events
+    }
+
+    /// The next event (not the header or footer); `None` at the end.
+    pub fn next_event(&mut self) -> io::Result<Option<Value>> {
+        loop {
+            let v = match self.first.take() {
+                Some(v) => v,
+                None => match self.next_object()? {
+                    Some(v) => v,
+                    None => return Ok(None),
+                },
+            };
+            if v["type"] == "footer" {
+                self.footer = Some(v);
+                continue;
+            }
+            self.events += 1;
+            return Ok(Some(v));
+        }
+    }
+
+    /// Reads and parses the next non-empty line.
+    fn next_object(&mut self) -> io::Result<Option<Value>> {
+        loop {
+            if self.cut.is_some() {
+                return Ok(None);
+            }
+            self.line.clear();
+            match self.src.read_until(b'\n', &mut self.line) {
+                Ok(0) => return Ok(None),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    self.cut = Some(format!(
+                        "recording cut after {} events: {e}",
+                        self.events + self.first.is_some() as u64
+                    ));
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            }
+            self.line_no += 1;
+            let complete = self.line.ends_with(b"\n");
+            let text = self.line.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            if let Err(e) = std::str::from_utf8(text) {
+                // Only a line cut inside a character may end in a partial one.
+                if complete || e.error_len().is_some() {
+                    return Err(bad(format!("line {}: not UTF-8: {e}", self.line_no)));
+                }
+            }
+            let parsed = serde_json::from_slice::<Value>(text);
+            match parsed {
+                Ok(v) if v.is_object() => return Ok(Some(v)),
+                Ok(_) => return Err(bad(format!("line {}: not a JSON object", self.line_no))),
+                Err(_) if !complete && text.starts_with(b"{") => {
+                    self.cut = Some(format!(
+                        "recording cut after {} events: its last line is incomplete",
+                        self.events + self.first.is_some() as u64
+                    ));
+                    return Ok(None);
+                }
+                Err(e) => return Err(bad(format!("line {}: not JSON: {e}", self.line_no))),
+            }
+        }
+    }
+}
+
+impl Iterator for Reader {
+    type Item = io::Result<Value>;
+
+    fn next(&mut self) -> Option<io::Result<Value>> {
+        self.next_event().transpose()
+    }
+}
+
+pub(super) fn bad(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg)
+}
