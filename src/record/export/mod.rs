@@ -46,6 +46,13 @@ pub fn main(o: ExportArgs) -> i32 {
     if let Some(cut) = &rec.cut {
         eprintln!("rtrace export: warning: {}: {cut}", o.input.display());
     }
+    if rec.header.is_null() && rec.events.is_empty() {
+        eprintln!(
+            "rtrace export: {}: no events (not a trace file?)",
+            o.input.display()
+        );
+        return 2;
+    }
     let text = match format {
         Format::Chrome => chrome::chrome(&rec).to_string() + "\n",
         Format::Folded | Format::Flamegraph => {
