@@ -154,11 +154,11 @@ fn trace_pid_and_time_filters() {
     assert_eq!(one.lines().count(), n);
     assert!(one.lines().all(|l| l.starts_with(&format!("{child} "))));
     // --from/--to: seconds since the header's start.
-    let start = json[0]["start"].as_f64().unwrap();
+    let start = json[0]["start_ns"].as_u64().unwrap();
     let times: Vec<f64> = evs
         .iter()
-        .filter_map(|e| e["time"].as_f64())
-        .map(|t| t - start)
+        .filter_map(|e| e["ts_ns"].as_u64())
+        .map(|t| (t as f64 - start as f64) / 1e9)
         .collect();
     let mid = times[times.len() / 2];
     let late = events(&["--from", &format!("{mid}")], &rec);
