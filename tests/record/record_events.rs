@@ -170,3 +170,39 @@ fn trace_pid_and_time_filters() {
     assert!(want_late > 0 && want_early > 0 && want_late < times.len());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Bytes that are not UTF-8 come back as the same bytes (the recording
+/// keeps them as `{"bytes_hex":…}`), quoted as rstrace quotes them.
+#[test]
+fn non_utf8_bytes_come_back_exactly() {
+    let d = scratch("bytes");
+    let rec = d.join("run.rtrace");
+    let printf = "/usr/bin/printf";
+    let o = Command::new(rtrace())
+        .args(["record", "-o"])
+        .arg(&rec)
+        .args(["--", printf, r"\377\376x"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let text = events(&["-e", "trace=write"], &rec);
+    let ours: Vec<&str> = text.lines().filter(|l| l.contains(" write(")).collect();
+    let live = Command::new(env!("CARGO_BIN_EXE_rstrace"))
+        .args(["-e", "trace=write", printf, r"\377\376x"])
+        .output()
+        .unwrap();
+    let live = String::from_utf8_lossy(&live.stderr);
+    let want: Vec<&str> = live
+        .lines()
+        .filter(|l| l.starts_with("write("))
+        .map(|l| l.split(" = ").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(want, [r#"write(1, "\377\376x", 3)"#], "{live}");
+    let got: Vec<&str> = ours
+        .iter()
+        .map(|l| l.split_once(' ').unwrap().1)
+        .map(|l| l.split(" = ").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(got, want, "{text}");
+    let _ = std::fs::remove_dir_all(&d);
+}
