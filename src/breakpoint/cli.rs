@@ -3,6 +3,7 @@
 //! it is unit-tested without a process.
 
 use crate::probe::spec::{self, Spec};
+use crate::unwind::backtrace::Depth;
 use crate::watchpoint::spec::Expr as WatchExpr;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
@@ -53,9 +54,15 @@ pub struct BreakArgs {
     /// Only count hits; print a table at exit.
     #[arg(short = 'c', long)]
     pub count: bool,
-    /// Print a backtrace at each hit.
-    #[arg(long)]
-    pub bt: bool,
+    /// Print a backtrace at each hit, as gdb's `bt` (down to main; all
+    /// frames, or the innermost N with --bt=N).
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub bt: Option<Option<u32>>,
+    /// With --bt, go on below main (__libc_start_call_main, _start), as gdb's
+    /// 'set backtrace past-main on'.
+    #[arg(long, requires = "bt")]
+    pub past_main: bool,
     /// Print the registers at each hit.
     #[arg(long)]
     pub regs: bool,
@@ -165,8 +172,8 @@ pub struct Options {
     pub specs: Vec<Spec>,
     /// `--count`.
     pub count: bool,
-    /// `--bt`.
-    pub bt: bool,
+    /// `--bt[=N]` and `--past-main`.
+    pub bt: Option<Depth>,
     /// `--regs`.
     pub regs: bool,
     /// `--locals`: locals visible at the hit, from DWARF.
@@ -220,7 +227,10 @@ impl BreakArgs {
                 .map(|s| spec::parse(s).map_err(Error::Spec))
                 .collect::<Result<_, _>>()?,
             count: self.count,
-            bt: self.bt,
+            bt: self.bt.map(|n| Depth {
+                limit: n.map(|n| n as usize),
+                past_main: self.past_main,
+            }),
             regs: self.regs,
             locals: self.locals,
             json: self.json,
@@ -289,6 +299,24 @@ mod tests {
         );
         assert_eq!(parse(&args(&["f", "--bogus"])).unwrap_err().status(), 2);
         // clap's spellings: --opt=VALUE, -oFILE, and the old --awatch.
+        // --bt: all frames down to main; --bt=N the innermost N; --past-main
+        // needs --bt; `--bt f` keeps f a spec.
+        let depth = |a: &[&str]| parse(&args(a)).map(|o| o.bt);
+        assert_eq!(depth(&["f", "-p1"]).unwrap(), None);
+        let all = Depth::default();
+        assert_eq!(depth(&["--bt", "f", "-p1"]).unwrap(), Some(all));
+        let o = parse(&args(&["--bt", "f", "-p1"])).unwrap();
+        assert_eq!(o.specs.len(), 1);
+        let ten = Depth {
+            limit: Some(10),
+            past_main: true,
+        };
+        assert_eq!(
+            depth(&["--bt=10", "--past-main", "f", "-p1"]).unwrap(),
+            Some(ten)
+        );
+        assert!(depth(&["--bt=0", "f", "-p1"]).is_err());
+        assert!(depth(&["--past-main", "f", "-p1"]).is_err());
         let o = parse(&args(&["f", "--backend=kernel", "-oout.txt", "-p7"])).unwrap();
         assert_eq!(o.backend, crate::probe::Backend::Kernel);
         assert_eq!(o.output, Some(OsString::from("out.txt")));

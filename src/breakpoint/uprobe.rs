@@ -60,7 +60,7 @@ fn plan(o: &Options, checked: &[Checked]) -> Result<Vec<Probe>, String> {
     if o.command.is_empty() {
         return Err("the kernel backend needs a command (-- CMD), not -p".into());
     }
-    if !o.watches.is_empty() || o.bt || o.regs || o.locals {
+    if !o.watches.is_empty() || o.bt.is_some() || o.regs || o.locals {
         return Err("the kernel backend only counts (no --watch, --bt, --regs, --locals)".into());
     }
     if checked.len() != o.specs.len() {

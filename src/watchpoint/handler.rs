@@ -27,6 +27,7 @@ use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
 use crate::engine::{Event, Handler, Resume, Stamp};
+use crate::unwind::backtrace::Depth;
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::x86_debugreg::{self, Kind};
 use std::collections::BTreeSet;
@@ -72,7 +73,7 @@ pub struct Watcher {
     /// Watches are live (until the process execs again).
     active: bool,
     count_only: bool,
-    bt: bool,
+    bt: Option<Depth>,
     /// Print per-thread armed/cleared lines in text mode (attach mode).
     thread_notes: bool,
     detach: Vec<Tid>,
@@ -88,8 +89,8 @@ pub struct WatcherOptions {
     pub kind: Kind,
     /// `--count`.
     pub count_only: bool,
-    /// `--bt`.
-    pub bt: bool,
+    /// `--bt[=N]`, `--past-main`.
+    pub bt: Option<Depth>,
     /// Attach mode: print per-thread lines.
     pub thread_notes: bool,
 }
@@ -300,10 +301,10 @@ impl Watcher {
                 };
                 (site.map(|(s, _)| s), access)
             };
-            let bt = if self.bt {
+            let bt = if let Some(depth) = self.bt {
                 Some(
                     self.symbols
-                        .backtrace(pid, tid)
+                        .backtrace(pid, tid, depth)
                         .unwrap_or_else(|| vec!["(no backtrace)".to_string()]),
                 )
             } else {

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod break_bt;
 mod break_spec;
 mod breakpoint;
 mod dwarf_vars;

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::probe::shadow::{self, MAX_SHADOW};
+use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
 use crate::unwind::trap::frames_at_trap;
 
 impl Breaker {
@@ -76,7 +77,7 @@ impl Breaker {
                 None => (None, None),
             };
             for pi in fired {
-                let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
+                let bt = self.opts_bt.map(|d| self.backtrace(id, tid, &regs, d));
                 let rec = Record::Hit {
                     spec: &self.probes[pi].spec.text,
                     pid,
@@ -218,7 +219,7 @@ impl Breaker {
     /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where
     /// there is none) from the breakpoint address; return addresses rtrace
     /// replaced with its trampoline read as the originals.
-    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64]) -> Vec<String> {
+    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64], depth: Depth) -> Vec<String> {
         let Some(space) = self.tasks.spaces.get(&id) else {
             return Vec::new();
         };
@@ -234,10 +235,8 @@ impl Breaker {
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
         let sym = self.resolver.symbolizer();
-        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, 64);
-        crate::unwind::symbolize_frames(sym, map, &frames)
-            .iter()
-            .map(|f| f.to_string())
-            .collect()
+        let max = depth.max_unwound();
+        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, max);
+        gdb_backtrace_lines(sym, map, &frames, depth)
     }
 }

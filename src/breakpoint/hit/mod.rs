@@ -79,7 +79,7 @@ pub struct Breaker {
     /// Probes, in command-line order.
     pub probes: Vec<Probe>,
     opts_count: bool,
-    opts_bt: bool,
+    opts_bt: Option<crate::unwind::backtrace::Depth>,
     opts_regs: bool,
     opts_locals: bool,
     /// Threads and their breakpoint spaces.
