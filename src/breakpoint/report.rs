@@ -56,6 +56,8 @@ pub enum Record<'a> {
         frame: Option<&'a FrameVals>,
         /// Locals visible at the address (`--locals`).
         locals: Option<&'a [Named]>,
+        /// `--print` expressions and their values.
+        prints: &'a [Named],
     },
     /// A probed function returned.
     Return {
@@ -79,6 +81,8 @@ pub enum Record<'a> {
         args: [u64; 6],
         /// Registers at the return (`--regs`).
         regs: Option<&'a [u64]>,
+        /// `--print` expressions and their values.
+        prints: &'a [Named],
     },
 }
 
@@ -200,6 +204,7 @@ impl Sink {
                 bt,
                 frame,
                 locals,
+                prints,
                 ..
             } => {
                 let place = match frame {
@@ -212,7 +217,7 @@ impl Sink {
                     "",
                     indent = depth * 2
                 );
-                for l in locals.unwrap_or(&[]) {
+                for l in locals.unwrap_or(&[]).iter().chain(prints) {
                     s.push_str(&format!("\n    {} = {}", l.name, named_text(l)));
                 }
                 if let Some(regs) = regs {
@@ -233,6 +238,7 @@ impl Sink {
                 duration,
                 depth,
                 regs,
+                prints,
                 ..
             } => {
                 let mut s = format!(
@@ -243,6 +249,9 @@ impl Sink {
                     micros(duration),
                     indent = depth * 2
                 );
+                for l in prints {
+                    s.push_str(&format!("\n    {} = {}", l.name, named_text(l)));
+                }
                 if let Some(regs) = regs {
                     regs_text(&mut s, regs);
                 }
@@ -265,6 +274,7 @@ impl Sink {
                 bt,
                 frame,
                 locals,
+                prints,
             } => {
                 let mut m = json!({
                     "type": "hit", "spec": spec, "pid": pid, "tid": tid,
@@ -277,6 +287,9 @@ impl Sink {
                 }
                 if let Some(l) = locals {
                     m["locals"] = named_json(l);
+                }
+                if !prints.is_empty() {
+                    m["print"] = named_json(prints);
                 }
                 if let Some(regs) = regs {
                     m["regs"] = regs_json(regs);
@@ -297,6 +310,7 @@ impl Sink {
                 depth,
                 args,
                 regs,
+                prints,
             } => {
                 let mut m = json!({
                     "type": "return", "spec": spec, "pid": pid, "tid": tid,
@@ -306,6 +320,9 @@ impl Sink {
                 });
                 if let Some(regs) = regs {
                     m["regs"] = regs_json(regs);
+                }
+                if !prints.is_empty() {
+                    m["print"] = named_json(prints);
                 }
                 m
             }
@@ -376,6 +393,7 @@ mod tests {
             ],
         };
         let locals = [named("sum", "int", Value::Int(6))];
+        let prints = [named("p->x", "int", Value::Int(7))];
         let r = Record::Hit {
             spec: "visit",
             pid: 1,
@@ -388,10 +406,11 @@ mod tests {
             bt: None,
             frame: Some(&frame),
             locals: Some(&locals),
+            prints: &prints,
         };
         assert_eq!(
             Sink::text(&r),
-            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6"
+            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\n    p->x = 7"
         );
         let j = Sink::json(&r);
         assert_eq!(j["function"], "visit");
@@ -401,6 +420,10 @@ mod tests {
         );
         assert_eq!(j["args"][1]["value"], json!({"sym": "SLOW"}));
         assert_eq!(j["locals"][0]["name"], "sum");
+        assert_eq!(
+            j["print"][0],
+            json!({"name": "p->x", "type": "int", "value": 7})
+        );
     }
 
     #[test]
@@ -416,6 +439,7 @@ mod tests {
             depth: 1,
             args: [5, 0, 0, 0, 0, 0],
             regs: None,
+            prints: &[],
         };
         assert_eq!(
             Sink::text(&r),

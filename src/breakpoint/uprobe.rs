@@ -63,6 +63,12 @@ fn plan(o: &Options, checked: &[Checked]) -> Result<Vec<Probe>, String> {
     if !o.watches.is_empty() || o.bt.is_some() || o.regs || o.locals {
         return Err("the kernel backend only counts (no --watch, --bt, --regs, --locals)".into());
     }
+    if o.max_hits.is_some() || o.ignore > 0 || !o.prints.is_empty() {
+        return Err(
+            "the kernel backend counts every hit (no --max-hits, --tbreak, --ignore, --print)"
+                .into(),
+        );
+    }
     if checked.len() != o.specs.len() {
         return Err(format!(
             "the kernel backend needs '{}' read before it starts",

@@ -33,6 +33,10 @@ fn every_subcommand_has_help_with_examples() {
             "-D, --describe",
             "--bt[=<N>]",
             "--past-main",
+            "--max-hits <N>",
+            "--tbreak",
+            "--ignore <N>",
+            "--print <EXPR>",
         ],
     );
     check_help(

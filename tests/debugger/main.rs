@@ -8,6 +8,7 @@
 mod common;
 
 mod break_bt;
+mod break_hits;
 mod break_spec;
 mod breakpoint;
 mod dwarf_vars;

@@ -36,10 +36,11 @@ impl Breaker {
                 depth -= 1;
             }
         }
+        let limits = self.limits;
         for &pi in &probes {
             let p = &mut self.probes[pi];
             match p.spec.kind {
-                Kind::Return => hijack = true,
+                Kind::Return => hijack |= !p.exhausted(limits),
                 Kind::Entry => {
                     let ok = match &p.spec.cond {
                         None => Ok(true),
@@ -56,8 +57,9 @@ impl Breaker {
                     };
                     match ok {
                         Ok(true) => {
-                            p.hits += 1;
-                            fired.push(pi);
+                            if p.take(limits) {
+                                fired.push(pi);
+                            }
                         }
                         Ok(false) => {}
                         Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
@@ -68,6 +70,14 @@ impl Breaker {
         let values = (!self.opts_count && !fired.is_empty())
             .then(|| hf.values(self.opts_locals))
             .flatten();
+        let printed: Vec<Named> = if self.opts_count || fired.is_empty() {
+            Vec::new()
+        } else {
+            self.prints
+                .iter()
+                .map(|(text, e)| hf.print(&regs, text, e))
+                .collect()
+        };
         for m in problems {
             self.warn(m);
         }
@@ -90,10 +100,14 @@ impl Breaker {
                     bt: bt.as_deref(),
                     frame,
                     locals,
+                    prints: &printed,
                 };
                 self.sink.record(&rec);
             }
         }
+        // Every probe here has reported all it may: take the site out
+        // (the thread re-runs the original instruction).
+        let exhausted = probes.iter().all(|&pi| self.probes[pi].exhausted(limits));
         let space = self.tasks.spaces.get_mut(&id).expect("space of a thread");
         let thread = self.tasks.threads.get_mut(&tid).expect("thread");
         if hijack && thread.shadow.len() < MAX_SHADOW {
@@ -122,7 +136,11 @@ impl Breaker {
         }
         // Step over the displaced instruction without removing the trap.
         let mut done = false;
-        if let Plan::Emulate(e) = &plan {
+        if exhausted && !internal && !probes.is_empty() {
+            space.retire(addr);
+            regs[PC] = addr;
+            done = true;
+        } else if let Plan::Emulate(e) = &plan {
             done = insn_x86::emulate(e, addr, len, &mut regs, &mut space.mem).is_ok();
         }
         if !done {
@@ -173,6 +191,19 @@ impl Breaker {
         if !entry.shown {
             return Resume::Suppress;
         }
+        let printed: Vec<Named> = if self.opts_count {
+            Vec::new()
+        } else {
+            let mut values = RegValues {
+                regs: &regs,
+                args: Some(entry.args),
+                at_return: true,
+            };
+            self.prints
+                .iter()
+                .map(|(text, e)| print_regs(&mut values, text, e))
+                .collect()
+        };
         for pi in probes {
             if self.probes[pi].spec.kind != Kind::Return {
                 continue;
@@ -188,8 +219,8 @@ impl Breaker {
                     .map(|v| v != 0),
             };
             match ok {
-                Ok(true) => self.probes[pi].hits += 1,
-                Ok(false) => continue,
+                Ok(true) if self.probes[pi].take(self.limits) => {}
+                Ok(_) => continue,
                 Err(e) => {
                     let m = format!("{}: {e}", self.probes[pi].spec.text);
                     self.warn(m);
@@ -210,6 +241,7 @@ impl Breaker {
                 depth,
                 args: entry.args,
                 regs: self.opts_regs.then_some(&regs[..]),
+                prints: &printed,
             };
             self.sink.record(&rec);
         }
