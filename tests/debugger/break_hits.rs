@@ -195,3 +195,28 @@ fn print_at_return_probes() {
     let why = recs[0]["print"][1]["value"].to_string();
     assert!(why.contains("ret: probe"), "{why}");
 }
+
+/// Eight threads calling `work` 80,000 times: exactly N hits are reported
+/// however the threads race to the trap, and the program's result is
+/// unchanged once the breakpoint is taken out.
+#[test]
+fn max_hits_is_exact_under_threads() {
+    let prog = common::testprog("bp_threads");
+    let plain = Command::new(&prog).output().expect("run program");
+    for n in ["1", "7"] {
+        let out = Command::new(common::rtrace())
+            .args(["break", "--json", "--max-hits", n, "work", "--"])
+            .arg(&prog)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rtrace");
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(out.stdout, plain.stdout);
+        let hits = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["type"] == "hit")
+            .count();
+        assert_eq!(hits.to_string(), n);
+    }
+}
