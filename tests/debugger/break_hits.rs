@@ -220,3 +220,24 @@ fn max_hits_is_exact_under_threads() {
         assert_eq!(hits.to_string(), n);
     }
 }
+
+/// A `--print` variable the function cannot read is refused before the
+/// program starts, as a condition's is (exit status 2).
+#[test]
+fn print_of_an_unknown_variable_is_refused() {
+    let prog = common::testprog("bp_hits");
+    let out = Command::new(common::rtrace())
+        .args([
+            "break", "--print", "nosuch", "--print", "a->total", "step", "--",
+        ])
+        .arg(&prog)
+        .output()
+        .expect("run rtrace");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--print nosuch': no variable 'nosuch'"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "the program must not run");
+}
