@@ -2,8 +2,10 @@
 //! checked into [`Options`]; [`parse`] runs the same parser on a slice, so
 //! it is unit-tested without a process.
 
+use crate::probe::cond::{self, Expr as CondExpr};
 use crate::probe::disasm;
 use crate::probe::spec::{self, Spec};
+use crate::unwind::backtrace::Depth;
 use crate::watchpoint::spec::Expr as WatchExpr;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
@@ -54,12 +56,35 @@ pub struct BreakArgs {
     /// Only count hits; print a table at exit.
     #[arg(short = 'c', long)]
     pub count: bool,
-    /// Print a backtrace at each hit.
-    #[arg(long)]
-    pub bt: bool,
+    /// Print a backtrace at each hit, as gdb's `bt` (down to main; all
+    /// frames, or the innermost N with --bt=N).
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub bt: Option<Option<u32>>,
+    /// With --bt, go on below main (__libc_start_call_main, _start), as gdb's
+    /// 'set backtrace past-main on'.
+    #[arg(long, requires = "bt")]
+    pub past_main: bool,
     /// Print the registers at each hit.
     #[arg(long)]
     pub regs: bool,
+    /// Report at most N hits of each SPEC, then take it out (gdb's 'enable
+    /// count N'); hits its condition rejects or --ignore skips do not count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_hits: Option<u64>,
+    /// Temporary breakpoints (gdb's 'tbreak'): --max-hits 1.
+    #[arg(long, conflicts_with = "max_hits")]
+    pub tbreak: bool,
+    /// Do not report the first N hits of each SPEC whose condition holds
+    /// (gdb's 'ignore').
+    #[arg(long, value_name = "N")]
+    pub ignore: Option<u64>,
+    /// Print EXPR at each hit, as 'EXPR = VALUE' (gdb's 'print' at a
+    /// 'dprintf'): a variable path (n, p->x, t[2], cfg.limit) by its DWARF
+    /// type, or an expression of the condition language (n * 2, $rdi,
+    /// $retval at ret: probes) as an integer; repeatable.
+    #[arg(long = "print", value_name = "EXPR")]
+    pub print: Vec<String>,
     /// Print the local variables visible at each hit.
     #[arg(long)]
     pub locals: bool,
@@ -170,10 +195,16 @@ pub struct Options {
     pub specs: Vec<Spec>,
     /// `--count`.
     pub count: bool,
-    /// `--bt`.
-    pub bt: bool,
+    /// `--bt[=N]` and `--past-main`.
+    pub bt: Option<Depth>,
     /// `--regs`.
     pub regs: bool,
+    /// `--max-hits N` (`--tbreak`: 1): hits reported per spec.
+    pub max_hits: Option<u64>,
+    /// `--ignore N`: hits per spec not reported first.
+    pub ignore: u64,
+    /// `--print EXPR` (repeatable): the text and its parsed form.
+    pub prints: Vec<(String, CondExpr)>,
     /// `--locals`: locals visible at the hit, from DWARF.
     pub locals: bool,
     /// `--json`.
@@ -227,8 +258,22 @@ impl BreakArgs {
                 .map(|s| spec::parse(s).map_err(Error::Spec))
                 .collect::<Result<_, _>>()?,
             count: self.count,
-            bt: self.bt,
+            bt: self.bt.map(|n| Depth {
+                limit: n.map(|n| n as usize),
+                past_main: self.past_main,
+            }),
             regs: self.regs,
+            max_hits: if self.tbreak { Some(1) } else { self.max_hits },
+            ignore: self.ignore.unwrap_or(0),
+            prints: self
+                .print
+                .iter()
+                .map(|p| {
+                    cond::parse(p)
+                        .map(|e| (p.clone(), e))
+                        .map_err(|e| Error::Spec(format!("--print '{p}': {e}")))
+                })
+                .collect::<Result<_, _>>()?,
             locals: self.locals,
             json: self.json,
             output: self.output,
@@ -297,6 +342,33 @@ mod tests {
         );
         assert_eq!(parse(&args(&["f", "--bogus"])).unwrap_err().status(), 2);
         // clap's spellings: --opt=VALUE, -oFILE, and the old --awatch.
+        // --bt: all frames down to main; --bt=N the innermost N; --past-main
+        // needs --bt; `--bt f` keeps f a spec.
+        let depth = |a: &[&str]| parse(&args(a)).map(|o| o.bt);
+        assert_eq!(depth(&["f", "-p1"]).unwrap(), None);
+        let all = Depth::default();
+        assert_eq!(depth(&["--bt", "f", "-p1"]).unwrap(), Some(all));
+        let o = parse(&args(&["--bt", "f", "-p1"])).unwrap();
+        assert_eq!(o.specs.len(), 1);
+        let ten = Depth {
+            limit: Some(10),
+            past_main: true,
+        };
+        assert_eq!(
+            depth(&["--bt=10", "--past-main", "f", "-p1"]).unwrap(),
+            Some(ten)
+        );
+        assert!(depth(&["--bt=0", "f", "-p1"]).is_err());
+        assert!(depth(&["--past-main", "f", "-p1"]).is_err());
+        // Hit limits and printed expressions.
+        let o = parse(&args(&["--tbreak", "--ignore", "2", "f", "-p1"])).unwrap();
+        assert_eq!((o.max_hits, o.ignore), (Some(1), 2));
+        let o = parse(&args(&["--max-hits=5", "--print", "p->x", "f", "-p1"])).unwrap();
+        assert_eq!((o.max_hits, o.ignore, o.prints.len()), (Some(5), 0, 1));
+        assert!(parse(&args(&["--tbreak", "--max-hits", "2", "f", "-p1"])).is_err());
+        assert!(parse(&args(&["--max-hits", "0", "f", "-p1"])).is_err());
+        let bad = parse(&args(&["--print", "a +", "f", "-p1"])).unwrap_err();
+        assert_eq!(bad.status(), 2);
         let o = parse(&args(&["f", "--backend=kernel", "-oout.txt", "-p7"])).unwrap();
         assert_eq!(o.backend, crate::probe::Backend::Kernel);
         assert_eq!(o.output, Some(OsString::from("out.txt")));

@@ -28,6 +28,7 @@
 
 use super::cli::Options;
 use crate::engine::spawn;
+use crate::probe::cond::Expr as CondExpr;
 use crate::probe::imports;
 use crate::probe::resolve::{Resolver, Target};
 use crate::probe::spec::{Kind, Location, Spec};
@@ -260,17 +261,28 @@ fn why_nothing(res: &Resolver, img: &Image, spec: &Spec) -> String {
     }
 }
 
-/// The condition's variables that no site of `targets` can read, with
-/// the functions looked in.
+/// The variables of the condition and of the `--print` expressions (at
+/// entries: a `ret:` probe has registers only) that no site of `targets`
+/// can read, with the functions looked in.
 fn unknown_variables(
     vars: &Vars,
     img: &Image,
     spec: &Spec,
+    prints: &[(String, CondExpr)],
     targets: &[Target],
 ) -> Result<(), String> {
-    let Some(cond) = &spec.cond else {
+    let mut exprs: Vec<(String, &CondExpr)> = Vec::new();
+    if let Some(c) = &spec.cond {
+        exprs.push((spec.text.clone(), c));
+    }
+    if spec.kind == Kind::Entry {
+        for (text, e) in prints {
+            exprs.push((format!("{} --print {text}", spec.text), e));
+        }
+    }
+    if exprs.is_empty() {
         return Ok(());
-    };
+    }
     // Where the probe is placed: past the prologue for a function entry
     // whose condition reads variables (as `hit::Breaker` places it).
     let sites: Vec<u64> = targets
@@ -280,11 +292,14 @@ fn unknown_variables(
             _ => t.addr,
         })
         .collect();
-    for leaf in cond.names() {
-        let crate::probe::cond::Expr::Var(path) = leaf else {
+    for (label, leaf) in exprs
+        .iter()
+        .flat_map(|(l, e)| e.names().into_iter().map(move |x| (l, x)))
+    {
+        let CondExpr::Var(path) = leaf else {
             continue;
         };
-        let (name, _) = parse_path(path).map_err(|e| format!("'{}': {e}", spec.text))?;
+        let (name, _) = parse_path(path).map_err(|e| format!("'{label}': {e}"))?;
         if !sites.iter().any(|&pc| vars.knows(&img.map, pc, &name)) {
             let mut funcs: Vec<String> = targets
                 .iter()
@@ -295,9 +310,8 @@ fn unknown_variables(
                 funcs.push("…".into());
             }
             return Err(format!(
-                "'{}': no variable '{name}' in {} (no parameter or local of that name in \
+                "'{label}': no variable '{name}' in {} (no parameter or local of that name in \
                  its debug information there, nor a global or enumerator)",
-                spec.text,
                 funcs.join(", ")
             ));
         }
@@ -339,7 +353,7 @@ pub fn check(o: &Options) -> Result<Vec<Checked>, Vec<String>> {
                 }
                 continue;
             }
-            if let Err(e) = unknown_variables(&vars, img, spec, &targets) {
+            if let Err(e) = unknown_variables(&vars, img, spec, &o.prints, &targets) {
                 refused.push(e);
             }
             at.extend(targets.into_iter().filter_map(|t| {

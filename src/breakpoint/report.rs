@@ -59,6 +59,8 @@ pub enum Record<'a> {
         locals: Option<&'a [Named]>,
         /// The instructions at the address (`--disasm`).
         disasm: Option<&'a [Line]>,
+        /// `--print` expressions and their values.
+        prints: &'a [Named],
     },
     /// A probed function returned.
     Return {
@@ -82,6 +84,8 @@ pub enum Record<'a> {
         args: [u64; 6],
         /// Registers at the return (`--regs`).
         regs: Option<&'a [u64]>,
+        /// `--print` expressions and their values.
+        prints: &'a [Named],
     },
 }
 
@@ -224,6 +228,7 @@ impl Sink {
                 frame,
                 locals,
                 disasm,
+                prints,
                 ..
             } => {
                 let place = match frame {
@@ -236,7 +241,7 @@ impl Sink {
                     "",
                     indent = depth * 2
                 );
-                for l in locals.unwrap_or(&[]) {
+                for l in locals.unwrap_or(&[]).iter().chain(prints) {
                     s.push_str(&format!("\n    {} = {}", l.name, named_text(l)));
                 }
                 if let Some(regs) = regs {
@@ -260,6 +265,7 @@ impl Sink {
                 duration,
                 depth,
                 regs,
+                prints,
                 ..
             } => {
                 let mut s = format!(
@@ -270,6 +276,9 @@ impl Sink {
                     micros(duration),
                     indent = depth * 2
                 );
+                for l in prints {
+                    s.push_str(&format!("\n    {} = {}", l.name, named_text(l)));
+                }
                 if let Some(regs) = regs {
                     regs_text(&mut s, regs);
                 }
@@ -293,6 +302,7 @@ impl Sink {
                 frame,
                 locals,
                 disasm,
+                prints,
             } => {
                 let mut m = json!({
                     "type": "hit", "spec": spec, "pid": pid, "tid": tid,
@@ -305,6 +315,9 @@ impl Sink {
                 }
                 if let Some(l) = locals {
                     m["locals"] = named_json(l);
+                }
+                if !prints.is_empty() {
+                    m["print"] = named_json(prints);
                 }
                 if let Some(regs) = regs {
                     m["regs"] = regs_json(regs);
@@ -328,6 +341,7 @@ impl Sink {
                 depth,
                 args,
                 regs,
+                prints,
             } => {
                 let mut m = json!({
                     "type": "return", "spec": spec, "pid": pid, "tid": tid,
@@ -337,6 +351,9 @@ impl Sink {
                 });
                 if let Some(regs) = regs {
                     m["regs"] = regs_json(regs);
+                }
+                if !prints.is_empty() {
+                    m["print"] = named_json(prints);
                 }
                 m
             }
@@ -412,6 +429,7 @@ mod tests {
             symbol: Some("visit+8".into()),
             text: "mov    $0x0,%eax".into(),
         }];
+        let prints = [named("p->x", "int", Value::Int(7))];
         let r = Record::Hit {
             spec: "visit",
             pid: 1,
@@ -425,10 +443,11 @@ mod tests {
             frame: Some(&frame),
             locals: Some(&locals),
             disasm: Some(&disasm),
+            prints: &prints,
         };
         assert_eq!(
             Sink::text(&r),
-            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\
+            "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\n    p->x = 7\
              \n    => 0x1008 <visit+8>:\tmov    $0x0,%eax"
         );
         let j = Sink::new(Box::new(std::io::sink()), true).json(&r);
@@ -441,6 +460,10 @@ mod tests {
         assert_eq!(j["locals"][0]["name"], "sum");
         assert_eq!(j["disasm"][0]["text"], "mov    $0x0,%eax");
         assert_eq!(j["disasm"][0]["pc"], true);
+        assert_eq!(
+            j["print"][0],
+            json!({"name": "p->x", "type": "int", "value": 7})
+        );
     }
 
     #[test]
@@ -456,6 +479,7 @@ mod tests {
             depth: 1,
             args: [5, 0, 0, 0, 0, 0],
             regs: None,
+            prints: &[],
         };
         assert_eq!(
             Sink::text(&r),

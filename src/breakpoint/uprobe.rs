@@ -60,8 +60,14 @@ fn plan(o: &Options, checked: &[Checked]) -> Result<Vec<Probe>, String> {
     if o.command.is_empty() {
         return Err("the kernel backend needs a command (-- CMD), not -p".into());
     }
-    if !o.watches.is_empty() || o.bt || o.regs || o.locals {
+    if !o.watches.is_empty() || o.bt.is_some() || o.regs || o.locals {
         return Err("the kernel backend only counts (no --watch, --bt, --regs, --locals)".into());
+    }
+    if o.max_hits.is_some() || o.ignore > 0 || !o.prints.is_empty() {
+        return Err(
+            "the kernel backend counts every hit (no --max-hits, --tbreak, --ignore, --print)"
+                .into(),
+        );
     }
     if checked.len() != o.specs.len() {
         return Err(format!(

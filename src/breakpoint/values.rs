@@ -5,10 +5,11 @@
 use super::report::{FrameVals, Named};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
-use crate::probe::cond::{EvalError, FrameValues, ValueProvider};
+use crate::probe::cond::{EvalError, Expr as CondExpr, FrameValues, ValueProvider};
 use crate::symbols::ModuleMap;
 use crate::unwind::Unwinder;
-use crate::vars::{FrameRegs, Vars};
+use crate::value::Value;
+use crate::vars::{FrameRegs, PathError, Vars};
 use rtrace_arch::x86_64::{reg_index, ARG_REGS, PC, RET};
 
 /// Register values for conditions.
@@ -115,6 +116,38 @@ impl<'a> HitFrame<'a> {
         .variable(path)
     }
 
+    /// `--print EXPR` at this hit: a variable path by its DWARF type, else
+    /// the expression's integer value; an error is shown as the value.
+    pub fn print(&mut self, regs: &[u64], text: &str, expr: &CondExpr) -> Named {
+        if let CondExpr::Var(path) = expr {
+            let frame = self.frame();
+            match self
+                .vars
+                .lookup_typed(self.map, &frame, &mut self.mem, path)
+            {
+                Ok((value, ty)) => {
+                    return Named {
+                        name: text.to_string(),
+                        ty,
+                        value,
+                    }
+                }
+                // An enumerator name: the integer below.
+                Err(PathError::NotFound(_)) => {}
+                Err(e) => return print_error(text, e),
+            }
+        }
+        let mut values = DwarfValues {
+            regs: RegValues {
+                regs,
+                args: None,
+                at_return: false,
+            },
+            frame: self,
+        };
+        print_int(text, expr.eval(&mut values))
+    }
+
     /// The function at the pc (the innermost, inlined one if any), its
     /// parameters and, with `locals`, its visible locals; `None` without
     /// DWARF for the pc.
@@ -138,6 +171,36 @@ impl<'a> HitFrame<'a> {
         };
         let function = f.function.unwrap_or_else(|| "??".to_string());
         Some((FrameVals { function, args }, locs))
+    }
+}
+
+/// `--print EXPR` where only registers are known (`ret:` probes).
+pub fn print_regs(values: &mut RegValues<'_>, text: &str, expr: &CondExpr) -> Named {
+    match expr.eval(values) {
+        Err(EvalError::NoVariables(v)) => print_error(
+            text,
+            format!("variable '{v}': a ret: probe has registers, $argN and $retval only"),
+        ),
+        v => print_int(text, v),
+    }
+}
+
+fn print_int(text: &str, v: Result<i64, EvalError>) -> Named {
+    match v {
+        Ok(n) => Named {
+            name: text.to_string(),
+            ty: "long".to_string(),
+            value: Value::Int(n),
+        },
+        Err(e) => print_error(text, e),
+    }
+}
+
+fn print_error(text: &str, e: impl std::fmt::Display) -> Named {
+    Named {
+        name: text.to_string(),
+        ty: String::new(),
+        value: Value::sym_owned(format!("<{e}>")),
     }
 }
 

@@ -15,6 +15,7 @@
 //! prologue analysis, compact unwind, recovering vector registers. Signal
 //! frames are tested on x86_64; the aarch64 table is unit-tested only.
 
+pub mod backtrace;
 pub mod cfi;
 pub mod memcache;
 pub mod regs;

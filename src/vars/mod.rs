@@ -393,6 +393,25 @@ impl Vars {
         Ok(place.decode(&m, &raw, mem, opts))
     }
 
+    /// [`Vars::lookup`] with the value's C type name (`int`, `struct
+    /// point *`), as `--print` shows it.
+    pub fn lookup_typed(
+        &self,
+        map: &ModuleMap,
+        frame: &FrameRegs,
+        mem: &mut dyn Memory,
+        expr: &str,
+    ) -> Result<(Value, String), PathError> {
+        let (m, place) = self.place(map, frame, mem, expr)?;
+        let raw = place.bytes(&m, mem)?;
+        let value = place.decode(&m, &raw, mem, DecodeOpts::default());
+        let ty = Ty {
+            m: m.clone(),
+            r: place.ty(),
+        };
+        Ok((value, ty.name()))
+    }
+
     /// The integer value of `expr` (a scalar variable or member, or an
     /// enumerator name), for conditions.
     pub fn lookup_scalar(

@@ -33,6 +33,11 @@ pub(crate) struct Place {
 }
 
 impl Place {
+    /// The value's type (`None`: unknown, `void`).
+    pub fn ty(&self) -> Option<DieRef> {
+        self.ty
+    }
+
     /// A value at tracee address `addr`.
     pub fn at(ty: Option<DieRef>, addr: u64) -> Place {
         Place {

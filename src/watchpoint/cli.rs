@@ -4,6 +4,7 @@
 
 use super::spec::Expr;
 use crate::probe::disasm;
+use crate::unwind::backtrace::Depth;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
@@ -49,9 +50,15 @@ pub struct WatchArgs {
     /// Only count hits; print a table at exit.
     #[arg(short = 'c', long)]
     pub count: bool,
-    /// Print a backtrace per hit.
-    #[arg(long)]
-    pub bt: bool,
+    /// Print a backtrace per hit, as gdb's `bt` (down to main; all
+    /// frames, or the innermost N with --bt=N).
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub bt: Option<Option<u32>>,
+    /// With --bt, go on below main (__libc_start_call_main, _start), as gdb's
+    /// 'set backtrace past-main on'.
+    #[arg(long, requires = "bt")]
+    pub past_main: bool,
     /// JSON Lines output.
     #[arg(long)]
     pub json: bool,
@@ -88,8 +95,8 @@ pub struct Options {
     pub kind: Kind,
     /// Only count hits.
     pub count: bool,
-    /// Backtrace per hit.
-    pub bt: bool,
+    /// Backtrace per hit (`--bt[=N]`, `--past-main`).
+    pub bt: Option<Depth>,
     /// JSON Lines.
     pub json: bool,
     /// Report file.
@@ -142,7 +149,10 @@ impl WatchArgs {
             exprs,
             kind,
             count: self.count,
-            bt: self.bt,
+            bt: self.bt.map(|n| Depth {
+                limit: n.map(|n| n as usize),
+                past_main: self.past_main,
+            }),
             json: self.json,
             output: self.output,
             disasm: self.disasm.map(|n| n.unwrap_or(disasm::DEFAULT_COUNT)),
@@ -165,7 +175,7 @@ mod tests {
         let o = parse(&args(&["counter", "--rw", "--json", "--", "./prog", "-x"])).unwrap();
         assert_eq!(o.exprs, vec![Expr::Symbol("counter".into())]);
         assert_eq!(o.kind, Kind::ReadWrite);
-        assert!(o.json && !o.count && !o.bt);
+        assert!(o.json && !o.count && o.bt.is_none());
         assert_eq!(o.command, args(&["./prog", "-x"]));
     }
 
@@ -193,6 +203,13 @@ mod tests {
         let o = parse(&args(&["*0x1000", "-p42", "--exec"])).unwrap();
         assert_eq!(o.pid, Some(42));
         assert_eq!(o.kind, Kind::Exec);
+        let o = parse(&args(&["v", "--bt=3", "--past-main", "-p42"])).unwrap();
+        let d = Depth {
+            limit: Some(3),
+            past_main: true,
+        };
+        assert_eq!(o.bt, Some(d));
+        assert!(parse(&args(&["v", "--past-main", "-p42"])).is_err());
     }
 
     #[test]

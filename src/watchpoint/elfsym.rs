@@ -8,6 +8,7 @@ use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::symbols::{ModuleMap, Symbolizer};
+use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
 use crate::unwind::{self, Unwinder};
 use crate::value::Value;
 use crate::value::{json::value_json, text};
@@ -78,9 +79,6 @@ impl ValueFormatter for DwarfFormatter {
         }
     }
 }
-
-/// Deepest backtrace printed per hit.
-const MAX_FRAMES: usize = 64;
 
 /// A data object named `name` (raw name, as C spells it) in an ELF image:
 /// `(file vaddr, size, is_tls)`.
@@ -229,7 +227,7 @@ impl SymbolSource for ElfSymbols {
         }
     }
 
-    fn backtrace(&mut self, pid: Tid, tid: Tid) -> Option<Vec<String>> {
+    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<String>> {
         let mut t = Tracee::new(tid);
         let words = t.regs().ok()?;
         let regs = match Arch::native() {
@@ -241,19 +239,14 @@ impl SymbolSource for ElfSymbols {
         let mut refresh = false;
         loop {
             let map = map_of(&mut self.maps, pid, refresh)?;
-            let frames = self
-                .unwinder
-                .unwind_frames(&self.sym, map, &regs, &mut t, MAX_FRAMES);
+            let frames =
+                self.unwinder
+                    .unwind_frames(&self.sym, map, &regs, &mut t, depth.max_unwound());
             if !refresh && frames.iter().any(|f| map.find(f.pc).is_none()) {
                 refresh = true;
                 continue;
             }
-            return Some(
-                unwind::symbolize_frames(&self.sym, map, &frames)
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect(),
-            );
+            return Some(gdb_backtrace_lines(&self.sym, map, &frames, depth));
         }
     }
 

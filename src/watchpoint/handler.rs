@@ -28,6 +28,7 @@ use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::probe::disasm;
+use crate::unwind::backtrace::Depth;
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::x86_debugreg::{self, Kind};
 use std::collections::BTreeSet;
@@ -73,7 +74,7 @@ pub struct Watcher {
     /// Watches are live (until the process execs again).
     active: bool,
     count_only: bool,
-    bt: bool,
+    bt: Option<Depth>,
     disasm: Option<usize>,
     /// Print per-thread armed/cleared lines in text mode (attach mode).
     thread_notes: bool,
@@ -90,8 +91,8 @@ pub struct WatcherOptions {
     pub kind: Kind,
     /// `--count`.
     pub count_only: bool,
-    /// `--bt`.
-    pub bt: bool,
+    /// `--bt[=N]`, `--past-main`.
+    pub bt: Option<Depth>,
     /// `--disasm[=N]`.
     pub disasm: Option<usize>,
     /// Attach mode: print per-thread lines.
@@ -305,10 +306,10 @@ impl Watcher {
                 };
                 (site.map(|(s, _)| s), access)
             };
-            let bt = if self.bt {
+            let bt = if let Some(depth) = self.bt {
                 Some(
                     self.symbols
-                        .backtrace(pid, tid)
+                        .backtrace(pid, tid, depth)
                         .unwrap_or_else(|| vec!["(no backtrace)".to_string()]),
                 )
             } else {

@@ -118,7 +118,7 @@ pub fn build(
 ) -> Result<Watcher, String> {
     spec::check_count(exprs.len()).map_err(|e| e.to_string())?;
     let mut symbols = elfsym::source();
-    if opts.bt && !symbols.can_backtrace() {
+    if opts.bt.is_some() && !symbols.can_backtrace() {
         return Err("--bt needs the DWARF unwinder, which this build does not have yet".into());
     }
     let mut resolved = Vec::new();

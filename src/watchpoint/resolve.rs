@@ -4,6 +4,7 @@
 
 use super::value::ValueFormatter;
 use crate::engine::ptrace::Tid;
+use crate::unwind::backtrace::Depth;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -100,9 +101,9 @@ pub trait SymbolSource {
     /// The location of `addr` in process `pid` (module map as last read).
     fn place(&mut self, pid: Tid, addr: u64) -> Place;
 
-    /// Caller frames of stopped thread `tid` (innermost first), each
-    /// rendered; `None` without an unwinder.
-    fn backtrace(&mut self, pid: Tid, tid: Tid) -> Option<Vec<String>>;
+    /// Frames of stopped thread `tid` as gdb's `bt` lists them (innermost
+    /// first, within `depth`), each rendered; `None` without an unwinder.
+    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<String>>;
 
     /// Whether [`SymbolSource::backtrace`] can work at all.
     fn can_backtrace(&self) -> bool;
@@ -136,7 +137,7 @@ impl SymbolSource for NoSymbols {
         }
     }
 
-    fn backtrace(&mut self, _pid: Tid, _tid: Tid) -> Option<Vec<String>> {
+    fn backtrace(&mut self, _pid: Tid, _tid: Tid, _depth: Depth) -> Option<Vec<String>> {
         None
     }
 

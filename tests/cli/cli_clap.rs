@@ -31,6 +31,12 @@ fn every_subcommand_has_help_with_examples() {
             "--rw",
             "--backend <BACKEND>",
             "-D, --describe",
+            "--bt[=<N>]",
+            "--past-main",
+            "--max-hits <N>",
+            "--tbreak",
+            "--ignore <N>",
+            "--print <EXPR>",
         ],
     );
     check_help(
@@ -39,6 +45,8 @@ fn every_subcommand_has_help_with_examples() {
             "--write",
             "--rw",
             "--exec",
+            "--bt[=<N>]",
+            "--past-main",
             "-c, --count",
             "-o, --output <FILE>",
             "-p, --pid <PID>",

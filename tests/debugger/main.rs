@@ -7,6 +7,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod break_bt;
+mod break_hits;
 mod break_spec;
 mod breakpoint;
 mod disasm;

@@ -36,8 +36,8 @@ use std::time::Instant;
 
 /// One frame as compared: function name and `file:line`.
 #[derive(Debug, Clone, PartialEq)]
-struct BtFrame {
-    function: String,
+pub(crate) struct BtFrame {
+    pub(crate) function: String,
     location: Option<(String, u32)>,
 }
 
@@ -176,14 +176,14 @@ fn gdb_backtrace(prog: &Path, debug_files: bool) -> Vec<BtFrame> {
 }
 
 /// Prints `TAILCALL N` for each frame N that gdb synthesized for a tail call.
-const GDB_FRAME_TYPES: &str = concat!(
+pub(crate) const GDB_FRAME_TYPES: &str = concat!(
     r#"python exec("f = gdb.newest_frame()\ni = 0\nwhile f is not None:\n"#,
     r#"    if f.type() == gdb.TAILCALL_FRAME: print('TAILCALL', i)\n"#,
     r#"    f = f.older()\n    i += 1")"#
 );
 
 /// One `bt` line: `#N  [0xADDR in ]FUNC (ARGS) [at FILE:LINE | from LIB]`.
-fn parse_gdb_frame(line: &str) -> Option<BtFrame> {
+pub(crate) fn parse_gdb_frame(line: &str) -> Option<BtFrame> {
     let rest = line.strip_prefix('#')?;
     let rest = rest
         .trim_start_matches(|c: char| c.is_ascii_digit())

@@ -5,6 +5,7 @@
 use super::*;
 use crate::probe::disasm;
 use crate::probe::shadow::{self, MAX_SHADOW};
+use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
 use crate::unwind::trap::frames_at_trap;
 use rtrace_arch::insn_x86::MAX_INSN_LEN;
 
@@ -37,10 +38,11 @@ impl Breaker {
                 depth -= 1;
             }
         }
+        let limits = self.limits;
         for &pi in &probes {
             let p = &mut self.probes[pi];
             match p.spec.kind {
-                Kind::Return => hijack = true,
+                Kind::Return => hijack |= !p.exhausted(limits),
                 Kind::Entry => {
                     let ok = match &p.spec.cond {
                         None => Ok(true),
@@ -57,8 +59,9 @@ impl Breaker {
                     };
                     match ok {
                         Ok(true) => {
-                            p.hits += 1;
-                            fired.push(pi);
+                            if p.take(limits) {
+                                fired.push(pi);
+                            }
                         }
                         Ok(false) => {}
                         Err(e) => problems.push(format!("{}: {e}", p.spec.text)),
@@ -69,6 +72,14 @@ impl Breaker {
         let values = (!self.opts_count && !fired.is_empty())
             .then(|| hf.values(self.opts_locals))
             .flatten();
+        let printed: Vec<Named> = if self.opts_count || fired.is_empty() {
+            Vec::new()
+        } else {
+            self.prints
+                .iter()
+                .map(|(text, e)| hf.print(&regs, text, e))
+                .collect()
+        };
         for m in problems {
             self.warn(m);
         }
@@ -82,7 +93,7 @@ impl Breaker {
                 _ => None,
             };
             for pi in fired {
-                let bt = self.opts_bt.then(|| self.backtrace(id, tid, &regs));
+                let bt = self.opts_bt.map(|d| self.backtrace(id, tid, &regs, d));
                 let rec = Record::Hit {
                     spec: &self.probes[pi].spec.text,
                     pid,
@@ -96,10 +107,14 @@ impl Breaker {
                     frame,
                     locals,
                     disasm: disasm.as_deref(),
+                    prints: &printed,
                 };
                 self.sink.record(&rec);
             }
         }
+        // Every probe here has reported all it may: take the site out
+        // (the thread re-runs the original instruction).
+        let exhausted = probes.iter().all(|&pi| self.probes[pi].exhausted(limits));
         let space = self.tasks.spaces.get_mut(&id).expect("space of a thread");
         let thread = self.tasks.threads.get_mut(&tid).expect("thread");
         if hijack && thread.shadow.len() < MAX_SHADOW {
@@ -128,7 +143,11 @@ impl Breaker {
         }
         // Step over the displaced instruction without removing the trap.
         let mut done = false;
-        if let Plan::Emulate(e) = &plan {
+        if exhausted && !internal && !probes.is_empty() {
+            space.retire(addr);
+            regs[PC] = addr;
+            done = true;
+        } else if let Plan::Emulate(e) = &plan {
             done = insn_x86::emulate(e, addr, len, &mut regs, &mut space.mem).is_ok();
         }
         if !done {
@@ -179,6 +198,19 @@ impl Breaker {
         if !entry.shown {
             return Resume::Suppress;
         }
+        let printed: Vec<Named> = if self.opts_count {
+            Vec::new()
+        } else {
+            let mut values = RegValues {
+                regs: &regs,
+                args: Some(entry.args),
+                at_return: true,
+            };
+            self.prints
+                .iter()
+                .map(|(text, e)| print_regs(&mut values, text, e))
+                .collect()
+        };
         for pi in probes {
             if self.probes[pi].spec.kind != Kind::Return {
                 continue;
@@ -194,8 +226,8 @@ impl Breaker {
                     .map(|v| v != 0),
             };
             match ok {
-                Ok(true) => self.probes[pi].hits += 1,
-                Ok(false) => continue,
+                Ok(true) if self.probes[pi].take(self.limits) => {}
+                Ok(_) => continue,
                 Err(e) => {
                     let m = format!("{}: {e}", self.probes[pi].spec.text);
                     self.warn(m);
@@ -216,6 +248,7 @@ impl Breaker {
                 depth,
                 args: entry.args,
                 regs: self.opts_regs.then_some(&regs[..]),
+                prints: &printed,
             };
             self.sink.record(&rec);
         }
@@ -254,7 +287,7 @@ impl Breaker {
     /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where
     /// there is none) from the breakpoint address; return addresses rtrace
     /// replaced with its trampoline read as the originals.
-    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64]) -> Vec<String> {
+    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64], depth: Depth) -> Vec<String> {
         let Some(space) = self.tasks.spaces.get(&id) else {
             return Vec::new();
         };
@@ -270,10 +303,8 @@ impl Breaker {
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
         let sym = self.resolver.symbolizer();
-        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, 64);
-        crate::unwind::symbolize_frames(sym, map, &frames)
-            .iter()
-            .map(|f| f.to_string())
-            .collect()
+        let max = depth.max_unwound();
+        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, max);
+        gdb_backtrace_lines(sym, map, &frames, depth)
     }
 }

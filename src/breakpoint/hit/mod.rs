@@ -24,7 +24,8 @@ use std::time::Instant;
 
 mod calls;
 
-pub use super::values::{DwarfValues, HitFrame, RegValues};
+use super::report::Named;
+pub use super::values::{print_regs, DwarfValues, HitFrame, RegValues};
 
 /// `si_code` of the SIGTRAP an INT3 raises (`SI_KERNEL`).
 const SI_KERNEL: i32 = 0x80;
@@ -33,10 +34,38 @@ const SI_KERNEL: i32 = 0x80;
 pub struct Probe {
     /// The spec.
     pub spec: Spec,
-    /// Hits (condition true).
+    /// Hits reported (condition true, past `--ignore`, within `--max-hits`).
     pub hits: u64,
+    /// Hits whose condition held, reported or not.
+    pub passed: u64,
     /// Addresses it was placed at (over all processes).
     pub placed: usize,
+}
+
+/// `--ignore` and `--max-hits`: which hits of each probe are reported.
+#[derive(Clone, Copy, Debug, Default)]
+struct HitLimits {
+    ignore: u64,
+    max: Option<u64>,
+}
+
+impl Probe {
+    /// A hit whose condition holds: whether to report it (past `ignore`,
+    /// within `max`), counted in `hits` if so.
+    fn take(&mut self, limits: HitLimits) -> bool {
+        self.passed += 1;
+        if self.passed <= limits.ignore || self.exhausted(limits) {
+            return false;
+        }
+        self.hits += 1;
+        true
+    }
+
+    /// Whether it has reported all the hits it may (gdb's `enable count`,
+    /// `tbreak`).
+    fn exhausted(&self, limits: HitLimits) -> bool {
+        limits.max.is_some_and(|m| self.hits >= m)
+    }
 }
 
 /// A return address rtrace replaced with the trampoline.
@@ -79,10 +108,13 @@ pub struct Breaker {
     /// Probes, in command-line order.
     pub probes: Vec<Probe>,
     opts_count: bool,
-    opts_bt: bool,
+    opts_bt: Option<crate::unwind::backtrace::Depth>,
     opts_regs: bool,
     opts_locals: bool,
     opts_disasm: Option<usize>,
+    limits: HitLimits,
+    /// `--print`: the text and the parsed expression.
+    prints: Vec<(String, crate::probe::cond::Expr)>,
     /// Threads and their breakpoint spaces.
     tasks: Tasks<Space, Shadow>,
     resolver: Resolver,
@@ -116,6 +148,7 @@ impl Breaker {
                 .map(|spec| Probe {
                     spec,
                     hits: 0,
+                    passed: 0,
                     placed: 0,
                 })
                 .collect(),
@@ -124,6 +157,11 @@ impl Breaker {
             opts_regs: opts.regs,
             opts_locals: opts.locals,
             opts_disasm: opts.disasm,
+            limits: HitLimits {
+                ignore: opts.ignore,
+                max: opts.max_hits,
+            },
+            prints: std::mem::take(&mut opts.prints),
             tasks: Tasks::new(opts.follow),
             resolver,
             maps: HashMap::new(),

@@ -1,0 +1,154 @@
+//! Backtraces as gdb's `bt` lists them, for `rtrace break --bt` and
+//! `rtrace watch --bt`: inlined frames expanded, the signal trampoline
+//! named `<signal handler called>`, nothing below `main` unless asked
+//! (gdb's `backtrace past-main`), no depth limit unless asked (`bt N`).
+//!
+//! Non-goals: gdb's tail-call frames (synthesized from DWARF call sites,
+//! they have no stack frame), `backtrace past-entry`, negative `bt -N`.
+
+use super::UnwoundFrame;
+use crate::symbols::{Frame, ModuleMap, Symbolizer};
+
+/// What gdb prints for the frame of a signal trampoline (`__restore_rt`):
+/// the frame a signal handler returns to.
+pub const SIGNAL_HANDLER_CALLED: &str = "<signal handler called>";
+
+/// How much of a stack a backtrace shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Depth {
+    /// At most this many frames, innermost first (`--bt=N`, gdb's `bt N`,
+    /// inlined frames counted as gdb counts them); `None`: all.
+    pub limit: Option<usize>,
+    /// Go on below `main` (`__libc_start_call_main`, `_start`), as gdb's
+    /// `set backtrace past-main on`.
+    pub past_main: bool,
+}
+
+impl Depth {
+    /// How many frames to unwind (each gives at least one line).
+    pub fn max_unwound(&self) -> usize {
+        self.limit.unwrap_or(usize::MAX)
+    }
+}
+
+/// One line of a gdb-style backtrace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BtFrame {
+    /// A function's frame (or an inlined call in one).
+    Code(Frame),
+    /// A signal trampoline: the handler above it was called by the kernel
+    /// for a signal that interrupted the frame below it.
+    SignalHandlerCalled,
+}
+
+impl BtFrame {
+    /// The function's name as gdb prints it in a `bt` line (`??` when
+    /// unknown).
+    pub fn function(&self) -> &str {
+        match self {
+            BtFrame::Code(f) => f.function.as_deref().unwrap_or("??"),
+            BtFrame::SignalHandlerCalled => SIGNAL_HANDLER_CALLED,
+        }
+    }
+}
+
+impl std::fmt::Display for BtFrame {
+    /// `func+0xoff (file:line) [module]` as [`Frame`] renders it, or
+    /// `<signal handler called>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BtFrame::Code(fr) => fr.fmt(f),
+            BtFrame::SignalHandlerCalled => f.write_str(SIGNAL_HANDLER_CALLED),
+        }
+    }
+}
+
+/// The lines gdb's `bt` would print for `frames` (from the unwinder),
+/// within `depth`.
+pub fn gdb_backtrace(
+    symbols: &Symbolizer,
+    map: &ModuleMap,
+    frames: &[UnwoundFrame],
+    depth: Depth,
+) -> Vec<BtFrame> {
+    let mut out = Vec::new();
+    for f in frames {
+        if f.signal_trampoline {
+            out.push(BtFrame::SignalHandlerCalled);
+            continue;
+        }
+        let sym = if f.is_return_address {
+            symbols.symbolize_return_address(map, f.pc)
+        } else {
+            symbols.symbolize(map, f.pc)
+        };
+        let is_main = sym
+            .last()
+            .is_some_and(|s| s.function.as_deref() == Some("main"));
+        out.extend(sym.into_iter().map(BtFrame::Code));
+        if is_main && !depth.past_main {
+            break;
+        }
+    }
+    if let Some(n) = depth.limit {
+        out.truncate(n);
+    }
+    out
+}
+
+/// [`gdb_backtrace`]'s lines rendered as text (what `--bt` prints and its
+/// JSON lists).
+pub fn gdb_backtrace_lines(
+    symbols: &Symbolizer,
+    map: &ModuleMap,
+    frames: &[UnwoundFrame],
+    depth: Depth,
+) -> Vec<String> {
+    gdb_backtrace(symbols, map, frames, depth)
+        .iter()
+        .map(BtFrame::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::unwind::Recovery;
+
+    fn frame(pc: u64, ret: bool, sig: bool) -> UnwoundFrame {
+        UnwoundFrame {
+            pc,
+            sp: None,
+            is_return_address: ret,
+            signal_trampoline: sig,
+            recovered_by: Recovery::Cfi,
+        }
+    }
+
+    #[test]
+    fn trampolines_are_named_and_limits_apply() {
+        let frames = [
+            frame(0x10, false, false),
+            frame(0x20, true, true),
+            frame(0x30, false, false),
+            frame(0x40, true, false),
+        ];
+        let all = gdb_backtrace(
+            &Symbolizer::new(),
+            &ModuleMap::default(),
+            &frames,
+            Depth::default(),
+        );
+        let names: Vec<&str> = all.iter().map(BtFrame::function).collect();
+        assert_eq!(names, ["??", SIGNAL_HANDLER_CALLED, "??", "??"]);
+        assert_eq!(all[1].to_string(), "<signal handler called>");
+        let two = Depth {
+            limit: Some(2),
+            past_main: false,
+        };
+        let cut = gdb_backtrace(&Symbolizer::new(), &ModuleMap::default(), &frames, two);
+        assert_eq!(cut.len(), 2);
+        assert_eq!(two.max_unwound(), 2);
+        assert_eq!(Depth::default().max_unwound(), usize::MAX);
+    }
+}
