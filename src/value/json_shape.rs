@@ -104,15 +104,8 @@ pub fn bytes_of(v: &serde_json::Value) -> Option<std::borrow::Cow<'_, [u8]>> {
     if let Some(s) = v.as_str() {
         return Some(Cow::Borrowed(s.as_bytes()));
     }
-    let h = v.as_object()?.get(BYTES_HEX)?.as_str()?.as_bytes();
-    if h.len() % 2 != 0 {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    h.chunks(2)
-        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-        .collect::<Option<Vec<u8>>>()
-        .map(Cow::Owned)
+    let h = v.as_object()?.get(BYTES_HEX)?.as_str()?;
+    crate::value::bytestring::unhex(h).map(Cow::Owned)
 }
 
 /// Bytes as text for a reader that prints them: UTF-8 as is, other bytes

@@ -2,8 +2,8 @@
 //! checked into [`Options`]; [`parse`] runs it on a slice so it is
 //! unit-tested.
 
-use crate::probe::disasm;
 use super::spec::Expr;
+use crate::probe::disasm;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;

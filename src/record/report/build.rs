@@ -152,7 +152,8 @@ impl Report {
     }
 
     fn trim_slowest(&mut self) {
-        self.slowest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.slowest
+            .sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.slowest.truncate(self.top);
     }
 

@@ -71,7 +71,7 @@ fn arg(out: &mut String, v: &Value) {
         // Bytes that are not UTF-8: `{"bytes_hex":…}`, quoted as strace does.
         Value::Object(m) if m.contains_key("bytes_hex") => match bytes_of(v) {
             Some(b) => quote_bytes(out, &b, 0),
-            None => out.push_str("?"),
+            None => out.push('?'),
         },
         Value::Object(m) => {
             if let Some(s) = m.get("sym").or(m.get("expr")).and_then(Value::as_str) {

@@ -24,6 +24,7 @@ mod input;
 mod render;
 
 use crate::output::normalize::Normalizer;
+use crate::record::cli::ReportArgs;
 use crate::strace::cli::SortBy;
 use crate::strace::summary::Summary;
 use crate::tracefile::tree::{arg_str, ProcessTree, TreeBuilder};
@@ -31,7 +32,6 @@ use crate::tracefile::Recording;
 use rtrace_arch::Arch;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use crate::record::cli::ReportArgs;
 use std::fmt::Write as _;
 use std::time::Duration;
 
