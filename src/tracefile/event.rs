@@ -181,26 +181,15 @@ impl Exit {
 }
 
 /// A library call (docs/schema/common.schema.json, `libcall`): what
-/// rltrace `--json` writes and a `--libcalls` recording holds.
+/// rltrace `--json` writes (`ltrace::trace`'s `json_line` serializes this
+/// type) and a `--libcalls` recording holds. Keys after `type` in sorted
+/// order, as rltrace wrote them before they were typed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Libcall {
-    /// The thread.
-    pub pid: i32,
-    /// The function.
-    pub func: String,
-    /// The calling module or function, when known.
-    pub caller: Option<String>,
-    /// The library the function was resolved in, when known.
-    pub lib: Option<String>,
     /// The arguments as ltrace prints them.
     pub args: Vec<String>,
-    /// The result as ltrace prints it; `null` for a call that never
-    /// returned (or a `void` one).
-    #[serde(rename = "return")]
-    pub ret: Option<String>,
-    /// Entry time, ns since the Unix epoch.
-    #[serde(alias = "time", with = "ns")]
-    pub ts_ns: u64,
+    /// The calling module or function, when known.
+    pub caller: Option<String>,
     /// Time in the call, ns.
     #[serde(
         default,
@@ -209,9 +198,22 @@ pub struct Libcall {
         skip_serializing_if = "Option::is_none"
     )]
     pub dur_ns: Option<u64>,
+    /// The function.
+    pub func: String,
     /// `--inject` changed its result.
     #[serde(default, skip_serializing_if = "is_false")]
     pub injected: bool,
+    /// The library the function was resolved in, when known.
+    pub lib: Option<String>,
+    /// The thread.
+    pub pid: i32,
+    /// The result as ltrace prints it; `null` for a call that never
+    /// returned.
+    #[serde(rename = "return")]
+    pub ret: Option<String>,
+    /// Entry time, ns since the Unix epoch.
+    #[serde(alias = "time", with = "ns")]
+    pub ts_ns: u64,
 }
 
 /// A variable at a breakpoint hit: `{"name","type","value"}`.
@@ -489,7 +491,7 @@ mod tests {
         );
         round_trip(r#"{"type":"exit","pid":3,"signal":"SIGKILL","core_dumped":false}"#);
         round_trip(
-            r#"{"type":"libcall","pid":4,"func":"puts","caller":null,"lib":"libc.so.6","args":["\"hi\""],"return":"3","ts_ns":5,"dur_ns":6}"#,
+            r#"{"type":"libcall","args":["\"hi\""],"caller":null,"dur_ns":6,"func":"puts","lib":"libc.so.6","pid":4,"return":"3","ts_ns":5}"#,
         );
         round_trip(
             r#"{"type":"probe","pid":11,"ts_ns":7,"kind":"hit","tgid":10,"addr":"0x1000","args":[{"name":"n","type":"int","value":3}],"depth":0,"function":"f","location":"f+0x8 (a.c:3)","spec":"f","tid":11}"#,
