@@ -7,7 +7,7 @@
 //! Deserialize → Serialize round trip as two different values
 //! (docs/json.md, "Bytes").
 
-use crate::value::json_shape::BYTES_HEX;
+use crate::value::json_shape::{unhex, BYTES_HEX};
 use crate::value::serialize::Bytes;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -48,18 +48,6 @@ impl Serialize for ByteString {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Bytes(&self.0).serialize(s)
     }
-}
-
-/// Two lowercase (or uppercase) hex digits per byte.
-pub(crate) fn unhex(h: &str) -> Option<Vec<u8>> {
-    let h = h.as_bytes();
-    if !h.len().is_multiple_of(2) {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    h.chunks(2)
-        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-        .collect()
 }
 
 struct BytesVisitor;
