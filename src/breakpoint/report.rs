@@ -17,16 +17,19 @@
 //!
 //! JSON hit records carry `function`, and `args`/`locals` as arrays of
 //! `{"name", "type", "value"}` with the value in rtrace's JSON value form
-//! (`crate::value::json::value_json`).
+//! (the value layer's `Serialize`). Each JSON object kind is a
+//! `#[derive(Serialize)]` struct here (`HitJson`, `ReturnJson`,
+//! `KilledJson`, `CountJson`): `type` first, then its keys in sorted
+//! order.
 //!
 //! Nested return-probed calls are indented two spaces per level.
 
 use crate::probe::disasm::{self, Line};
-use crate::value::json::value_json;
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
 use rtrace_arch::x86_64::REG_NAMES;
-use serde_json::{json, Map, Value as J};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, SystemTime};
 
@@ -115,12 +118,27 @@ fn named_text(n: &Named) -> String {
     s
 }
 
-fn named_json(v: &[Named]) -> J {
-    J::Array(
-        v.iter()
-            .map(|n| json!({"name": n.name, "type": n.ty, "value": value_json(&n.value)}))
-            .collect(),
-    )
+/// A variable's JSON object: `{"name","type","value"}`, the value in
+/// rtrace's JSON value form.
+#[derive(Serialize)]
+struct NamedJson<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    value: &'a Value,
+}
+
+/// Variables as a JSON array of [`NamedJson`].
+struct NamedList<'a>(&'a [Named]);
+
+impl Serialize for NamedList<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|n| NamedJson {
+            name: &n.name,
+            ty: &n.ty,
+            value: &n.value,
+        }))
+    }
 }
 
 /// `func(a=1, s="x") at file.c:12` from the DWARF frame and the site's
@@ -161,12 +179,87 @@ fn regs_text(out: &mut String, regs: &[u64]) {
     }
 }
 
-fn regs_json(regs: &[u64]) -> J {
-    let mut m = Map::new();
-    for (n, v) in REG_NAMES.iter().zip(regs) {
-        m.insert(n.to_string(), json!(v));
-    }
-    J::Object(m)
+/// `--regs` as a JSON object, register names in sorted order.
+fn regs_json(regs: &[u64]) -> BTreeMap<&'static str, u64> {
+    REG_NAMES
+        .iter()
+        .copied()
+        .zip(regs.iter().copied())
+        .collect()
+}
+
+/// A hit's JSON object (docs/schema/break.schema.json): `type` first,
+/// then the keys in sorted order.
+#[derive(Serialize)]
+struct HitJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    addr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<NamedList<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backtrace: Option<&'a [String]>,
+    depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disasm: Option<disasm::Json<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locals: Option<NamedList<'a>>,
+    location: &'a str,
+    pid: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    print: Option<NamedList<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regs: Option<BTreeMap<&'static str, u64>>,
+    spec: &'a str,
+    tid: i32,
+    ts_ns: u64,
+}
+
+/// A return's JSON object (docs/schema/break.schema.json).
+#[derive(Serialize)]
+struct ReturnJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    depth: usize,
+    dur_ns: u64,
+    entry_args: [u64; 6],
+    location: &'a str,
+    pid: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    print: Option<NamedList<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regs: Option<BTreeMap<&'static str, u64>>,
+    retval: i64,
+    spec: &'a str,
+    tid: i32,
+    ts_ns: u64,
+}
+
+/// A traced process killed by a signal.
+#[derive(Serialize)]
+struct KilledJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    pid: i32,
+    signal: &'a str,
+    ts_ns: u64,
+}
+
+/// One row of the `--count` table.
+#[derive(Serialize)]
+struct CountJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    hits: u64,
+    spec: &'a str,
+}
+
+fn json_text<T: Serialize>(v: &T) -> String {
+    let mut s = String::new();
+    crate::value::serialize::write_json(&mut s, v);
+    s
 }
 
 fn micros(d: Duration) -> String {
@@ -207,7 +300,7 @@ impl Sink {
     /// Writes one record.
     pub fn record(&mut self, r: &Record<'_>) {
         let line = if self.json {
-            self.json(r).to_string()
+            self.json(r)
         } else {
             Self::text(r)
         };
@@ -287,7 +380,7 @@ impl Sink {
         }
     }
 
-    fn json(&self, r: &Record<'_>) -> J {
+    fn json(&self, r: &Record<'_>) -> String {
         match *r {
             Record::Hit {
                 spec,
@@ -303,33 +396,23 @@ impl Sink {
                 locals,
                 disasm,
                 prints,
-            } => {
-                let mut m = json!({
-                    "type": "hit", "spec": spec, "pid": pid, "tid": tid,
-                    "ts_ns": self.ts_ns(time), "addr": format!("{addr:#x}"),
-                    "location": label, "depth": depth,
-                });
-                if let Some(f) = frame {
-                    m["function"] = json!(f.function);
-                    m["args"] = named_json(&f.args);
-                }
-                if let Some(l) = locals {
-                    m["locals"] = named_json(l);
-                }
-                if !prints.is_empty() {
-                    m["print"] = named_json(prints);
-                }
-                if let Some(regs) = regs {
-                    m["regs"] = regs_json(regs);
-                }
-                if let Some(bt) = bt {
-                    m["backtrace"] = json!(bt);
-                }
-                if let Some(d) = disasm {
-                    m["disasm"] = disasm::json(d, addr);
-                }
-                m
-            }
+            } => json_text(&HitJson {
+                ty: "hit",
+                addr: format!("{addr:#x}"),
+                args: frame.map(|f| NamedList(&f.args)),
+                backtrace: bt,
+                depth,
+                disasm: disasm.map(|d| disasm::Json(d, addr)),
+                function: frame.map(|f| f.function.as_str()),
+                locals: locals.map(NamedList),
+                location: label,
+                pid,
+                print: (!prints.is_empty()).then_some(NamedList(prints)),
+                regs: regs.map(regs_json),
+                spec,
+                tid,
+                ts_ns: self.ts_ns(time),
+            }),
             Record::Return {
                 spec,
                 pid,
@@ -342,21 +425,20 @@ impl Sink {
                 args,
                 regs,
                 prints,
-            } => {
-                let mut m = json!({
-                    "type": "return", "spec": spec, "pid": pid, "tid": tid,
-                    "ts_ns": self.ts_ns(time), "location": label,
-                    "retval": retval as i64, "dur_ns": duration.as_nanos() as u64,
-                    "depth": depth, "entry_args": args,
-                });
-                if let Some(regs) = regs {
-                    m["regs"] = regs_json(regs);
-                }
-                if !prints.is_empty() {
-                    m["print"] = named_json(prints);
-                }
-                m
-            }
+            } => json_text(&ReturnJson {
+                ty: "return",
+                depth,
+                dur_ns: duration.as_nanos() as u64,
+                entry_args: args,
+                location: label,
+                pid,
+                print: (!prints.is_empty()).then_some(NamedList(prints)),
+                regs: regs.map(regs_json),
+                retval: retval as i64,
+                spec,
+                tid,
+                ts_ns: self.ts_ns(time),
+            }),
         }
     }
 
@@ -367,8 +449,12 @@ impl Sink {
         let name = crate::syscall::ctx::signal_name(sig as u64)
             .map_or_else(|| sig.to_string(), |n| n.into_owned());
         let line = if self.json {
-            json!({"type": "killed", "pid": pid, "ts_ns": self.ts_ns(time), "signal": name})
-                .to_string()
+            json_text(&KilledJson {
+                ty: "killed",
+                pid,
+                signal: &name,
+                ts_ns: self.ts_ns(time),
+            })
         } else {
             format!(
                 "+{:.6} [pid {pid}] +++ killed by {name} +++",
@@ -382,11 +468,12 @@ impl Sink {
     pub fn table(&mut self, rows: &[(String, u64)]) {
         if self.json {
             for (spec, hits) in rows {
-                let _ = writeln!(
-                    self.out,
-                    "{}",
-                    json!({"type": "count", "spec": spec, "hits": hits})
-                );
+                let row = CountJson {
+                    ty: "count",
+                    hits: *hits,
+                    spec,
+                };
+                let _ = writeln!(self.out, "{}", json_text(&row));
             }
             return;
         }
@@ -450,13 +537,14 @@ mod tests {
             "+0.000002 [pid 1 tid 1] visit(n=3, m=SLOW, p=0x1000) at bp_args.c:26 @0x1008\n    sum = 6\n    p->x = 7\
              \n    => 0x1008 <visit+8>:\tmov    $0x0,%eax"
         );
-        let j = Sink::new(Box::new(std::io::sink()), true).json(&r);
+        let j: serde_json::Value =
+            serde_json::from_str(&Sink::new(Box::new(std::io::sink()), true).json(&r)).unwrap();
         assert_eq!(j["function"], "visit");
         assert_eq!(
             j["args"][0],
-            json!({"name": "n", "type": "int", "value": 3})
+            serde_json::json!({"name": "n", "type": "int", "value": 3})
         );
-        assert_eq!(j["args"][1]["value"], json!({"sym": "SLOW"}));
+        assert_eq!(j["args"][1]["value"], serde_json::json!({"sym": "SLOW"}));
         assert_eq!(j["locals"][0]["name"], "sum");
         assert_eq!(j["disasm"][0]["text"], "mov    $0x0,%eax");
         assert_eq!(j["disasm"][0]["pc"], true);
@@ -485,7 +573,12 @@ mod tests {
             Sink::text(&r),
             "+0.001500 [pid 1 tid 2]   ret fib -> 5 (0x5) in 3.2us"
         );
-        let j = Sink::new(Box::new(std::io::sink()), true).json(&r);
+        let line = Sink::new(Box::new(std::io::sink()), true).json(&r);
+        assert!(
+            line.starts_with("{\"type\":\"return\",\"depth\":1,"),
+            "{line}"
+        );
+        let j: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(j["retval"], 5);
         assert_eq!(j["entry_args"][0], 5);
         assert_eq!(j["depth"], 1);

@@ -3,10 +3,9 @@
 
 use super::format::{common, decode_field, EventFormat};
 use super::tracefs::Tracefs;
-use crate::value::json::value_json;
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -190,23 +189,34 @@ pub fn text_line(out: &mut String, ev: &KEvent, comm: &str) {
     render_fields(out, ev);
 }
 
+/// A kernel event's JSON object (docs/schema/kernel.schema.json): `type`
+/// first, then the keys in sorted order; `fields` by name.
+#[derive(serde::Serialize)]
+struct KernelJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    comm: &'a str,
+    cpu: u32,
+    event: &'a str,
+    fields: BTreeMap<&'a str, &'a Value>,
+    pid: i32,
+    system: &'a str,
+    ts_ns: u64,
+}
+
 /// One JSON object (without the newline).
 pub fn json_line(out: &mut String, ev: &KEvent, comm: &str) {
-    let mut fields = serde_json::Map::new();
-    for (name, v) in &ev.fields {
-        fields.insert(name.clone(), value_json(v));
-    }
-    let obj = serde_json::json!({
-        "type": "kernel",
-        "ts_ns": ev.ts,
-        "cpu": ev.cpu,
-        "pid": ev.pid,
-        "comm": comm,
-        "system": ev.format.system,
-        "event": ev.format.name,
-        "fields": fields,
-    });
-    out.push_str(&obj.to_string());
+    let obj = KernelJson {
+        ty: "kernel",
+        comm,
+        cpu: ev.cpu,
+        event: &ev.format.name,
+        fields: ev.fields.iter().map(|(n, v)| (n.as_str(), v)).collect(),
+        pid: ev.pid,
+        system: &ev.format.system,
+        ts_ns: ev.ts,
+    };
+    crate::value::serialize::write_json(out, &obj);
 }
 
 #[cfg(test)]

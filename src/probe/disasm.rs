@@ -13,7 +13,6 @@
 
 use crate::engine::memory::Memory;
 use rtrace_arch::{insn, Arch};
-use serde_json::{json, Value as J};
 
 /// How many instructions `--disasm` shows without `=N`.
 pub const DEFAULT_COUNT: usize = 5;
@@ -99,21 +98,34 @@ pub fn text(lines: &[Line], pc: u64, indent: &str) -> String {
     s
 }
 
-/// The lines as JSON: `[{"addr", "symbol", "text", "pc"}]`.
-pub fn json(lines: &[Line], pc: u64) -> J {
-    J::Array(
-        lines
-            .iter()
-            .map(|l| {
-                json!({
-                    "addr": format!("{:#x}", l.addr),
-                    "symbol": l.symbol,
-                    "text": l.text,
-                    "pc": l.addr == pc,
-                })
-            })
-            .collect(),
-    )
+/// The lines as JSON, `[{"addr", "pc", "symbol", "text"}]` (`pc` marks
+/// the one at `pc`): serialized where it is embedded in a hit's object.
+pub struct Json<'a>(pub &'a [Line], pub u64);
+
+/// One instruction's JSON object (docs/schema/common.schema.json,
+/// `disasm`).
+#[derive(serde::Serialize)]
+struct Insn<'a> {
+    addr: String,
+    pc: bool,
+    symbol: Option<&'a str>,
+    text: &'a str,
+}
+
+impl serde::Serialize for Json<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|l| Insn {
+            addr: format!("{:#x}", l.addr),
+            pc: l.addr == self.1,
+            symbol: l.symbol.as_deref(),
+            text: &l.text,
+        }))
+    }
+}
+
+/// The lines as a JSON tree (see [`Json`]).
+pub fn json(lines: &[Line], pc: u64) -> serde_json::Value {
+    serde_json::to_value(Json(lines, pc)).unwrap_or_default()
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

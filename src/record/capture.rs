@@ -11,9 +11,8 @@
 //! options are rltrace's instead and [`crate::ltrace::trace`] runs with
 //! `-f -S --json`: library calls (`"type":"libcall"`) and system calls
 //! (rstrace's JSON shape, decoded by the same decoders) land in the same
-//! file; [`TypeFirst`] moves each libcall object's `"type"` key to the
-//! front (serde_json writes keys sorted), so every line of a trace file
-//! starts with its type. Both write through a paced buffer
+//! file, every line starting with its type (libcall objects are the
+//! typed [`crate::tracefile::event::Libcall`], `type` first). Both write through a paced buffer
 //! ([`crate::output::paced`]): the file is at most 100 ms behind. With
 //! `--zstd` (or `-o FILE.zst`) a compressor thread
 //! ([`super::writers::Compressor`]) writes it as independent zstd frames,
@@ -30,7 +29,7 @@
 use super::cli::RecordArgs;
 use super::header::{footer, header, Args, Cmd};
 use super::probe;
-use super::writers::{Output, Shared, TypeFirst};
+use super::writers::{Output, Shared};
 use crate::ltrace::cli as lcli;
 use crate::output::paced::Paced;
 use crate::strace::{self, cli, sink::Sink, Ended};
@@ -392,7 +391,7 @@ fn main_libcalls(a: &Args) -> i32 {
         },
     );
     record_to(a, head, |w| {
-        let w = TypeFirst::new(Paced::new(w));
+        let w = Paced::new(w);
         crate::ltrace::trace(&o, Some(Box::new(w)))
     })
 }

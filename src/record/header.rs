@@ -1,14 +1,14 @@
 //! The trace file's first and last lines: the `header` (command, cwd,
 //! environment digest, host, kernel, start time) and the `footer` (exit
 //! status, elapsed time, event counts), schema in [`crate::tracefile`] and
-//! docs/record.md ("Trace file").
+//! docs/record.md ("Trace file"). Both are the typed objects of
+//! [`crate::tracefile::event`], the ones the readers deserialize.
 
 use crate::engine::Outcome;
 use crate::strace::Ended;
-use crate::value::json::push_str;
+use crate::tracefile::event::{Footer, Header, Recorded};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Instant, SystemTime};
 
@@ -48,17 +48,6 @@ fn uname() -> (String, String) {
     crate::sys::uname()
 }
 
-fn push_os_list(out: &mut String, items: &[OsString]) {
-    out.push('[');
-    for (i, a) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(out, &a.to_string_lossy());
-    }
-    out.push(']');
-}
-
 /// What the header says about the command: argv, `-E` changes, and the
 /// processes attached to with `-p` (none when it was launched).
 pub(super) struct Cmd<'a> {
@@ -93,6 +82,13 @@ pub(super) struct Args {
     pub(super) command: Vec<OsString>,
 }
 
+fn strings(items: &[OsString]) -> Vec<String> {
+    items
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
 pub(super) fn header(a: &Args, o: Cmd) -> String {
     let (host, kernel) = uname();
     let (digest, nvars) = env_digest(o.env);
@@ -106,44 +102,38 @@ pub(super) fn header(a: &Args, o: Cmd) -> String {
     .unwrap_or_default();
     let command = first.map(cmdline_of);
     let command = command.as_deref().unwrap_or(o.command);
-    let mut h = format!(
-        "{{\"type\":\"header\",\"stream\":\"record\",\"version\":{},\"tool\":\"rtrace\",\"rtrace_version\":\"{}\",\"command\":",
-        crate::tracefile::VERSION,
-        env!("CARGO_PKG_VERSION")
-    );
-    push_os_list(&mut h, command);
-    if !o.attached.is_empty() {
-        let pids: Vec<String> = o.attached.iter().map(|p| p.to_string()).collect();
-        let _ = write!(h, ",\"attached\":[{}]", pids.join(","));
-    }
-    h.push_str(",\"cwd\":");
-    push_str(&mut h, &cwd);
-    h.push_str(",\"env_digest\":");
-    push_str(&mut h, &digest);
-    let _ = write!(h, ",\"env_vars\":{nvars},\"hostname\":");
-    push_str(&mut h, &host);
-    h.push_str(",\"kernel\":");
-    push_str(&mut h, &kernel);
-    let _ = write!(
-        h,
-        ",\"arch\":\"{}\",\"start_ns\":{},\"recorded\":{{\"syscalls\":true,\"libcalls\":{},\"stack\":{},\"probes\":",
-        std::env::consts::ARCH,
-        unix_now(),
-        a.libcalls,
-        a.stack,
-    );
-    push_os_list(
-        &mut h,
-        &a.probes.iter().map(OsString::from).collect::<Vec<_>>(),
-    );
-    let _ = write!(
-        h,
-        "}},\"compression\":{},\"options\":",
-        if a.zstd { "\"zstd\"" } else { "null" }
-    );
-    push_os_list(&mut h, &a.pass);
-    h.push_str("}\n");
-    h
+    let h = Header {
+        stream: Some("record".into()),
+        version: crate::tracefile::VERSION,
+        tool: Some("rtrace".into()),
+        rtrace_version: Some(env!("CARGO_PKG_VERSION").into()),
+        command: strings(command),
+        attached: (!o.attached.is_empty()).then(|| o.attached.to_vec()),
+        cwd,
+        env_digest: Some(digest),
+        env_vars: Some(nvars as u64),
+        hostname: Some(host),
+        kernel: Some(kernel),
+        arch: Some(std::env::consts::ARCH.into()),
+        start_ns: Some(unix_now()),
+        recorded: Recorded {
+            syscalls: true,
+            libcalls: a.libcalls,
+            stack: a.stack,
+            probes: a.probes.clone(),
+        },
+        compression: a.zstd.then(|| "zstd".into()),
+        options: strings(&a.pass),
+    };
+    line(&h)
+}
+
+/// One object as a line of the trace file.
+fn line<T: serde::Serialize>(v: &T) -> String {
+    let mut s = String::new();
+    crate::value::serialize::write_json(&mut s, v);
+    s.push('\n');
+    s
 }
 
 fn signame(sig: i32) -> String {
@@ -158,57 +148,31 @@ pub(super) fn footer(
     started: Instant,
     counts: &BTreeMap<String, u64>,
 ) -> (String, i32) {
-    let mut f = String::from("{\"type\":\"footer\"");
-    let null = "null".to_string();
-    let quoted = |s: String| {
-        let mut q = String::new();
-        push_str(&mut q, &s);
-        q
-    };
-    let (code, signal, core, interrupted, status) = match end {
-        Ended::Done(Outcome::Exited(c)) => (c.to_string(), null.clone(), false, null.clone(), c),
-        Ended::Done(Outcome::Killed(s, core)) => (
-            null.clone(),
-            quoted(signame(s)),
-            core,
-            null.clone(),
-            128 + s,
-        ),
-        Ended::Done(Outcome::None) => (null.clone(), null.clone(), false, null.clone(), 0),
-        Ended::Interrupted(s) => (
-            null.clone(),
-            null.clone(),
-            false,
-            quoted(signame(s)),
-            crate::engine::signals::interrupted_status(s),
-        ),
-        Ended::Failed(c) => (null.clone(), null.clone(), false, null.clone(), c),
-    };
-    let _ = write!(
-        f,
-        ",\"exit_code\":{code},\"signal\":{signal},\"core_dumped\":{core},\"interrupted\":{interrupted}"
-    );
-    if let Ended::Failed(_) = end {
-        f.push_str(",\"error\":\"the command could not be traced (see rtrace's messages)\"");
-    }
-    let el = started.elapsed();
-    let _ = write!(
-        f,
-        ",\"elapsed_ns\":{},\"end_ns\":{},\"events\":{{",
-        el.as_nanos() as u64,
-        unix_now()
-    );
-    let mut total = 0;
-    for (i, (k, n)) in counts.iter().enumerate() {
-        if i > 0 {
-            f.push(',');
+    let mut f = Footer::default();
+    let status = match end {
+        Ended::Done(Outcome::Exited(c)) => {
+            f.exit_code = Some(c);
+            c
         }
-        push_str(&mut f, k);
-        let _ = write!(f, ":{n}");
-        total += n;
-    }
-    let _ = writeln!(f, "}},\"events_total\":{total}}}");
-    (f, status)
+        Ended::Done(Outcome::Killed(s, core)) => {
+            (f.signal, f.core_dumped) = (Some(signame(s)), core);
+            128 + s
+        }
+        Ended::Done(Outcome::None) => 0,
+        Ended::Interrupted(s) => {
+            f.interrupted = Some(signame(s));
+            crate::engine::signals::interrupted_status(s)
+        }
+        Ended::Failed(c) => {
+            f.error = Some("the command could not be traced (see rtrace's messages)".into());
+            c
+        }
+    };
+    f.elapsed_ns = Some(started.elapsed().as_nanos() as u64);
+    f.end_ns = Some(unix_now());
+    f.events = counts.clone();
+    f.events_total = counts.values().sum();
+    (line(&f), status)
 }
 
 #[cfg(test)]

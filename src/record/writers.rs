@@ -1,8 +1,9 @@
 //! The trace file's writers: [`Output`] (the file itself, or zstd frames
 //! made by a compressor thread), [`Tally`] (counts the event lines by type
-//! on their way to it, for the footer), [`Shared`] (a handle on a shared
-//! tally) and [`TypeFirst`] (moves a libcall object's `"type"` key to the
-//! front).
+//! on their way to it, for the footer) and [`Shared`] (a handle on a
+//! shared tally). Every object a recording holds is written `"type"` first
+//! (the typed model of [`crate::tracefile::event`]; rltrace's libcall
+//! lines too), which [`Tally`] relies on.
 //!
 //! The tracer writes into a paced buffer ([`crate::output::paced`]) in front
 //! of [`Shared`]: what it records reaches the file within 100 ms, as every
@@ -255,116 +256,9 @@ impl Write for Shared {
     }
 }
 
-/// Moves a `"type"` key that ends a line's object to its front:
-/// rltrace's libcall objects come from serde_json with sorted keys
-/// (`{"args":…,"type":"libcall"}`); a trace file's lines all start with
-/// `{"type":"…"` (docs/record.md, "Trace file"; [`Tally`] relies on it). Other
-/// lines pass unchanged. `,"type":"` cannot occur inside a JSON string
-/// (its quotes are escaped there), so the match is exact.
-pub(super) struct TypeFirst<W: Write> {
-    inner: W,
-    line: Vec<u8>,
-}
-
-impl<W: Write> TypeFirst<W> {
-    pub(super) fn new(inner: W) -> TypeFirst<W> {
-        TypeFirst {
-            inner,
-            line: Vec::new(),
-        }
-    }
-
-    fn put_line(&mut self) -> io::Result<()> {
-        let l = &self.line;
-        let fixed = reorder_type(l);
-        let r = match &fixed {
-            Some(f) => self.inner.write_all(f),
-            None => self.inner.write_all(l),
-        };
-        self.line.clear();
-        r
-    }
-}
-
-/// `{"a":1,"type":"x"}\n` -> `{"type":"x","a":1}\n`; `None` when the line
-/// starts with its type already or does not end with one.
-fn reorder_type(l: &[u8]) -> Option<Vec<u8>> {
-    const KEY: &[u8] = b",\"type\":\"";
-    if l.starts_with(b"{\"type\":") {
-        return None;
-    }
-    let body = l.strip_suffix(b"\n").unwrap_or(l);
-    let inner = body.strip_suffix(b"\"}")?;
-    let at = inner.windows(KEY.len()).rposition(|w| w == KEY)?;
-    let name = &inner[at + KEY.len()..];
-    if at == 0 || name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
-        return None;
-    }
-    let mut out = Vec::with_capacity(l.len());
-    out.push(b'{');
-    out.extend_from_slice(&body[at + 1..body.len() - 1]);
-    out.push(b',');
-    out.extend_from_slice(&body[1..at]);
-    out.push(b'}');
-    out.extend_from_slice(&l[body.len()..]);
-    Some(out)
-}
-
-impl<W: Write> Write for TypeFirst<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(n) = rest.iter().position(|&b| b == b'\n') {
-            self.line.extend_from_slice(&rest[..=n]);
-            self.put_line()?;
-            rest = &rest[n + 1..];
-        }
-        self.line.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-impl<W: Write> Drop for TypeFirst<W> {
-    fn drop(&mut self) {
-        if !self.line.is_empty() {
-            let _ = self.put_line();
-        }
-        let _ = self.inner.flush();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn type_key_moves_to_the_front() {
-        let fix = |l: &str| reorder_type(l.as_bytes()).map(|v| String::from_utf8(v).unwrap());
-        assert_eq!(
-            fix("{\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1,\"type\":\"libcall\"}\n")
-                .as_deref(),
-            Some("{\"type\":\"libcall\",\"args\":[\"\\\",\\\"type\\\":\\\"x\"],\"pid\":1}\n")
-        );
-        assert_eq!(fix("{\"type\":\"syscall\",\"pid\":1}\n"), None);
-        assert_eq!(fix("{\"a\":1}\n"), None);
-        assert_eq!(fix("{\"a\":\"x\"}\n"), None);
-        // Through the writer, in pieces, with a Tally behind it.
-        let t = Shared::new(Output::Plain(Box::new(io::sink())));
-        {
-            let mut w = TypeFirst::new(t.clone());
-            let text = b"{\"args\":[],\"type\":\"libcall\"}\n{\"type\":\"exit\",\"pid\":1}\n";
-            for c in text.chunks(7) {
-                w.write_all(c).unwrap();
-            }
-        }
-        let t = t.lock();
-        assert_eq!(t.counts["libcall"], 1);
-        assert_eq!(t.counts["exit"], 1);
-        assert!(!t.counts.contains_key("other"));
-    }
 
     /// A file in memory the compressor thread can own.
     #[derive(Clone, Default)]

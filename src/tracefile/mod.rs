@@ -20,7 +20,11 @@
 //! UTF-8 are `{"bytes_hex":..}` (`crate::value::json::bytes_of` reads
 //! them back). A stream's schema line, first in `rstrace --json` output,
 //! is skipped.
+//!
+//! [`event`] is the typed model of these lines (`Serialize` and
+//! `Deserialize`); [`Reader::next_typed`] reads events into it.
 
+pub mod event;
 mod reader;
 pub mod tree;
 pub mod zstd;

@@ -9,8 +9,10 @@
 //! print as a warning. A line that is not JSON *before* the end stays an
 //! error naming its line number.
 
+use super::event::{Event, Footer, Header};
 use super::zstd::{Frames, ZSTD_MAGIC};
 use super::VERSION;
+use serde::Deserialize;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -118,6 +120,43 @@ impl Reader {
         }
     }
 
+    /// The next event, typed ([`Event`]; an object of a type this build
+    /// does not know is [`Event::Other`]); `None` at the end. An event of a
+    /// known type whose fields do not fit its type is an error naming it.
+    pub fn next_typed(&mut self) -> io::Result<Option<Event>> {
+        let Some(v) = self.next_event()? else {
+            return Ok(None);
+        };
+        match Event::deserialize(&v) {
+            Ok(Event::Other(_)) if is_known(&v) => Err(bad(format!(
+                "event {}: {} event: {}",
+                self.events,
+                v["type"],
+                shape_error(&v)
+            ))),
+            Ok(ev) => Ok(Some(ev)),
+            Err(e) => Err(bad(format!("event {}: {e}", self.events))),
+        }
+    }
+
+    /// The header, typed; `None` when the file has none.
+    pub fn typed_header(&self) -> io::Result<Option<Header>> {
+        if self.header.is_null() {
+            return Ok(None);
+        }
+        Header::deserialize(&self.header)
+            .map(Some)
+            .map_err(|e| bad(format!("header: {e}")))
+    }
+
+    /// The footer, typed; `None` before the end or when the file has none.
+    pub fn typed_footer(&self) -> io::Result<Option<Footer>> {
+        self.footer
+            .as_ref()
+            .map(|f| Footer::deserialize(f).map_err(|e| bad(format!("footer: {e}"))))
+            .transpose()
+    }
+
     /// Reads and parses the next non-empty line.
     fn next_object(&mut self) -> io::Result<Option<Value>> {
         loop {
@@ -172,6 +211,29 @@ impl Iterator for Reader {
     fn next(&mut self) -> Option<io::Result<Value>> {
         self.next_event().transpose()
     }
+}
+
+/// Why `v`, of a typed kind, does not fit its type.
+fn shape_error(v: &Value) -> String {
+    use super::event::{Exit, Libcall, Probe, Signal, Syscall};
+    let e = match v["type"].as_str() {
+        Some("syscall") => Syscall::deserialize(v).err(),
+        Some("signal") => Signal::deserialize(v).err(),
+        Some("exit") => Exit::deserialize(v).err(),
+        Some("libcall") => Libcall::deserialize(v).err(),
+        Some("probe") => Probe::deserialize(v).err(),
+        _ => None,
+    };
+    e.map_or_else(|| "unknown shape".into(), |e| e.to_string())
+}
+
+/// An object whose `"type"` names one of [`Event`]'s typed variants: it
+/// must not fall back to [`Event::Other`].
+fn is_known(v: &Value) -> bool {
+    matches!(
+        v["type"].as_str(),
+        Some("syscall" | "signal" | "exit" | "libcall" | "probe")
+    )
 }
 
 pub(super) fn bad(msg: String) -> io::Error {

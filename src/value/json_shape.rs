@@ -97,6 +97,19 @@ pub fn push_bytes(out: &mut String, b: &[u8]) {
     }
 }
 
+/// The bytes of a `bytes_hex` text: two hex digits per byte; `None` when
+/// it is not that.
+pub fn unhex(h: &str) -> Option<Vec<u8>> {
+    let h = h.as_bytes();
+    if !h.len().is_multiple_of(2) {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    h.chunks(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
+}
+
 /// The bytes a JSON value written by [`push_bytes`] stands for: a string's
 /// UTF-8, or the decoded `bytes_hex`; `None` for anything else.
 pub fn bytes_of(v: &serde_json::Value) -> Option<std::borrow::Cow<'_, [u8]>> {
@@ -104,15 +117,8 @@ pub fn bytes_of(v: &serde_json::Value) -> Option<std::borrow::Cow<'_, [u8]>> {
     if let Some(s) = v.as_str() {
         return Some(Cow::Borrowed(s.as_bytes()));
     }
-    let h = v.as_object()?.get(BYTES_HEX)?.as_str()?.as_bytes();
-    if h.len() % 2 != 0 {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    h.chunks(2)
-        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-        .collect::<Option<Vec<u8>>>()
-        .map(Cow::Owned)
+    let h = v.as_object()?.get(BYTES_HEX)?.as_str()?;
+    unhex(h).map(Cow::Owned)
 }
 
 /// Bytes as text for a reader that prints them: UTF-8 as is, other bytes

@@ -5,6 +5,7 @@
 //! ([`crate::value::json`]) both walk the same values, so the two outputs can
 //! never disagree.
 
+pub mod bytestring;
 pub mod json;
 pub mod json_shape;
 pub mod serialize;

@@ -1,5 +1,7 @@
 //! What `rtrace watch` prints: hits, notes and the `--count` table, as text
-//! or JSON Lines from the same records.
+//! or JSON Lines from the same records. Each JSON object kind is a
+//! `#[derive(Serialize)]` struct (`HitJson`, `PlaceJson`, `WatchJson`,
+//! `NoteJson`): `type` first, then its keys in sorted order.
 
 use super::resolve::Place;
 use super::spec::Watch;
@@ -7,7 +9,8 @@ use super::value::WatchValue;
 use crate::engine::ptrace::Tid;
 use crate::probe::disasm::{self, Line};
 use rtrace_arch::x86_debugreg::Kind;
-use serde_json::{json, Value as J};
+use serde::Serialize;
+use serde_json::Value as J;
 use std::io::{self, Write};
 
 /// How the accessing instruction of a data watchpoint hit was found.
@@ -77,16 +80,112 @@ fn hex(v: u64) -> String {
     format!("{v:#x}")
 }
 
-fn place_json(p: &Place) -> J {
-    json!({
-        "addr": hex(p.addr),
-        "func": p.func,
-        "offset": p.off,
-        "inlined": p.inlined,
-        "file": p.file,
-        "line": p.line,
-        "location": p.to_string(),
-    })
+/// A code place's JSON object; the accessing instruction's (`insn`) adds
+/// `found` and `text`. Keys in sorted order.
+#[derive(Serialize)]
+struct PlaceJson<'a> {
+    addr: String,
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    found: Option<&'static str>,
+    func: Option<&'a str>,
+    inlined: Option<&'a str>,
+    line: Option<u32>,
+    location: String,
+    offset: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+}
+
+fn place_json(p: &Place) -> PlaceJson<'_> {
+    PlaceJson {
+        addr: hex(p.addr),
+        file: p.file.as_deref(),
+        found: None,
+        func: p.func.as_deref(),
+        inlined: p.inlined.as_deref(),
+        line: p.line,
+        location: p.to_string(),
+        offset: p.off,
+        text: None,
+    }
+}
+
+/// A hit's JSON object (docs/schema/watch.schema.json): `type` first,
+/// then the keys in sorted order; `access`, `insn`, `new` and `old` only
+/// for data watches (each `null` when unknown).
+#[derive(Serialize)]
+struct HitJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    access: Option<Option<&'static str>>,
+    addr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bt: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disasm: Option<disasm::Json<'a>>,
+    expr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    insn: Option<Option<PlaceJson<'a>>>,
+    kind: &'static str,
+    len: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new: Option<J>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old: Option<J>,
+    pc: PlaceJson<'a>,
+    tid: Tid,
+    watch: usize,
+}
+
+/// A watch once placed (`watch`), or a row of the `--count` table
+/// (`count`, with `hits`).
+#[derive(Serialize)]
+struct WatchJson {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    addr: String,
+    expr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hits: Option<u64>,
+    kind: &'static str,
+    len: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slot: Option<String>,
+    watch: usize,
+}
+
+impl WatchJson {
+    fn new(ty: &'static str, w: &Watch) -> WatchJson {
+        WatchJson {
+            ty,
+            addr: hex(w.addr),
+            expr: w.expr.to_string(),
+            hits: None,
+            kind: w.kind.name(),
+            len: w.len,
+            slot: None,
+            watch: w.id,
+        }
+    }
+}
+
+/// A thread armed or cleared (`tid`), or a note (`message`).
+#[derive(Serialize)]
+struct NoteJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tid: Option<Tid>,
+}
+
+fn json_text<T: Serialize>(v: &T) -> String {
+    let mut s = String::new();
+    crate::value::serialize::write_json(&mut s, v);
+    s
 }
 
 impl Report {
@@ -154,49 +253,38 @@ impl Report {
     }
 
     /// The JSON object of one hit.
-    pub fn hit_json(h: &Hit<'_>) -> J {
+    pub fn hit_json(h: &Hit<'_>) -> String {
         let w = h.watch;
-        let mut o = json!({
-            "type": "hit",
-            "tid": h.tid,
-            "watch": w.id,
-            "expr": w.expr.to_string(),
-            "kind": w.kind.name(),
-            "addr": hex(w.addr),
-            "len": w.len,
-            "pc": place_json(&h.pc),
-        });
-        let m = o.as_object_mut().expect("object");
-        if w.kind != Kind::Exec {
-            m.insert("old".into(), h.old.as_ref().map_or(J::Null, |v| v.json()));
-            m.insert("new".into(), h.new.as_ref().map_or(J::Null, |v| v.json()));
-            m.insert("access".into(), json!(h.access));
-            m.insert(
-                "insn".into(),
-                match &h.site {
-                    Some(site) => {
-                        let mut p = place_json(&site.place);
-                        p["text"] = json!(site.text);
-                        p["found"] = json!(site.found.name());
-                        p
-                    }
-                    None => J::Null,
-                },
-            );
-        }
-        if let Some(bt) = &h.bt {
-            m.insert("bt".into(), json!(bt));
-        }
-        if let Some(d) = &h.disasm {
-            m.insert("disasm".into(), disasm::json(d, h.pc.addr));
-        }
-        o
+        let data = w.kind != Kind::Exec;
+        let value = |x: &Option<WatchValue>| x.as_ref().map_or(J::Null, |v| v.json());
+        json_text(&HitJson {
+            ty: "hit",
+            access: data.then_some(h.access),
+            addr: hex(w.addr),
+            bt: h.bt.as_deref(),
+            disasm: h.disasm.as_deref().map(|d| disasm::Json(d, h.pc.addr)),
+            expr: w.expr.to_string(),
+            insn: data.then(|| {
+                h.site.as_ref().map(|site| PlaceJson {
+                    found: Some(site.found.name()),
+                    text: Some(&site.text),
+                    ..place_json(&site.place)
+                })
+            }),
+            kind: w.kind.name(),
+            len: w.len,
+            new: data.then(|| value(&h.new)),
+            old: data.then(|| value(&h.old)),
+            pc: place_json(&h.pc),
+            tid: h.tid,
+            watch: w.id,
+        })
     }
 
     /// Prints one hit.
     pub fn hit(&mut self, h: &Hit<'_>) {
         let s = if self.json {
-            Self::hit_json(h).to_string()
+            Self::hit_json(h)
         } else {
             Self::hit_text(h)
         };
@@ -207,7 +295,11 @@ impl Report {
     /// printed in JSON, and as text when `text` is set.
     pub fn thread(&mut self, what: &str, tid: Tid, text: bool) {
         if self.json {
-            self.line(&json!({ "type": what, "tid": tid }).to_string());
+            self.line(&json_text(&NoteJson {
+                ty: what,
+                message: None,
+                tid: Some(tid),
+            }));
         } else if text {
             self.line(&format!("rtrace watch: [pid {tid}] watchpoints {what}"));
         }
@@ -217,14 +309,11 @@ impl Report {
     pub fn plan(&mut self, plan: &[Watch]) {
         for w in plan {
             if self.json {
-                self.line(
-                    &json!({
-                        "type": "watch", "watch": w.id, "expr": w.expr.to_string(),
-                        "kind": w.kind.name(), "addr": hex(w.addr), "len": w.len,
-                        "slot": w.slot.to_string(),
-                    })
-                    .to_string(),
-                );
+                let o = WatchJson {
+                    slot: Some(w.slot.to_string()),
+                    ..WatchJson::new("watch", w)
+                };
+                self.line(&json_text(&o));
             } else {
                 self.line(&format!(
                     "rtrace watch: watch {}: {} {} at {:#x}, {} byte{} ({})",
@@ -243,7 +332,11 @@ impl Report {
     /// A message for the user.
     pub fn note(&mut self, msg: &str) {
         if self.json {
-            self.line(&json!({ "type": "note", "message": msg }).to_string());
+            self.line(&json_text(&NoteJson {
+                ty: "note",
+                message: Some(msg),
+                tid: None,
+            }));
         } else {
             self.line(&format!("rtrace watch: {msg}"));
         }
@@ -253,13 +346,11 @@ impl Report {
     pub fn counts(&mut self, plan: &[Watch], hits: &[u64]) {
         if self.json {
             for (w, n) in plan.iter().zip(hits) {
-                self.line(
-                    &json!({
-                        "type": "count", "watch": w.id, "expr": w.expr.to_string(),
-                        "kind": w.kind.name(), "addr": hex(w.addr), "len": w.len, "hits": n,
-                    })
-                    .to_string(),
-                );
+                let o = WatchJson {
+                    hits: Some(*n),
+                    ..WatchJson::new("count", w)
+                };
+                self.line(&json_text(&o));
             }
             return;
         }
@@ -334,7 +425,7 @@ mod tests {
             "[pid 7] watch 1 write counter (*0x4010:4): write old 1 (0x1) new 2 (0x2) \
              by 0x1006 bump+0x6 (wp.c:9) \"movl $0x2,0x2ff4(%rip)\", pc 0x1010"
         );
-        let j = Report::hit_json(&h);
+        let j: J = serde_json::from_str(&Report::hit_json(&h)).unwrap();
         assert_eq!(j["old"]["dec"], 1);
         assert_eq!(j["new"]["hex"], "0x2");
         assert_eq!(j["insn"]["addr"], "0x1006");
@@ -360,7 +451,7 @@ mod tests {
              \n       0x1006 <bump+6>:\tmovl   $0x2,0x2ff4(%rip)        # 0x4010\
              \n    => 0x1010 <bump+16>:\tnop"
         ));
-        let j = Report::hit_json(&h);
+        let j: J = serde_json::from_str(&Report::hit_json(&h)).unwrap();
         assert_eq!(j["disasm"][0]["pc"], false);
         assert_eq!(j["disasm"][1]["pc"], true);
         assert_eq!(j["disasm"][1]["symbol"], "bump+16");
@@ -387,6 +478,7 @@ mod tests {
             Report::hit_text(&h),
             "[pid 7] watch 1 exec counter (*0x4010:4): at 0x4010\n    #0 main+0x5"
         );
-        assert!(Report::hit_json(&h).get("old").is_none());
+        let j: J = serde_json::from_str(&Report::hit_json(&h)).unwrap();
+        assert!(j.get("old").is_none());
     }
 }

@@ -14,4 +14,5 @@ mod record_events;
 mod record_export;
 mod record_probe;
 mod record_stream;
+mod record_typed;
 mod replay_faults;

@@ -16,7 +16,6 @@ use crate::ltrace::msg::{Msg, Shown};
 use crate::probe::shadow::{self, MAX_SHADOW};
 use crate::unwind::trap::frames_at_trap;
 use rtrace_arch::x86_64::{PC, RET, SP};
-use serde_json::{json, Map, Value as J};
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -63,24 +62,23 @@ pub(in crate::ltrace) struct JsonCall<'a> {
     pub injected: bool,
 }
 
-/// One `{"type":"libcall",…}` line.
+/// One `{"type":"libcall",…}` line: the typed
+/// [`Libcall`](crate::tracefile::event::Libcall) that recordings are read
+/// back into, serialized.
 pub(in crate::ltrace) fn json_line(c: &JsonCall) -> String {
-    let mut m = Map::new();
-    m.insert("type".into(), json!("libcall"));
-    m.insert("pid".into(), json!(c.tid));
-    m.insert("func".into(), json!(c.func));
-    m.insert("caller".into(), c.caller.map_or(J::Null, |s| json!(s)));
-    m.insert("lib".into(), c.lib.map_or(J::Null, |s| json!(s)));
-    m.insert("args".into(), json!(c.args));
-    m.insert("return".into(), c.ret.map_or(J::Null, |s| json!(s)));
-    m.insert("ts_ns".into(), json!(crate::value::json::unix_ns(c.time)));
-    if let Some(d) = c.duration {
-        m.insert("dur_ns".into(), json!(d.as_nanos() as u64));
-    }
-    if c.injected {
-        m.insert("injected".into(), json!(true));
-    }
-    let mut s = J::Object(m).to_string();
+    let ev = crate::tracefile::event::Event::Libcall(crate::tracefile::event::Libcall {
+        args: c.args.clone(),
+        caller: c.caller.map(str::to_string),
+        dur_ns: c.duration.map(|d| d.as_nanos() as u64),
+        func: c.func.to_string(),
+        injected: c.injected,
+        lib: c.lib.map(str::to_string),
+        pid: c.tid,
+        ret: c.ret.map(str::to_string),
+        ts_ns: crate::value::json::unix_ns(c.time),
+    });
+    let mut s = String::new();
+    crate::value::serialize::write_json(&mut s, &ev);
     s.push('\n');
     s
 }

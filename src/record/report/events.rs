@@ -7,9 +7,13 @@
 //! syscall-set syntax, [`SyscallSet`]; other events pass), `--pid PID`
 //! (the thread, or the process of a probe hit) and `--from`/`--to`
 //! (seconds since the recording's start, the header's `start_ns`).
+//! Events are read typed ([`Reader::next_typed`], the model of
+//! [`crate::tracefile::event`]); only the decoded argument values are
+//! walked as JSON.
 
 use crate::strace::filter::SyscallSet;
-use crate::tracefile::{ts_ns, Reader};
+use crate::tracefile::event::{Event, Return, Syscall};
+use crate::tracefile::Reader;
 use crate::value::json_shape::bytes_of;
 use crate::value::text::{errno_message, quote_bytes};
 use serde_json::Value;
@@ -28,22 +32,32 @@ pub(super) struct Filter {
     pub to: Option<f64>,
 }
 
+/// The thread, the process (probe hits: their `tgid`) and the time of an
+/// event; `Other` events have none.
+fn who_when(ev: &Event) -> (Option<i64>, Option<i64>, Option<u64>) {
+    match ev {
+        Event::Syscall(s) => (Some(s.pid.into()), None, Some(s.ts_ns)),
+        Event::Libcall(c) => (Some(c.pid.into()), None, Some(c.ts_ns)),
+        Event::Probe(p) => (Some(p.pid.into()), Some(p.tgid.into()), Some(p.ts_ns)),
+        Event::Signal(g) => (Some(g.pid.into()), None, None),
+        Event::Exit(x) => (Some(x.pid.into()), None, None),
+        Event::Other(v) => (v["pid"].as_i64(), v["tgid"].as_i64(), v["ts_ns"].as_u64()),
+    }
+}
+
 impl Filter {
-    fn keeps(&self, ev: &Value, start: Option<u64>) -> bool {
-        if let (Some(set), Some(name)) = (&self.trace, ev["syscall"].as_str()) {
-            if ev["type"] == "syscall" && !set.matches_name(name) {
+    fn keeps(&self, ev: &Event, start: Option<u64>) -> bool {
+        if let (Some(set), Event::Syscall(s)) = (&self.trace, ev) {
+            if !set.matches_name(&s.syscall) {
                 return false;
             }
         }
-        if !self.pids.is_empty() {
-            let pid = ev["pid"].as_i64();
-            let tgid = ev["tgid"].as_i64();
-            if !self.pids.iter().any(|&p| Some(p) == pid || Some(p) == tgid) {
-                return false;
-            }
+        let (pid, tgid, ts) = who_when(ev);
+        if !self.pids.is_empty() && !self.pids.iter().any(|&p| Some(p) == pid || Some(p) == tgid) {
+            return false;
         }
         if self.from.is_some() || self.to.is_some() {
-            let (Some(t), Some(s)) = (ts_ns(ev), start) else {
+            let (Some(t), Some(s)) = (ts, start) else {
                 return false;
             };
             let rel = (t as f64 - s as f64) / 1e9;
@@ -152,86 +166,91 @@ fn list(out: &mut String, a: &[Value]) {
 }
 
 /// Pads to column 40 (strace's result column) and writes ` = RET`.
-fn result(out: &mut String, line_start: usize, ev: &Value, hex: bool) {
+fn result(
+    out: &mut String,
+    line_start: usize,
+    ret: &Option<Return>,
+    errno: Option<&str>,
+    hex: bool,
+) {
     let col = out[line_start..].chars().count();
     out.extend(std::iter::repeat_n(' ', 40usize.saturating_sub(col).max(1)));
     out.push_str("= ");
-    match (&ev["return"], ev["errno"].as_str()) {
-        (Value::Null, _) => out.push('?'),
-        (r, Some(e)) => {
+    match (ret, errno) {
+        (None, _) => out.push('?'),
+        (Some(r), Some(e)) => {
             let msg = rtrace_arch::tables::errno_value(e)
                 .map(|n| errno_message(u64::from(n)))
                 .unwrap_or_default();
-            let _ = write!(out, "{r} {e} ({msg})");
+            ret_text(out, r, false);
+            let _ = write!(out, " {e} ({msg})");
         }
-        (Value::Number(n), None) if hex && n.as_u64().is_some_and(|x| x != 0) => {
-            let _ = write!(out, "{:#x}", n.as_u64().unwrap_or(0));
-        }
-        (Value::String(s), None) => out.push_str(s),
-        (r, None) => {
-            let _ = write!(out, "{r}");
-        }
+        (Some(r), None) => ret_text(out, r, hex),
     }
+}
+
+fn ret_text(out: &mut String, r: &Return, hex: bool) {
+    match r {
+        Return::Int(i) if hex && *i > 0 => {
+            let _ = write!(out, "{i:#x}");
+        }
+        Return::UInt(u) if hex && *u != 0 => {
+            let _ = write!(out, "{u:#x}");
+        }
+        Return::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Return::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Return::Text(t) => out.push_str(t),
+    }
+}
+
+fn syscall(out: &mut String, s: &Syscall) {
+    out.push_str(&s.syscall);
+    out.push('(');
+    list(out, &s.args);
+    out.push(')');
+    let hex = HEX_RESULT.contains(&s.syscall.as_str());
+    result(out, 0, &s.ret, s.errno.as_deref(), hex);
 }
 
 /// One event as a line of text (without its newline); `None` for events
 /// with no text form.
-pub(super) fn line(ev: &Value) -> Option<String> {
+pub(super) fn line(ev: &Event) -> Option<String> {
     let mut out = String::new();
-    if let Some(pid) = ev["pid"].as_i64() {
+    if let Some(pid) = who_when(ev).0 {
         let _ = write!(out, "{pid} ");
     }
-    let start = 0;
-    match ev["type"].as_str()? {
-        "syscall" => {
-            let name = ev["syscall"].as_str()?;
-            out.push_str(name);
+    match ev {
+        Event::Syscall(s) => syscall(&mut out, s),
+        Event::Libcall(c) => {
+            out.push_str(&c.func);
             out.push('(');
-            list(
-                &mut out,
-                ev["args"].as_array().map_or(&[][..], Vec::as_slice),
-            );
-            out.push(')');
-            result(&mut out, start, ev, HEX_RESULT.contains(&name));
-        }
-        "libcall" => {
-            out.push_str(ev["func"].as_str()?);
-            out.push('(');
-            let args = ev["args"].as_array().map_or(&[][..], Vec::as_slice);
             // rltrace's arguments are already text.
-            let texts: Vec<String> = args
-                .iter()
-                .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
-                .collect();
-            out.push_str(&texts.join(", "));
+            out.push_str(&c.args.join(", "));
             out.push(')');
-            result(&mut out, start, ev, false);
+            let ret = c.ret.clone().map(Return::Text);
+            result(&mut out, 0, &ret, None, false);
         }
-        "exit" => {
-            let fate = crate::tracefile::tree::exit_text(ev)?;
-            let _ = write!(out, "+++ {fate} +++");
+        Event::Exit(x) => {
+            let _ = write!(out, "+++ {} +++", x.text()?);
         }
-        "signal" => {
-            let sig = ev["signal"].as_str().unwrap_or("?");
+        Event::Signal(g) => {
             out.push_str("--- ");
-            out.push_str(sig);
-            if let Some(info) = ev.get("siginfo").filter(|i| !i.is_null()) {
+            out.push_str(&g.signal);
+            if !g.siginfo.is_null() {
                 out.push(' ');
-                arg(&mut out, info);
+                arg(&mut out, &g.siginfo);
             }
             out.push_str(" ---");
         }
-        "probe" => {
-            let _ = write!(
-                out,
-                "probe {} {} {}",
-                ev["kind"].as_str().unwrap_or("hit"),
-                ev["spec"].as_str().unwrap_or("?"),
-                ev["location"].as_str().unwrap_or("")
-            );
+        Event::Probe(p) => {
+            let _ = write!(out, "probe {} {} {}", p.kind, p.spec, p.location);
         }
-        other => {
-            let _ = write!(out, "--- {other} ---");
+        Event::Other(v) => {
+            let _ = write!(out, "--- {} ---", v["type"].as_str()?);
         }
     }
     Some(out)
@@ -247,8 +266,8 @@ pub(super) fn print(reader: &mut Reader, filter: &Filter, out: &mut dyn Write) -
         (s.is_finite() && s >= 0.0).then(|| (s * 1e9).round() as u64)
     });
     let mut n = 0;
-    while let Some(ev) = reader.next_event()? {
-        start = start.or(ts_ns(&ev));
+    while let Some(ev) = reader.next_typed()? {
+        start = start.or(who_when(&ev).2);
         if !filter.keeps(&ev, start) {
             continue;
         }
