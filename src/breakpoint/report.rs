@@ -550,7 +550,7 @@ mod tests {
         assert_eq!(j["disasm"][0]["pc"], true);
         assert_eq!(
             j["print"][0],
-            json!({"name": "p->x", "type": "int", "value": 7})
+            serde_json::json!({"name": "p->x", "type": "int", "value": 7})
         );
     }
 
