@@ -34,6 +34,7 @@ pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("chmod", chmod),
     ("fchmod", fchmod),
     ("fchmodat", fchmodat),
+    ("fchmodat2", fchmodat2),
     ("chown", chown),
     ("lchown", chown),
     ("fchown", fchown),
@@ -310,6 +311,13 @@ fn fchmodat(c: &mut Ctx) -> Step {
     c.atfd(0);
     c.path(1);
     umode_arg(c, 2);
+    Step::Done(RetFmt::Int)
+}
+
+/// `fchmodat2(dirfd, path, mode, flags)` (Linux 6.6).
+fn fchmodat2(c: &mut Ctx) -> Step {
+    fchmodat(c);
+    flags_arg(c, 3, &xlat::FACCESSAT_FLAGS, "AT_???");
     Step::Done(RetFmt::Int)
 }
 

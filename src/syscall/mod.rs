@@ -9,6 +9,7 @@
 mod aio;
 mod array;
 mod bpf;
+mod cachestat;
 mod caps;
 mod creds;
 pub mod ctx;
@@ -20,6 +21,7 @@ pub mod fd_cache;
 pub mod fd_details;
 mod file;
 mod futex;
+mod futex2;
 mod generic;
 mod io_uring;
 mod ioctl;
@@ -33,6 +35,7 @@ mod ldt;
 mod memory_calls;
 mod misc_calls;
 mod mount;
+mod mseal_shadow;
 mod net;
 mod netlink;
 mod numa;
@@ -143,6 +146,9 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             aio::DECODERS,
             kernel_admin::DECODERS,
             misc_calls::DECODERS,
+            mseal_shadow::DECODERS,
+            futex2::DECODERS,
+            cachestat::DECODERS,
             pidfd::DECODERS,
             quotactl::DECODERS,
             timex::DECODERS,

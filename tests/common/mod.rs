@@ -16,6 +16,8 @@
 //!   differential tests can skip cleanly.
 //! * [`normalize`] replaces what changes between runs (pids, addresses) with
 //!   fixed placeholders before outputs are compared.
+//! * [`strace72()`] runs strace 7.2 (fetched by `.ci/strace-72`), the oracle
+//!   of the differential tests against current strace.
 //! * [`child`] runs and waits for child processes under a time limit, reads
 //!   pipes line by line with a deadline, and names unique temporary paths.
 //!
@@ -25,11 +27,14 @@
 pub mod child;
 pub mod private;
 pub mod schema;
+pub mod strace72;
 
 #[allow(unused_imports)]
 pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};
 #[allow(unused_imports)]
 pub use private::PrivateCopy;
+#[allow(unused_imports)]
+pub use strace72::strace72;
 
 use std::collections::HashMap;
 use std::fs;
