@@ -23,6 +23,20 @@ pub fn push<E>(shadow: &mut Vec<E>, e: E, slot: impl Fn(&E) -> u64) {
     shadow.push(e);
 }
 
+/// Pushes `e` whose return address already is the trampoline: a second
+/// probe on the same frame, as when a PLT stub's probe is followed by the
+/// probe at the function it jumps to (`rltrace -e f -x f`). The call pending
+/// at that slot is the outer one and stays; the return goes through both,
+/// the inner first (its saved return address is the trampoline again).
+pub fn push_nested<E>(shadow: &mut Vec<E>, e: E, slot: impl Fn(&E) -> u64) {
+    let sp = slot(&e);
+    shadow.retain(|s| {
+        let s = slot(s);
+        s >= sp || sp - s >= SAME_STACK
+    });
+    shadow.push(e);
+}
+
 /// The pending call a return to the trampoline ends, with `sp` the stack
 /// pointer after the return: `ret` popped the trampoline's address from
 /// `sp - 8`. Calls above the matching one were skipped by longjmp or an
@@ -57,6 +71,24 @@ mod tests {
         // No slot matches: the innermost call.
         assert_eq!(pop_returned(&mut s, 0x1234, slot), Some((0x7000, 'a')));
         assert_eq!(pop_returned(&mut s, 0x1234, slot), None);
+    }
+
+    #[test]
+    fn a_nested_probe_on_the_same_frame_keeps_the_outer_call() {
+        let slot = |e: &(u64, char)| e.0;
+        let mut s = vec![(0x7000, 'a'), (0x6f00, 'p')];
+        // The function's own probe at the PLT probe's slot: both pending.
+        push_nested(&mut s, (0x6f00, 'f'), slot);
+        assert_eq!(s, [(0x7000, 'a'), (0x6f00, 'p'), (0x6f00, 'f')]);
+        // Its return (sp = slot + 8) ends the inner one; the trampoline is
+        // then hit again at the same sp and ends the outer one.
+        assert_eq!(pop_returned(&mut s, 0x6f08, slot), Some((0x6f00, 'f')));
+        assert_eq!(pop_returned(&mut s, 0x6f08, slot), Some((0x6f00, 'p')));
+        assert_eq!(s, [(0x7000, 'a')]);
+        // A plain push at the same slot is a new call: the old one is gone.
+        let mut s = vec![(0x6f00, 'p')];
+        push(&mut s, (0x6f00, 'q'), slot);
+        assert_eq!(s, [(0x6f00, 'q')]);
     }
 
     #[test]

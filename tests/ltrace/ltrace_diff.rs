@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn temp(tag: &str) -> PathBuf {
+pub(crate) fn temp(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     std::env::temp_dir().join(format!(
         "rltrace-diff-{}-{tag}-{}.txt",
@@ -18,7 +18,7 @@ fn temp(tag: &str) -> PathBuf {
     ))
 }
 
-fn trace(tool: &Path, opts: &[&str], prog: &Path) -> String {
+pub(crate) fn trace(tool: &Path, opts: &[&str], prog: &Path) -> String {
     let file = temp("t");
     let st = Command::new(tool)
         .args(opts)
@@ -34,7 +34,7 @@ fn trace(tool: &Path, opts: &[&str], prog: &Path) -> String {
 }
 
 /// Addresses, pids, times and alignment spaces made equal.
-fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         let mut words: Vec<String> = Vec::new();

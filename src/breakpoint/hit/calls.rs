@@ -137,7 +137,11 @@ impl Breaker {
                         args,
                         shown: true,
                     };
-                    shadow::push(&mut thread.shadow, e, |s| s.slot);
+                    if ret == tramp {
+                        shadow::push_nested(&mut thread.shadow, e, |s| s.slot);
+                    } else {
+                        shadow::push(&mut thread.shadow, e, |s| s.slot);
+                    }
                 }
             }
         }

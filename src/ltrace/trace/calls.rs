@@ -174,7 +174,11 @@ impl Ltrace {
             parts,
             wall,
         };
-        shadow::push(&mut t.shadow, pending, |s| s.slot);
+        if hit.ret == tramp {
+            shadow::push_nested(&mut t.shadow, pending, |s| s.slot);
+        } else {
+            shadow::push(&mut t.shadow, pending, |s| s.slot);
+        }
     }
 
     /// A call shown whole at its entry: injected (`act`: the call is not

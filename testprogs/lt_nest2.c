@@ -1,0 +1,5 @@
+/* The library libltnest1.so calls into (ltrace's libfilt2). */
+int func2(int x)
+{
+	return x * 2;
+}
