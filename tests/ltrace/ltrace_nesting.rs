@@ -104,8 +104,9 @@ fn plt_and_entry_probes_on_one_frame_nest() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The same lines as ltrace 0.7.3 with `-e func1 -x func1`, and with each
-/// alone.
+/// The same lines as ltrace 0.7.3 with `-e func1 -x func1`, each alone,
+/// and the filters that select calls between the libraries (ltrace's
+/// libfilt tests).
 #[test]
 fn plt_and_entry_probes_as_ltrace() {
     if !common::have("ltrace") {
@@ -118,10 +119,24 @@ fn plt_and_entry_probes_as_ltrace() {
     };
     let lt = PathBuf::from("ltrace");
     let mut failures = Vec::new();
-    for opts in [&["-efunc1", "-xfunc1"][..], &["-efunc1"], &["-xfunc1"]] {
+    let sets: &[&[&str]] = &[
+        &["-efunc1", "-xfunc1"],
+        &["-efunc1"],
+        &["-xfunc1"],
+        // Calls one library makes into another: `libltnest1.so->func2(…)`.
+        &["-efunc2@libltnest1.so"],
+        &["-e@libltnest1.so"],
+        &["-efunc*"],
+        &["-efunc1+func2@libltnest1.so"],
+        &["-efunc1", "-xfunc2"],
+        &["-xfunc1", "-xfunc2"],
+        &["-L", "-xfunc1"],
+        &["-L", "-xfunc*"],
+    ];
+    for &opts in sets {
         let want = trace(&lt, opts, &prog);
         assert!(
-            want.contains("func1"),
+            want.contains("func"),
             "ltrace {opts:?} traced nothing: {want}"
         );
         let got = trace(&rltrace(), opts, &prog);
