@@ -188,8 +188,8 @@ fn e_filters_select_as_ptrace_does() {
     let k = kernel(&["-e", "labs+abs"], &p, &["500", "1"]);
     let rows = table(&k.trace).0;
     assert_eq!(rows.len(), 2, "{}", k.trace);
-    assert_eq!(rows["ltk_calls-lazy->labs"], 1000);
-    assert_eq!(rows["ltk_calls-lazy->abs"], 4);
+    assert_eq!(rows["labs"], 1000);
+    assert_eq!(rows["abs"], 4);
 }
 
 /// Asserts a refusal: exit 1, the reason, no table.

@@ -192,3 +192,48 @@ fn break_return_probes_on_one_frame_nest() {
     assert_eq!(got, want, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-c` counts by function name, as ltrace does: a call seen at the PLT
+/// stub and at the function's entry counts twice under `func1`, and calls
+/// between the libraries count under their own names (not `caller->name`
+/// or `name@lib`, as the lines show them).
+#[test]
+fn counts_by_name_as_ltrace() {
+    if !common::have("ltrace") {
+        eprintln!("skip: ltrace is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rltrace-nest-c-{}", std::process::id()));
+    let Some(prog) = nest_prog(&dir) else {
+        return;
+    };
+    // (calls, name) rows of a -c table.
+    let rows = |t: &str| {
+        let mut v: Vec<(String, String)> = t
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let lt = PathBuf::from("ltrace");
+    let sets: &[&[&str]] = &[
+        &["-c", "-efunc*", "-xfunc1"],
+        &["-c", "-L", "-xfunc*"],
+        &["-c", "-xfunc1"],
+    ];
+    for &opts in sets {
+        let want = trace(&lt, opts, &prog);
+        let got = trace(&rltrace(), opts, &prog);
+        assert!(!rows(&want).is_empty(), "{want}");
+        assert_eq!(
+            rows(&got),
+            rows(&want),
+            "{opts:?}\nrltrace:\n{got}\nltrace:\n{want}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -105,7 +105,7 @@ impl Ltrace {
             return;
         }
         if self.o.count {
-            self.summary.call(&hit.shown);
+            self.summary.call(&hit.bare);
         }
         let depth = self.tasks.threads.get(&tid).map_or(0, |t| t.shadow.len());
         let call_id = self.next_call;
@@ -210,8 +210,8 @@ impl Ltrace {
         };
         let injected = act.is_some();
         if self.o.count {
-            self.summary.call(&hit.shown);
-            self.summary.time(&hit.shown, Duration::ZERO);
+            self.summary.call(&hit.bare);
+            self.summary.time(&hit.bare, Duration::ZERO);
             return;
         }
         let c = self.format_entry(tid, hit.name, regs);
@@ -367,7 +367,7 @@ impl Ltrace {
             return Resume::Suppress;
         }
         if self.o.count {
-            self.summary.time(&entry.shown, dur);
+            self.summary.time(&entry.bare, dur);
             return Resume::Suppress;
         }
         let Some(fcall) = entry.fcall.clone() else {

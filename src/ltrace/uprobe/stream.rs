@@ -418,8 +418,8 @@ impl Stream {
         if f.twice {
             // Shown whole at entry, returning 0 (as its direct return).
             if self.o.count {
-                self.summary.call(&f.shown);
-                self.summary.time(&f.shown, Duration::ZERO);
+                self.summary.call(&f.bare);
+                self.summary.time(&f.bare, Duration::ZERO);
                 return;
             }
             let c = format::on_entry_with(
@@ -448,7 +448,7 @@ impl Stream {
             return;
         }
         if self.o.count {
-            self.summary.call(&f.shown);
+            self.summary.call(&f.bare);
         }
         let id = self.next_call;
         self.next_call += 1;
@@ -506,7 +506,7 @@ impl Stream {
         let depth = e.depth;
         let leader = |o: &mut Out| o.leader(tid, None, depth);
         match (e.how, back) {
-            (How::Count(func), _) => self.summary.time(&self.funcs[func].shown, dur),
+            (How::Count(func), _) => self.summary.time(&self.funcs[func].bare, dur),
             (How::Kernel(func, fcall), Back::Kernel { rv, rs }) => {
                 let mut src = Fetched {
                     ints: &[],
