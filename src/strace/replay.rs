@@ -8,7 +8,7 @@
 //! creation order) and a thread is its rank in its process (0 the leader,
 //! then in creation order). Counting per thread rather than per process
 //! keeps the index independent of how threads interleave. In the
-//! recording the tree is [`ProcessTree`] (built from the `clone`/`clone3`/
+//! recording the tree is [`crate::tracefile::tree::ProcessTree`] (built from the `clone`/`clone3`/
 //! `fork`/`vfork` events); live it comes from the tracer's new-task
 //! events, or, for a child whose first stop comes before its creator's
 //! event, from `/proc/TID/status`.
@@ -24,8 +24,8 @@
 
 use super::filter::SyscallSet;
 use crate::engine::tracee::task_ids;
-use crate::tracefile::tree::ProcessTree;
-use crate::tracefile::Recording;
+use crate::tracefile::tree::TreeBuilder;
+use crate::tracefile::{EventPass, Pass, Recording, Rewindable};
 use rtrace_arch::Arch;
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,7 +63,7 @@ struct Proc {
 }
 
 /// The live process tree of tids, built in creation order (the recording's
-/// is [`ProcessTree`]; both name tasks the same way).
+/// is [`crate::tracefile::tree::ProcessTree`]; both name tasks the same way).
 #[derive(Default)]
 struct Tree {
     procs: Vec<Proc>,
@@ -127,39 +127,47 @@ pub fn describe(t: &TaskPath) -> String {
 }
 
 impl Plan {
-    /// Reads `FILE[:trace=SET]`.
+    /// Reads `FILE[:trace=SET]`, as a stream in two passes
+    /// ([`Rewindable`]): what is kept is the failures, not the events.
     pub fn load(spec: &str) -> Result<Plan, String> {
         let (file, set) = match spec.rsplit_once(":trace=") {
             Some((f, s)) => (f, s),
             None => (spec, "%file"),
         };
         let set = SyscallSet::parse(set).map_err(|e| e.msg)?;
-        let rec = Recording::read(Path::new(file)).map_err(|e| format!("'{file}': {e}"))?;
-        Ok(Plan::from_recording(&rec, &set))
+        let err = |e: std::io::Error| format!("'{file}': {e}");
+        let mut rec = Rewindable::open(Path::new(file)).map_err(err)?;
+        let mut last = Pass::default();
+        let mut pass = rec.pass(&mut last);
+        Plan::build(&set, &mut *pass).map_err(err)
     }
 
     /// The failures of `rec` whose syscalls are in `set`.
     pub fn from_recording(rec: &Recording, set: &SyscallSet) -> Plan {
-        let tree = ProcessTree::build(rec);
-        let mut plan = Plan {
-            points: HashMap::new(),
-            nrs: HashMap::new(),
-            total: 0,
-            in_children: false,
-            warnings: Vec::new(),
-        };
-        // (process, thread, name) -> calls so far.
-        let mut counts: HashMap<(usize, usize, &str), u32> = HashMap::new();
+        Plan::build(set, &mut *rec.pass()).expect("events in memory")
+    }
+
+    /// The failures whose syscalls are in `set`, of the recording whose
+    /// events `pass` hands out in order (called twice: the process tree
+    /// needs every spawn first).
+    fn build(set: &SyscallSet, pass: &mut EventPass) -> std::io::Result<Plan> {
+        let mut tree = TreeBuilder::new(false);
+        pass(&mut |i, ev| tree.note_spawn(i, ev))?;
+        // (builder process, builder thread, name) -> calls so far.
+        let mut counts: HashMap<(usize, usize, String), u32> = HashMap::new();
+        // (builder process, builder thread, name, index, errno).
+        let mut failed: Vec<(usize, usize, String, u32, u32)> = Vec::new();
         let (mut ok, mut calls) = (0usize, 0usize);
-        for (i, e) in rec.events.iter().enumerate() {
-            let (Some(name), Some(Some((p, t)))) = (
+        pass(&mut |i, e| {
+            let owner = tree.add(i, e);
+            let (Some(name), Some((p, t))) = (
                 e["syscall"].as_str().filter(|_| e["type"] == "syscall"),
-                tree.owner.get(i).copied(),
+                owner,
             ) else {
-                continue;
+                return;
             };
             calls += 1;
-            let n = counts.entry((p, t, name)).or_insert(0);
+            let n = counts.entry((p, t, name.to_string())).or_insert(0);
             *n += 1;
             let errno = e["errno"]
                 .as_str()
@@ -167,23 +175,32 @@ impl Plan {
                 .filter(|_| e["return"] == -1);
             let Some(errno) = errno else {
                 ok += 1;
-                continue;
+                return;
             };
             let in_set = Arch::native_personalities().iter().any(|&a| {
                 a.syscall_nr(name)
                     .is_some_and(|nr| set.contains(a, nr as u64))
             });
-            if errno >= 512 || !in_set {
-                continue;
+            if errno < 512 && in_set {
+                failed.push((p, t, name.to_string(), *n, errno));
             }
-            let proc = &tree.processes[p];
-            let task = (proc.path.0.clone(), proc.threads[t].rank);
+        })?;
+        let ranks = tree.thread_ranks();
+        let (tree, index) = tree.finish();
+        let mut plan = Plan {
+            points: HashMap::new(),
+            nrs: HashMap::new(),
+            total: 0,
+            in_children: false,
+            warnings: Vec::new(),
+        };
+        for (p, t, name, idx, errno) in failed {
+            let task = (tree.processes[index[p]].path.0.clone(), ranks[p][t]);
             plan.in_children |= task.0.len() > 1;
-            let idx = *n;
             plan.points
                 .entry(task)
                 .or_default()
-                .entry(name.to_string())
+                .entry(name)
                 .or_default()
                 .insert(idx, Point { errno, hit: false });
             plan.total += 1;
@@ -209,7 +226,7 @@ impl Plan {
             }
             plan.nrs.insert(a, t);
         }
-        plan
+        Ok(plan)
     }
 
     /// How many points there are.

@@ -1,9 +1,10 @@
 //! Reading a trace file: JSON Lines, optionally zstd-compressed, one
 //! `header` object first, events, then one `footer` object. [`Reader`]
-//! reads one as a stream (memory bounded by its longest line); a
-//! [`Recording`] holds a whole one in memory, for the tools that need every
-//! event at once (`diff`, `export`, `--replay-faults`). zstd (frames
-//! written and read as a stream) is [`zstd`].
+//! reads one as a stream (memory bounded by its longest line);
+//! [`Rewindable`] reads one in several passes, as `report`, `diff`,
+//! `export` and `--replay-faults` do; a [`Recording`] holds a whole one in
+//! memory (tests, small inputs). zstd (frames written and read as a
+//! stream) is [`zstd`].
 //!
 //! Schema version 3 (documented in docs/record.md, "Trace file", and
 //! docs/schema/record.schema.json):
@@ -26,10 +27,12 @@
 
 pub mod event;
 mod reader;
+mod rewind;
 pub mod tree;
 pub mod zstd;
 
 pub use reader::Reader;
+pub use rewind::{EventPass, Pass, Rewindable};
 pub use zstd::{decompress, is_zstd, ZstdWriter, ZSTD_CHUNK};
 
 use serde_json::Value;
@@ -76,6 +79,14 @@ impl Recording {
     /// refused; an incomplete last line is left out ([`Recording::cut`]).
     pub fn parse(text: &[u8]) -> io::Result<Recording> {
         Recording::from_bytes(text.to_vec())
+    }
+
+    /// An [`EventPass`] over the events in memory.
+    pub fn pass(&self) -> Box<EventPass<'_>> {
+        Box::new(move |f| {
+            self.events.iter().enumerate().for_each(|(i, ev)| f(i, ev));
+            Ok(())
+        })
     }
 
     fn from_reader(mut r: Reader) -> io::Result<Recording> {

@@ -403,6 +403,25 @@ impl TreeBuilder {
         i
     }
 
+    /// For each process of the builder's numbering, the rank in the
+    /// finished tree of each of its threads in the builder's numbering
+    /// (what [`TreeBuilder::add`] returned): [`TreeBuilder::finish`] orders
+    /// threads by their spawn record, the leader first.
+    pub fn thread_ranks(&self) -> Vec<Vec<u32>> {
+        self.procs
+            .iter()
+            .map(|p| {
+                let mut order: Vec<usize> = (1..p.threads.len()).collect();
+                order.sort_by_key(|&t| p.threads[t].spawn_event);
+                let mut ranks = vec![0; p.threads.len()];
+                for (r, &t) in order.iter().enumerate() {
+                    ranks[t] = r as u32 + 1;
+                }
+                ranks
+            })
+            .collect()
+    }
+
     /// The tree (its `owner` empty) and, for each process of the builder's
     /// numbering, its index in the tree.
     pub fn finish(self) -> (ProcessTree, Vec<usize>) {

@@ -13,17 +13,21 @@
 //! cut at the enclosing slice's end (counted in `otherData.clamped`).
 
 use crate::record::diff::normalize::render;
-use crate::tracefile::tree::ProcessTree;
-use crate::tracefile::Recording;
+use crate::tracefile::tree::TreeBuilder;
+use crate::tracefile::EventPass;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::io::{self, Write};
 
-/// One event before serialisation (times in ns since the origin).
+/// One event before it is written: times in ns since the origin, its
+/// process in the tree builder's numbering, its JSON without the fields
+/// written here (`pid`, `tid`, `ts`, `dur`).
 struct Ev {
     ts: u64,
     dur: Option<u64>,
-    pid: i32,
+    process: usize,
     tid: i32,
-    body: Value,
+    body: Box<str>,
 }
 
 fn slice_name(ev: &Value) -> Option<String> {
@@ -80,89 +84,104 @@ fn details(ev: &Value) -> Value {
     Value::Object(m)
 }
 
-/// Builds the trace object.
-pub fn chrome(rec: &Recording) -> Value {
-    let tree = ProcessTree::build(rec);
-    let origin = rec
-        .events
-        .iter()
-        .filter_map(crate::tracefile::ts_ns)
-        .min()
-        .unwrap_or(0);
+/// Writes the trace object of the recording `pass` reads (twice: the
+/// process tree and the time origin, then the events) to `out`. Each event
+/// is held as its JSON text until the slices are nested, never as a JSON
+/// tree.
+pub fn chrome(header: &Value, pass: &mut EventPass, out: &mut dyn Write) -> io::Result<()> {
+    let mut tree = TreeBuilder::new(false);
+    let mut origin: Option<u64> = None;
+    pass(&mut |i, ev| {
+        tree.note_spawn(i, ev);
+        if let Some(t) = crate::tracefile::ts_ns(ev) {
+            origin = Some(origin.map_or(t, |o| o.min(t)));
+        }
+    })?;
+    let origin = origin.unwrap_or(0);
     let mut evs: Vec<Ev> = Vec::new();
     // End of the last event seen per thread, for events without a time.
-    let mut last_end: Vec<Vec<u64>> = tree
-        .processes
-        .iter()
-        .map(|p| vec![0; p.threads.len()])
-        .collect();
+    let mut last_end: HashMap<(usize, usize), u64> = HashMap::new();
     let mut global_end = 0u64;
-    for (i, ev) in rec.events.iter().enumerate() {
-        let Some((p, t)) = tree.owner[i] else {
-            continue;
+    pass(&mut |i, ev| {
+        let Some((p, t)) = tree.add(i, ev) else {
+            return;
         };
-        let (pid, tid) = (tree.processes[p].pid, tree.processes[p].threads[t].tid);
         let time = crate::tracefile::ts_ns(ev).map(|t| t.saturating_sub(origin));
         let dur = crate::tracefile::dur_ns(ev);
-        let ts = time.unwrap_or_else(|| last_end[p][t].max(global_end));
+        let thread_end = last_end.entry((p, t)).or_default();
+        let ts = time.unwrap_or_else(|| (*thread_end).max(global_end));
         let end = ts + dur.unwrap_or(0);
-        last_end[p][t] = last_end[p][t].max(end);
+        *thread_end = (*thread_end).max(end);
         global_end = global_end.max(if time.is_some() { ts } else { end });
-        let body = match (slice_name(ev), dur) {
-            (Some(name), Some(_)) => {
-                json!({"ph": "X", "name": name, "cat": ev["type"], "args": details(ev)})
-            }
-            (Some(name), None) => {
-                json!({"ph": "i", "s": "t", "name": name, "cat": ev["type"], "args": details(ev)})
-            }
-            (None, _) => {
-                json!({"ph": "i", "s": "t", "name": instant_name(ev), "cat": ev["type"], "args": details(ev)})
-            }
+        let (body, complete) = match (slice_name(ev), dur) {
+            (Some(name), Some(_)) => (
+                json!({"ph": "X", "name": name, "cat": ev["type"], "args": details(ev)}),
+                true,
+            ),
+            (Some(name), None) => (
+                json!({"ph": "i", "s": "t", "name": name, "cat": ev["type"], "args": details(ev)}),
+                false,
+            ),
+            (None, _) => (
+                json!({"ph": "i", "s": "t", "name": instant_name(ev), "cat": ev["type"], "args": details(ev)}),
+                false,
+            ),
         };
         evs.push(Ev {
             ts,
-            dur: if body["ph"] == "X" { dur } else { None },
-            pid,
-            tid,
-            body,
+            dur: if complete { dur } else { None },
+            process: p,
+            tid: ev["pid"].as_i64().unwrap_or(0) as i32,
+            body: body.to_string().into_boxed_str(),
         });
-    }
+    })?;
     let clamped = nest(&mut evs);
-    let mut out: Vec<Value> = Vec::with_capacity(evs.len() + 2 * tree.processes.len());
+    let (tree, index) = tree.finish();
+    out.write_all(b"{\"traceEvents\":[")?;
+    let mut sep = "";
     for (i, p) in tree.processes.iter().enumerate() {
         let prog = tree.program(i);
         let name = format!("{} [{}]", prog.unwrap_or("?"), p.path);
-        out.push(json!({"ph": "M", "name": "process_name", "pid": p.pid, "tid": p.pid, "ts": 0, "args": {"name": name}}));
+        let m = json!({"ph": "M", "name": "process_name", "pid": p.pid, "tid": p.pid, "ts": 0, "args": {"name": name}});
+        write!(out, "{sep}{m}")?;
+        sep = ",";
         for th in &p.threads {
             let tname = if th.rank == 0 {
                 "main".to_string()
             } else {
                 format!("thread {}", th.rank)
             };
-            out.push(json!({"ph": "M", "name": "thread_name", "pid": p.pid, "tid": th.tid, "ts": 0, "args": {"name": tname}}));
+            let m = json!({"ph": "M", "name": "thread_name", "pid": p.pid, "tid": th.tid, "ts": 0, "args": {"name": tname}});
+            write!(out, "{sep}{m}")?;
         }
     }
     for e in evs {
-        let mut b = e.body;
-        let o = b.as_object_mut().unwrap();
-        o.insert("pid".into(), json!(e.pid));
-        o.insert("tid".into(), json!(e.tid));
-        o.insert("ts".into(), json!(e.ts as f64 / 1000.0));
+        let pid = tree.processes[index[e.process]].pid;
+        write!(
+            out,
+            "{sep}{{\"pid\":{pid},\"tid\":{},\"ts\":{}",
+            e.tid,
+            micros(e.ts)
+        )?;
+        sep = ",";
         if let Some(d) = e.dur {
-            o.insert("dur".into(), json!(d as f64 / 1000.0));
+            write!(out, ",\"dur\":{}", micros(d))?;
         }
-        out.push(b);
+        // The body is a non-empty object: `{"ph":…}`.
+        write!(out, ",{}", &e.body[1..])?;
     }
-    json!({
-        "traceEvents": out,
-        "displayTimeUnit": "ns",
-        "otherData": {
-            "tool": "rtrace export",
-            "command": rec.header["command"],
-            "origin_unix_seconds": origin,
-            "clamped": clamped,
-        },
-    })
+    let other = json!({
+        "tool": "rtrace export",
+        "command": header["command"],
+        "origin_unix_seconds": origin,
+        "clamped": clamped,
+    });
+    writeln!(out, "],\"displayTimeUnit\":\"ns\",\"otherData\":{other}}}")
+}
+
+/// Nanoseconds as the format's microseconds (a JSON number).
+fn micros(ns: u64) -> Value {
+    json!(ns as f64 / 1000.0)
 }
 
 /// Sorts events by (ts, longest first) and cuts complete events that would
@@ -170,12 +189,11 @@ pub fn chrome(rec: &Recording) -> Value {
 /// were cut.
 fn nest(evs: &mut [Ev]) -> usize {
     evs.sort_by_key(|e| (e.ts, std::cmp::Reverse(e.dur)));
-    let mut open: std::collections::HashMap<(i32, i32), Vec<u64>> =
-        std::collections::HashMap::new();
+    let mut open: HashMap<(usize, i32), Vec<u64>> = HashMap::new();
     let mut clamped = 0;
     for e in evs.iter_mut() {
         let Some(d) = e.dur else { continue };
-        let stack = open.entry((e.pid, e.tid)).or_default();
+        let stack = open.entry((e.process, e.tid)).or_default();
         while stack.last().is_some_and(|&end| end <= e.ts) {
             stack.pop();
         }

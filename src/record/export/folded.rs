@@ -10,10 +10,11 @@
 //! name. When no record in the file has a stack, every syscall counts as
 //! `program;syscall` (and the caller says so on stderr).
 
-use crate::tracefile::tree::ProcessTree;
-use crate::tracefile::Recording;
+use crate::tracefile::tree::TreeBuilder;
+use crate::tracefile::EventPass;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
 
 /// What a stack is weighted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,33 +61,38 @@ fn frame(f: &Value) -> String {
     name.replace([';', '\n', '\r'], "_").replace(' ', "_")
 }
 
-/// The folded stacks of `rec`, sorted, and whether real stacks were found.
-pub fn folded(rec: &Recording, weight: Weight) -> (BTreeMap<String, u64>, bool) {
-    let tree = ProcessTree::build(rec);
-    let has_stacks = rec.events.iter().any(|e| e["stack"].is_array());
-    let mut out: BTreeMap<String, u64> = BTreeMap::new();
-    for (i, ev) in rec.events.iter().enumerate() {
+/// The folded stacks of the recording `pass` reads (twice: whether any
+/// record has a stack, then the stacks), sorted, and whether real stacks
+/// were found. What is held is one weight per process and distinct stack,
+/// not the events.
+pub fn folded(pass: &mut EventPass, weight: Weight) -> io::Result<(BTreeMap<String, u64>, bool)> {
+    let mut tree = TreeBuilder::new(false);
+    let mut has_stacks = false;
+    pass(&mut |i, ev| {
+        tree.note_spawn(i, ev);
+        has_stacks |= ev["stack"].is_array();
+    })?;
+    // (builder process, stack below the program) -> weight.
+    let mut per_proc: HashMap<(Option<usize>, String), u64> = HashMap::new();
+    pass(&mut |i, ev| {
+        let owner = tree.add(i, ev).map(|(p, _)| p);
         let Some(name) = ev["syscall"].as_str() else {
-            continue;
+            return;
         };
         if has_stacks && !ev["stack"].is_array() {
-            continue;
+            return;
         }
         let w = match weight {
             Weight::Count => 1,
             Weight::Time => match crate::tracefile::dur_ns(ev) {
                 Some(d) => d,
-                None => continue,
+                None => return,
             },
         };
         if w == 0 {
-            continue;
+            return;
         }
-        let prog = tree.owner[i]
-            .and_then(|(p, _)| tree.program(p))
-            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
-            .unwrap_or_else(|| "?".into());
-        let mut line = frame(&Value::String(prog));
+        let mut line = String::new();
         if let Some(stack) = ev["stack"].as_array() {
             for f in stack.iter().rev() {
                 line.push(';');
@@ -95,9 +101,19 @@ pub fn folded(rec: &Recording, weight: Weight) -> (BTreeMap<String, u64>, bool) 
         }
         line.push(';');
         line.push_str(name);
-        *out.entry(line).or_default() += w;
+        *per_proc.entry((owner, line)).or_default() += w;
+    })?;
+    // A process's program is its last exec: known once every event is read.
+    let (tree, index) = tree.finish();
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for ((p, rest), w) in per_proc {
+        let prog = p
+            .and_then(|p| tree.program(index[p]))
+            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+            .unwrap_or_else(|| "?".into());
+        *out.entry(frame(&Value::String(prog)) + &rest).or_default() += w;
     }
-    (out, has_stacks)
+    Ok((out, has_stacks))
 }
 
 /// The text form: one `stack weight` line each.
@@ -108,6 +124,7 @@ pub fn to_text(stacks: &BTreeMap<String, u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tracefile::Recording;
 
     #[test]
     fn stacks_are_folded_root_first_and_weighted() {
@@ -121,14 +138,14 @@ mod tests {
 "#,
         )
         .unwrap();
-        let (c, real) = folded(&r, Weight::Count);
+        let (c, real) = folded(&mut *r.pass(), Weight::Count).unwrap();
         assert!(real);
         assert_eq!(
             to_text(&c),
             "prog;_start;execve 1\nprog;a_b;0x1000;libx.so.1+0x4123;read 1\n\
              prog;a_b;0x1000;read 1\nprog;main;puts;write;write 2\n"
         );
-        let (t, _) = folded(&r, Weight::Time);
+        let (t, _) = folded(&mut *r.pass(), Weight::Time).unwrap();
         assert_eq!(t["prog;main;puts;write;write"], 5000);
     }
 }
