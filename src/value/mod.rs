@@ -6,6 +6,7 @@
 //! never disagree.
 
 pub mod bytestring;
+pub mod decoded;
 pub mod json;
 pub mod json_shape;
 pub mod serialize;
