@@ -9,11 +9,13 @@
 //!   [`Probe`] (`--probe` hits and returns); any other object is kept as
 //!   [`Event::Other`], untouched.
 //!
-//! Decoded argument values (`args`, `siginfo`, a probe's variables) stay
-//! [`serde_json::Value`]s: they are free-form decoded structures whose
-//! shapes docs/schema/common.schema.json (`value`) lists. Bytes read from a
+//! Decoded values (a syscall's `args`, a signal's `siginfo`, a probe's
+//! variables) are [`Decoded`]s: one variant per shape the value renderer
+//! writes (docs/schema/common.schema.json, `value`), read back with
+//! structure fields in the order they were written. Bytes read from a
 //! tracee that have fields of their own (`return_path`, `return_comm`) are
-//! [`ByteString`]s, lossless both ways. Times are integer nanoseconds;
+//! [`ByteString`]s, lossless both ways. Only an event of a type this build
+//! does not know stays a [`serde_json::Value`] ([`Event::Other`]). Times are integer nanoseconds;
 //! the float seconds of schema versions before 3 (`time`, `duration`,
 //! `elapsed`, `start`) are read into the same fields ([`ns`]).
 //!
@@ -22,6 +24,7 @@
 //! order the writers use, `type` first.
 
 use crate::value::bytestring::ByteString;
+use crate::value::decoded::Decoded;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -73,7 +76,7 @@ pub struct Syscall {
     /// Its name (`syscall_0x…` for an unknown number).
     pub syscall: String,
     /// Entry then exit arguments, decoded values.
-    pub args: Vec<Json>,
+    pub args: Vec<Decoded>,
     /// The result; `None` (`null`) when it never returned.
     #[serde(rename = "return")]
     pub ret: Option<Return>,
@@ -138,7 +141,7 @@ pub struct Signal {
     /// Its name (`SIGCHLD`).
     pub signal: String,
     /// The decoded siginfo.
-    pub siginfo: Json,
+    pub siginfo: Decoded,
 }
 
 /// A process's end: `exit_code`, or `signal` and `core_dumped`; version 1
@@ -225,7 +228,7 @@ pub struct Named {
     #[serde(rename = "type")]
     pub ty: Option<String>,
     /// Its decoded value.
-    pub value: Json,
+    pub value: Decoded,
 }
 
 /// One `--disasm` instruction (docs/schema/common.schema.json, `disasm`).
