@@ -504,6 +504,30 @@ mod tests {
     }
 
     #[test]
+    fn decoded_values_are_typed_and_keep_field_order() {
+        let line = r#"{"type":"syscall","pid":1,"ts_ns":1,"syscall":"fstat","args":[{"fd":3,"path":"/x"},{"st_mode":{"flags":["S_IFREG"],"rest":420},"st_size":5,"...":true}],"return":0}"#;
+        let ev: Event = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&ev).unwrap(), line);
+        let Event::Syscall(s) = ev else { panic!() };
+        assert!(matches!(s.args[0], Decoded::Fd { fd: 3, .. }));
+        let Decoded::Struct(fields, true) = &s.args[1] else {
+            panic!("{:?}", s.args[1])
+        };
+        let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["st_mode", "st_size"]);
+        assert!(matches!(fields[0].1, Decoded::Flags { rest: 420, .. }));
+        let ev: Event = serde_json::from_str(
+            r#"{"type":"signal","pid":2,"signal":"SIGCHLD","siginfo":{"si_signo":{"sym":"SIGCHLD"},"si_pid":{"pid":3,"comm":"sh"}}}"#,
+        )
+        .unwrap();
+        let Event::Signal(g) = ev else { panic!() };
+        let Decoded::Struct(f, false) = &g.siginfo else {
+            panic!()
+        };
+        assert!(matches!(f[1].1, Decoded::Pid { pid: 3, .. }));
+    }
+
+    #[test]
     fn old_versions_float_seconds_are_read_as_ns() {
         let v: Json = serde_json::from_str(
             r#"{"type":"syscall","pid":7,"syscall":"getpid","args":[],"return":7,"time":1.5,"duration":0.000001}"#,

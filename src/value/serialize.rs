@@ -11,7 +11,8 @@
 //! `{"sym":…}`, descriptors `{"fd":N,"path":…,"details":…}`, structures as
 //! objects in decoder order (`"...":true` when cut), arrays (`"..."` last
 //! when cut), `{"in":…,"out":…}`, `{"value":…,"comment":…}`, expressions
-//! `{"expr":…}`.
+//! `{"expr":…}`. [`crate::value::decoded::Decoded`] reads them back, one
+//! variant per shape.
 
 use crate::value::json_shape::{flag_set, hex, unix_ns, BYTES_HEX};
 use crate::value::text;
