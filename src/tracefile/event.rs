@@ -9,11 +9,13 @@
 //!   [`Probe`] (`--probe` hits and returns); any other object is kept as
 //!   [`Event::Other`], untouched.
 //!
-//! Decoded argument values (`args`, `siginfo`, a probe's variables) stay
-//! [`serde_json::Value`]s: they are free-form decoded structures whose
-//! shapes docs/schema/common.schema.json (`value`) lists. Bytes read from a
+//! Decoded values (a syscall's `args`, a signal's `siginfo`, a probe's
+//! variables) are [`Decoded`]s: one variant per shape the value renderer
+//! writes (docs/schema/common.schema.json, `value`), read back with
+//! structure fields in the order they were written. Bytes read from a
 //! tracee that have fields of their own (`return_path`, `return_comm`) are
-//! [`ByteString`]s, lossless both ways. Times are integer nanoseconds;
+//! [`ByteString`]s, lossless both ways. Only an event of a type this build
+//! does not know stays a [`serde_json::Value`] ([`Event::Other`]). Times are integer nanoseconds;
 //! the float seconds of schema versions before 3 (`time`, `duration`,
 //! `elapsed`, `start`) are read into the same fields ([`ns`]).
 //!
@@ -22,6 +24,7 @@
 //! order the writers use, `type` first.
 
 use crate::value::bytestring::ByteString;
+use crate::value::decoded::Decoded;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -73,7 +76,7 @@ pub struct Syscall {
     /// Its name (`syscall_0x…` for an unknown number).
     pub syscall: String,
     /// Entry then exit arguments, decoded values.
-    pub args: Vec<Json>,
+    pub args: Vec<Decoded>,
     /// The result; `None` (`null`) when it never returned.
     #[serde(rename = "return")]
     pub ret: Option<Return>,
@@ -138,7 +141,7 @@ pub struct Signal {
     /// Its name (`SIGCHLD`).
     pub signal: String,
     /// The decoded siginfo.
-    pub siginfo: Json,
+    pub siginfo: Decoded,
 }
 
 /// A process's end: `exit_code`, or `signal` and `core_dumped`; version 1
@@ -225,7 +228,7 @@ pub struct Named {
     #[serde(rename = "type")]
     pub ty: Option<String>,
     /// Its decoded value.
-    pub value: Json,
+    pub value: Decoded,
 }
 
 /// One `--disasm` instruction (docs/schema/common.schema.json, `disasm`).
@@ -498,6 +501,30 @@ mod tests {
         );
         let ev = round_trip(r#"{"type":"newer","x":1}"#);
         assert!(matches!(ev, Event::Other(_)));
+    }
+
+    #[test]
+    fn decoded_values_are_typed_and_keep_field_order() {
+        let line = r#"{"type":"syscall","pid":1,"ts_ns":1,"syscall":"fstat","args":[{"fd":3,"path":"/x"},{"st_mode":{"flags":["S_IFREG"],"rest":420},"st_size":5,"...":true}],"return":0}"#;
+        let ev: Event = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&ev).unwrap(), line);
+        let Event::Syscall(s) = ev else { panic!() };
+        assert!(matches!(s.args[0], Decoded::Fd { fd: 3, .. }));
+        let Decoded::Struct(fields, true) = &s.args[1] else {
+            panic!("{:?}", s.args[1])
+        };
+        let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["st_mode", "st_size"]);
+        assert!(matches!(fields[0].1, Decoded::Flags { rest: 420, .. }));
+        let ev: Event = serde_json::from_str(
+            r#"{"type":"signal","pid":2,"signal":"SIGCHLD","siginfo":{"si_signo":{"sym":"SIGCHLD"},"si_pid":{"pid":3,"comm":"sh"}}}"#,
+        )
+        .unwrap();
+        let Event::Signal(g) = ev else { panic!() };
+        let Decoded::Struct(f, false) = &g.siginfo else {
+            panic!()
+        };
+        assert!(matches!(f[1].1, Decoded::Pid { pid: 3, .. }));
     }
 
     #[test]

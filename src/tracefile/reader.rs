@@ -31,8 +31,9 @@ pub struct Reader {
     pub footer: Option<Value>,
     /// Set when the file ended inside a line or a zstd frame: what was cut.
     pub cut: Option<String>,
-    /// The first event, read with the header.
-    first: Option<Value>,
+    /// The first event, read with the header (its text too, for
+    /// [`Reader::next_typed`]).
+    first: Option<(Value, String)>,
     line: Vec<u8>,
     line_no: usize,
     events: u64,
@@ -90,7 +91,7 @@ impl Reader {
                 }
                 r.header = v;
             } else {
-                r.first = Some(v);
+                r.first = Some((v, r.text().to_string()));
             }
         }
         Ok(r)
@@ -105,7 +106,7 @@ impl Reader {
     pub fn next_event(&mut self) -> io::Result<Option<Value>> {
         loop {
             let v = match self.first.take() {
-                Some(v) => v,
+                Some((v, _)) => v,
                 None => match self.next_object()? {
                     Some(v) => v,
                     None => return Ok(None),
@@ -123,19 +124,34 @@ impl Reader {
     /// The next event, typed ([`Event`]; an object of a type this build
     /// does not know is [`Event::Other`]); `None` at the end. An event of a
     /// known type whose fields do not fit its type is an error naming it.
+    /// Read from the line's text, so decoded structures keep their field
+    /// order (a [`Value`] object's keys are sorted).
     pub fn next_typed(&mut self) -> io::Result<Option<Event>> {
-        let Some(v) = self.next_event()? else {
-            return Ok(None);
-        };
-        match Event::deserialize(&v) {
-            Ok(Event::Other(_)) if is_known(&v) => Err(bad(format!(
-                "event {}: {} event: {}",
-                self.events,
-                v["type"],
-                shape_error(&v)
-            ))),
-            Ok(ev) => Ok(Some(ev)),
-            Err(e) => Err(bad(format!("event {}: {e}", self.events))),
+        loop {
+            let ev = match self.first.take() {
+                Some((_, text)) => serde_json::from_str::<Event>(&text)
+                    .map_err(|e| bad(format!("line {}: not JSON: {e}", self.line_no)))?,
+                None => match self.next_parsed(event_of)? {
+                    Some(ev) => ev,
+                    None => return Ok(None),
+                },
+            };
+            if let Event::Other(v) = &ev {
+                if v["type"] == "footer" {
+                    self.footer = Some(v.clone());
+                    continue;
+                }
+            }
+            self.events += 1;
+            return match ev {
+                Event::Other(v) if is_known(&v) => Err(bad(format!(
+                    "event {}: {} event: {}",
+                    self.events,
+                    v["type"],
+                    shape_error(&v)
+                ))),
+                ev => Ok(Some(ev)),
+            };
         }
     }
 
@@ -159,6 +175,20 @@ impl Reader {
 
     /// Reads and parses the next non-empty line.
     fn next_object(&mut self) -> io::Result<Option<Value>> {
+        self.next_parsed(|t| serde_json::from_slice::<Value>(t).map(|v| v.is_object().then_some(v)))
+    }
+
+    /// The text of the line read last.
+    fn text(&self) -> &str {
+        std::str::from_utf8(self.line.trim_ascii()).unwrap_or_default()
+    }
+
+    /// Reads the next non-empty line and parses it with `parse`
+    /// (`Ok(None)`: JSON, but not an object).
+    fn next_parsed<T>(
+        &mut self,
+        parse: impl Fn(&[u8]) -> serde_json::Result<Option<T>>,
+    ) -> io::Result<Option<T>> {
         loop {
             if self.cut.is_some() {
                 return Ok(None);
@@ -188,10 +218,9 @@ impl Reader {
                     return Err(bad(format!("line {}: not UTF-8: {e}", self.line_no)));
                 }
             }
-            let parsed = serde_json::from_slice::<Value>(text);
-            match parsed {
-                Ok(v) if v.is_object() => return Ok(Some(v)),
-                Ok(_) => return Err(bad(format!("line {}: not a JSON object", self.line_no))),
+            match parse(text) {
+                Ok(Some(v)) => return Ok(Some(v)),
+                Ok(None) => return Err(bad(format!("line {}: not a JSON object", self.line_no))),
                 Err(_) if !complete && text.starts_with(b"{") => {
                     self.cut = Some(format!(
                         "recording cut after {} events: its last line is incomplete",
@@ -211,6 +240,14 @@ impl Iterator for Reader {
     fn next(&mut self) -> Option<io::Result<Value>> {
         self.next_event().transpose()
     }
+}
+
+/// A line as an [`Event`]; `None` for JSON that is not an object.
+fn event_of(text: &[u8]) -> serde_json::Result<Option<Event>> {
+    Ok(match serde_json::from_slice::<Event>(text)? {
+        Event::Other(v) if !v.is_object() => None,
+        ev => Some(ev),
+    })
 }
 
 /// Why `v`, of a typed kind, does not fit its type.

@@ -3,9 +3,10 @@
 //! Decoders never format text; they build [`Value`]s. The strace-style text
 //! renderer ([`crate::value::text`]) and the JSON renderer
 //! ([`crate::value::json`]) both walk the same values, so the two outputs can
-//! never disagree.
+//! never disagree. [`decoded::Decoded`] is that JSON read back, typed.
 
 pub mod bytestring;
+pub mod decoded;
 pub mod json;
 pub mod json_shape;
 pub mod serialize;

@@ -11,7 +11,8 @@
 //! `{"sym":…}`, descriptors `{"fd":N,"path":…,"details":…}`, structures as
 //! objects in decoder order (`"...":true` when cut), arrays (`"..."` last
 //! when cut), `{"in":…,"out":…}`, `{"value":…,"comment":…}`, expressions
-//! `{"expr":…}`.
+//! `{"expr":…}`. [`crate::value::decoded::Decoded`] reads them back, one
+//! variant per shape.
 
 use crate::value::json_shape::{flag_set, hex, unix_ns, BYTES_HEX};
 use crate::value::text;
@@ -195,17 +196,12 @@ impl Serialize for Value {
             Value::Fd { fd, path } => {
                 let mut m = s.serialize_map(None)?;
                 m.serialize_entry("fd", fd)?;
+                let (path, details) = fd_parts(path.as_deref());
                 if let Some(p) = path {
-                    // `-yy`: the path, a NUL, then the details (see text.rs).
-                    match p.iter().position(|&b| b == 0) {
-                        Some(i) => {
-                            if i > 0 {
-                                m.serialize_entry("path", &Bytes(&p[..i]))?;
-                            }
-                            m.serialize_entry("details", &Bytes(&p[i + 1..]))?;
-                        }
-                        None => m.serialize_entry("path", &Bytes(p))?,
-                    }
+                    m.serialize_entry("path", &Bytes(p))?;
+                }
+                if let Some(d) = details {
+                    m.serialize_entry("details", &Bytes(d))?;
                 }
                 m.end()
             }
@@ -242,14 +238,34 @@ impl Serialize for Value {
                 m.end()
             }
             Value::Call(..) | Value::Joined(..) => {
-                let mut t = String::new();
-                text::render_value(&mut t, self, &Default::default());
                 let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("expr", &t)?;
+                m.serialize_entry("expr", &expr_text(self))?;
                 m.end()
             }
         }
     }
+}
+
+/// A descriptor's `-y` text split into its JSON `"path"` and
+/// `"details"`: `-yy` gives the path, a NUL, then the details (see
+/// text.rs); an empty path before the NUL is left out.
+pub(crate) fn fd_parts(p: Option<&[u8]>) -> (Option<&[u8]>, Option<&[u8]>) {
+    match p {
+        None => (None, None),
+        Some(p) => match p.iter().position(|&b| b == 0) {
+            Some(0) => (None, Some(&p[1..])),
+            Some(i) => (Some(&p[..i]), Some(&p[i + 1..])),
+            None => (Some(p), None),
+        },
+    }
+}
+
+/// The `{"expr":…}` text of a [`Value::Call`] or [`Value::Joined`]: as
+/// the text renderer prints it.
+pub(crate) fn expr_text(v: &Value) -> String {
+    let mut t = String::new();
+    text::render_value(&mut t, v, &Default::default());
+    t
 }
 
 /// The entry then the exit arguments, as one array.

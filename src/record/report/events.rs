@@ -8,15 +8,14 @@
 //! (the thread, or the process of a probe hit) and `--from`/`--to`
 //! (seconds since the recording's start, the header's `start_ns`).
 //! Events are read typed ([`Reader::next_typed`], the model of
-//! [`crate::tracefile::event`]); only the decoded argument values are
-//! walked as JSON.
+//! [`crate::tracefile::event`]), decoded values as
+//! [`Decoded`]s.
 
 use crate::strace::filter::SyscallSet;
 use crate::tracefile::event::{Event, Return, Syscall};
 use crate::tracefile::Reader;
-use crate::value::json_shape::bytes_of;
+use crate::value::decoded::Decoded;
 use crate::value::text::{errno_message, quote_bytes};
-use serde_json::Value;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -73,90 +72,97 @@ impl Filter {
 const HEX_RESULT: &[&str] = &["brk", "mmap", "mmap2", "mremap", "shmat"];
 
 /// An argument as strace prints it.
-fn arg(out: &mut String, v: &Value) {
+fn arg(out: &mut String, v: &Decoded) {
     match v {
-        Value::Null => out.push_str("NULL"),
-        Value::String(s) => quote_bytes(out, s.as_bytes(), 0),
-        Value::Array(a) => {
-            out.push('[');
-            list(out, a);
-            out.push(']');
+        Decoded::Null => out.push_str("NULL"),
+        Decoded::Int(i) => {
+            let _ = write!(out, "{i}");
         }
-        // Bytes that are not UTF-8: `{"bytes_hex":…}`, quoted as strace does.
-        Value::Object(m) if m.contains_key("bytes_hex") => match bytes_of(v) {
-            Some(b) => quote_bytes(out, &b, 0),
-            None => out.push('?'),
-        },
-        Value::Object(m) => {
-            if let Some(s) = m.get("sym").or(m.get("expr")).and_then(Value::as_str) {
-                out.push_str(s);
-            } else if let Some(Value::Array(f)) = m.get("flags") {
-                let mut names: Vec<String> = f
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect();
-                if let Some(r) = m.get("rest").and_then(Value::as_u64) {
-                    // A file type's permission bits are octal, as strace
-                    // prints a mode.
-                    if names.iter().any(|n| n.starts_with("S_IF")) {
-                        names.push(format!("0{r:o}"));
-                    } else {
-                        names.push(format!("{r:#x}"));
-                    }
-                }
-                if names.is_empty() {
-                    names.push("0".into());
-                }
-                out.push_str(&names.join("|"));
-            } else if let Some(fd) = m.get("fd") {
-                let _ = write!(out, "{fd}");
-                if let Some(p) = m.get("path").and_then(Value::as_str) {
-                    out.push('<');
-                    out.push_str(p);
-                    out.push('>');
-                }
-            } else if let Some(p) = m.get("ptr").and_then(Value::as_str) {
-                out.push_str(p);
-            } else if let Some(s) = m.get("str").and_then(bytes_of) {
-                quote_bytes(out, &s, 0);
-                if m.get("truncated") == Some(&Value::Bool(true)) {
-                    out.push_str("...");
-                }
-            } else if let (Some(i), Some(o)) = (m.get("in"), m.get("out")) {
-                arg(out, i);
-                out.push_str(" => ");
-                arg(out, o);
-            } else if let (Some(x), Some(c)) =
-                (m.get("value"), m.get("comment").and_then(Value::as_str))
-            {
-                arg(out, x);
-                let _ = write!(out, " /* {c} */");
-            } else {
-                out.push('{');
-                // strace's `...` (fields left out) comes last.
-                let fields = m.iter().filter(|(k, _)| *k != "...");
-                for (k, (name, x)) in fields.enumerate() {
-                    if k > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(name);
-                    out.push('=');
-                    arg(out, x);
-                }
-                if m.contains_key("...") {
-                    out.push_str(if m.len() > 1 { ", ..." } else { "..." });
-                }
-                out.push('}');
+        Decoded::Str { bytes, truncated } => {
+            quote_bytes(out, &bytes.0, 0);
+            if *truncated {
+                out.push_str("...");
             }
         }
-        other => {
-            let _ = write!(out, "{other}");
+        Decoded::Ptr { addr, .. } => {
+            let _ = write!(out, "{addr:#x}");
+        }
+        Decoded::Sym(t) | Decoded::Expr(t) => out.push_str(t),
+        Decoded::Flags { names, rest } => {
+            let mut names = names.clone();
+            if *rest != 0 {
+                // A file type's permission bits are octal, as strace
+                // prints a mode.
+                if names.iter().any(|n| n.starts_with("S_IF")) {
+                    names.push(format!("0{rest:o}"));
+                } else {
+                    names.push(format!("{rest:#x}"));
+                }
+            }
+            if names.is_empty() {
+                names.push("0".into());
+            }
+            out.push_str(&names.join("|"));
+        }
+        Decoded::Fd { fd, path, details } => {
+            let _ = write!(out, "{fd}");
+            // `-yy`: the path, then the details (as the text renderer).
+            if path.is_some() || details.is_some() {
+                out.push('<');
+                for p in [path, details].into_iter().flatten() {
+                    out.push_str(&p.escaped());
+                }
+                out.push('>');
+            }
+        }
+        Decoded::Pid { pid, comm } => {
+            let _ = write!(out, "{pid}<{}>", comm.escaped());
+        }
+        Decoded::Array(items, more) => {
+            out.push('[');
+            list(out, items);
+            cut(out, items.is_empty(), *more);
+            out.push(']');
+        }
+        Decoded::Struct(fields, more) => {
+            out.push('{');
+            for (k, (name, x)) in fields.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(name);
+                out.push('=');
+                arg(out, x);
+            }
+            cut(out, fields.is_empty(), *more);
+            out.push('}');
+        }
+        Decoded::Changed(i, o) => {
+            arg(out, i);
+            out.push_str(" => ");
+            arg(out, o);
+        }
+        Decoded::Commented(x, c) => {
+            arg(out, x);
+            let _ = write!(out, " /* {c} */");
+        }
+        Decoded::Bool(b) => {
+            let _ = write!(out, "{b}");
+        }
+        Decoded::Float(f) => {
+            let _ = write!(out, "{f}");
         }
     }
 }
 
-fn list(out: &mut String, a: &[Value]) {
+/// strace's `...` for elements or fields left out.
+fn cut(out: &mut String, empty: bool, more: bool) {
+    if more {
+        out.push_str(if empty { "..." } else { ", ..." });
+    }
+}
+
+fn list(out: &mut String, a: &[Decoded]) {
     for (k, x) in a.iter().enumerate() {
         if k > 0 {
             out.push_str(", ");
@@ -240,7 +246,7 @@ pub(super) fn line(ev: &Event) -> Option<String> {
         Event::Signal(g) => {
             out.push_str("--- ");
             out.push_str(&g.signal);
-            if !g.siginfo.is_null() {
+            if g.siginfo != Decoded::Null {
                 out.push(' ');
                 arg(&mut out, &g.siginfo);
             }
