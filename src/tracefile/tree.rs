@@ -489,10 +489,16 @@ impl ProcessTree {
         for (i, ev) in rec.events.iter().enumerate() {
             b.add(i, ev);
         }
+        ProcessTree::from_builder(b, rec.events.len())
+    }
+
+    /// The tree of a builder made with `keep_events` that saw `events`
+    /// events, with every event's owner.
+    pub fn from_builder(b: TreeBuilder, events: usize) -> ProcessTree {
         let (mut tree, _) = b.finish();
         // Owners from the threads' event lists (thread indices changed
         // when threads were sorted).
-        tree.owner = vec![None; rec.events.len()];
+        tree.owner = vec![None; events];
         for (pi, p) in tree.processes.iter().enumerate() {
             for (ti, t) in p.threads.iter().enumerate() {
                 for &e in &t.events {

@@ -35,54 +35,88 @@ pub(crate) mod normalize;
 mod report;
 
 use crate::record::cli::DiffArgs;
-use crate::tracefile::tree::ProcessTree;
-use crate::tracefile::Recording;
+use crate::tracefile::tree::{ProcessTree, TreeBuilder};
+use crate::tracefile::Rewindable;
+use serde_json::Value;
 use align::Op;
 use normalize::{Class, FdNames, Norm};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
-/// One loaded, normalised recording.
+/// One loaded, normalised recording. Read as a stream in two passes
+/// ([`Rewindable`]): what is held per event is its normalised form and,
+/// for a syscall, its one-line text (what the report quotes), never the
+/// event's JSON.
 pub(crate) struct Side {
     pub(crate) name: String,
-    pub(crate) rec: Recording,
+    /// The `header` object (`Value::Null` when the file has none).
+    header: Value,
+    /// The `footer` object, when the recording finished.
+    footer: Option<Value>,
+    /// Events read.
+    events: usize,
     pub(crate) tree: ProcessTree,
     /// Per event: its normalised form, when it takes part in the comparison.
     norms: Vec<Option<Norm>>,
+    /// Per event: its text ([`normalize::render`]) when it is a syscall.
+    texts: Vec<Option<Box<str>>>,
+    /// Probe hits per spec (`"type":"probe"` events).
+    hits: HashMap<String, u64>,
     /// Per event: interned key.
     keys: Vec<u32>,
 }
 
 impl Side {
     fn load(path: &std::path::Path) -> Result<Side, String> {
-        let rec = Recording::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if let Some(cut) = &rec.cut {
+        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut file = Rewindable::open(path).map_err(err)?;
+        let mut b = TreeBuilder::new(true);
+        file.each(|i, ev| b.note_spawn(i, &ev)).map_err(err)?;
+        // Per process (builder numbering): its descriptors' names.
+        let mut tables: Vec<Option<FdNames>> = Vec::new();
+        let (mut norms, mut texts, mut hits) = (Vec::new(), Vec::new(), HashMap::new());
+        let last = file
+            .each(|i, ev| {
+                let owner = b.add(i, &ev);
+                if ev["type"] == "probe" {
+                    let spec = ev["spec"].as_str().unwrap_or("?");
+                    *hits.entry(spec.to_string()).or_default() += 1;
+                }
+                let syscall = ev["type"] == "syscall";
+                texts.push(syscall.then(|| normalize::render(&ev).into_boxed_str()));
+                let Some((p, _)) = owner.filter(|_| syscall && !normalize::is_noise(&ev)) else {
+                    norms.push(None);
+                    return;
+                };
+                if tables.len() <= p {
+                    tables.resize(p + 1, None);
+                }
+                if tables[p].is_none() {
+                    let inherited = b.parent(p).and_then(|pp| tables[pp].clone());
+                    tables[p] = Some(inherited.unwrap_or_default());
+                }
+                norms.push(Some(normalize::normalize(&ev, tables[p].as_mut().unwrap())));
+            })
+            .map_err(err)?;
+        if let Some(cut) = &last.cut {
             eprintln!("rtrace diff: warning: {}: {cut}", path.display());
-        }
-        let tree = ProcessTree::build(&rec);
-        let mut tables: Vec<Option<FdNames>> = vec![None; tree.processes.len()];
-        let mut norms = Vec::with_capacity(rec.events.len());
-        for (i, ev) in rec.events.iter().enumerate() {
-            let owner = tree.owner[i];
-            if ev["type"] != "syscall" || owner.is_none() || normalize::is_noise(ev) {
-                norms.push(None);
-                continue;
-            }
-            let p = owner.unwrap().0;
-            if tables[p].is_none() {
-                let inherited = tree.processes[p].parent.and_then(|pp| tables[pp].clone());
-                tables[p] = Some(inherited.unwrap_or_default());
-            }
-            let n = normalize::normalize(ev, tables[p].as_mut().unwrap());
-            norms.push(Some(n));
         }
         Ok(Side {
             name: path.display().to_string(),
-            rec,
-            tree,
+            header: last.header,
+            footer: last.footer,
+            events: last.events,
+            tree: ProcessTree::from_builder(b, last.events),
             norms,
+            texts,
+            hits,
             keys: Vec::new(),
         })
+    }
+
+    /// The one-line text of event `e` (a syscall).
+    pub(crate) fn text(&self, e: usize) -> &str {
+        self.texts.get(e).and_then(|t| t.as_deref()).unwrap_or("?")
     }
 
     /// Gives every key a number shared with the other side.
@@ -101,7 +135,8 @@ impl Side {
     }
 
     fn syscall_name(&self, e: usize) -> &str {
-        self.rec.events[e]["syscall"].as_str().unwrap_or("?")
+        let t = self.text(e);
+        t.split_once('(').map_or(t, |(name, _)| name)
     }
 
     fn program(&self, p: usize) -> String {
@@ -109,7 +144,7 @@ impl Side {
         let argv0 = || {
             // rltrace's engine (`--libcalls`) records no exec of the command.
             (root.parent.is_none() && root.execs.is_empty())
-                .then(|| self.rec.header["command"][0].as_str())
+                .then(|| self.header["command"][0].as_str())
                 .flatten()
         };
         self.tree
@@ -239,21 +274,13 @@ impl Outcome {
 
 /// The probe specs a recording's header lists, and the hits per spec.
 fn probe_hits(s: &Side) -> (Vec<String>, HashMap<String, u64>) {
-    let specs: Vec<String> = s.rec.header["recorded"]["probes"]
+    let specs: Vec<String> = s.header["recorded"]["probes"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
-    let mut hits = HashMap::new();
-    for ev in &s.rec.events {
-        if ev["type"] == "probe" {
-            *hits
-                .entry(ev["spec"].as_str().unwrap_or("?").to_string())
-                .or_default() += 1;
-        }
-    }
-    (specs, hits)
+    (specs, s.hits.clone())
 }
 
 /// Fills the probe part of `out` (see the module docs).
@@ -393,7 +420,7 @@ pub(crate) fn compare(a: &Side, b: &Side, context: usize) -> Outcome {
     let common: BTreeSet<String> = out.files_a.intersection(&out.files_b).cloned().collect();
     out.files_a.retain(|f| !common.contains(f));
     out.files_b.retain(|f| !common.contains(f));
-    let code = |s: &Side| s.rec.footer.as_ref().map(|f| f["exit_code"].to_string());
+    let code = |s: &Side| s.footer.as_ref().map(|f| f["exit_code"].to_string());
     if let (Some(x), Some(y)) = (code(a), code(b)) {
         if x != y {
             out.exit_code = Some((x, y));
@@ -525,7 +552,7 @@ pub fn main(args: DiffArgs) -> i32 {
     let mut intern = HashMap::new();
     a.intern(&mut intern);
     b.intern(&mut intern);
-    if a.rec.events.is_empty() && b.rec.events.is_empty() {
+    if a.events == 0 && b.events == 0 {
         eprintln!("rtrace diff: warning: both recordings have no events");
     }
     let outcome = compare(&a, &b, context);

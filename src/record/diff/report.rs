@@ -1,7 +1,6 @@
 //! Text and JSON forms of an `rtrace diff` outcome. Both list the same
 //! facts in the same (sorted) order.
 
-use super::normalize::render;
 use super::{Divergence, Outcome, Side};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -38,13 +37,13 @@ fn side_block(
     let tid = p.threads.get(thread).map_or(p.pid, |t| t.tid);
     let _ = writeln!(out, "  {tag} ({}, pid {}, tid {tid}):", side.name, p.pid);
     for &e in ctx {
-        let _ = writeln!(out, "      {}", render(&side.rec.events[e]));
+        let _ = writeln!(out, "      {}", side.text(e));
     }
     if at.is_empty() {
         let _ = writeln!(out, "    > (nothing here)");
     }
     for &e in at {
-        let _ = writeln!(out, "    > {}", render(&side.rec.events[e]));
+        let _ = writeln!(out, "    > {}", side.text(e));
     }
 }
 
@@ -139,7 +138,7 @@ fn env_text(s: &mut String, a: &Side, b: &Side, o: &Outcome) {
         let p = d.probe();
         let _ = writeln!(s, "    {}: {}", p.name, p.reason);
         for (tag, side, e) in [("A", a, d.a), ("B", b, d.b)] {
-            let line = e.map_or("(not made)".to_string(), |e| render(&side.rec.events[e]));
+            let line = e.map_or("(not made)", |e| side.text(e));
             let _ = writeln!(s, "      {tag}: {line}");
         }
     }
@@ -164,7 +163,7 @@ fn side_json(side: &Side, proc_: usize, thread: usize, ctx: &[usize], at: &[usiz
     let p = &side.tree.processes[proc_];
     let lines = |v: &[usize]| {
         v.iter()
-            .map(|&e| json!({"event": e, "text": render(&side.rec.events[e])}))
+            .map(|&e| json!({"event": e, "text": side.text(e)}))
             .collect::<Vec<_>>()
     };
     json!({
@@ -189,7 +188,7 @@ fn divergence_json(a: &Side, b: &Side, d: &Divergence) -> Value {
 
 fn env_json(a: &Side, b: &Side, o: &Outcome) -> Value {
     let call = |side: &Side, e: Option<usize>| {
-        e.map(|e| json!({"event": e, "text": render(&side.rec.events[e])}))
+        e.map(|e| json!({"event": e, "text": side.text(e)}))
     };
     let probes: Vec<Value> = o
         .env
