@@ -26,17 +26,25 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// `rtrace report FILE` and its peak RSS in KiB, measured by
+/// `rtrace report FILE` and its peak RSS in KiB.
+fn report_rss(file: &Path) -> (Output, i64) {
+    peak_rss(
+        file.parent().unwrap(),
+        &rtrace(),
+        &["report".as_ref(), file.as_os_str()],
+    )
+}
+
+/// `cmd args` run in `d`, and its peak RSS in KiB, measured by
 /// `testprogs/max_rss.c` (a child of the test binary would count the test
 /// binary's memory in its own ru_maxrss).
-fn report_rss(file: &Path) -> (Output, i64) {
-    let d = file.parent().unwrap();
+fn peak_rss(d: &Path, cmd: &Path, args: &[&std::ffi::OsStr]) -> (Output, i64) {
     let rss_file = d.join("max_rss.txt");
     let o = Command::new(common::testprog("max_rss"))
         .arg(&rss_file)
-        .arg(rtrace())
-        .arg("report")
-        .arg(file)
+        .arg(cmd)
+        .args(args)
+        .current_dir(d)
         .output()
         .unwrap();
     let text = std::fs::read_to_string(&rss_file).unwrap();
@@ -124,7 +132,87 @@ fn report_memory_does_not_grow_with_the_recording() {
             file.display()
         );
     }
+    others_read_as_a_stream(&d, &big, &small, size, events);
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `export`, `diff` and `--replay-faults` on the 50 MB recording `big`
+/// (`small` is one copy of its events). Holding every event as a JSON tree
+/// took 10 to 33 times the file's size; folded stacks and replayed faults
+/// are now bounded by what they keep, a Chrome trace and a diff by one
+/// line of text per event.
+fn others_read_as_a_stream(d: &Path, big: &Path, small: &Path, size: u64, events: u64) {
+    let size_kib = (size >> 10) as i64;
+    let rstrace = PathBuf::from(env!("CARGO_BIN_EXE_rstrace"));
+    let replay = format!("{}:trace=all", big.display());
+    let runs: [(&str, &Path, Vec<&std::ffi::OsStr>, i64); 4] = [
+        (
+            "export folded",
+            &rtrace(),
+            vec![
+                "export".as_ref(),
+                "--format".as_ref(),
+                "folded".as_ref(),
+                big.as_os_str(),
+            ],
+            40 << 10,
+        ),
+        (
+            "--replay-faults",
+            &rstrace,
+            vec![
+                "-o".as_ref(),
+                "/dev/null".as_ref(),
+                "--replay-faults".as_ref(),
+                replay.as_ref(),
+                "true".as_ref(),
+            ],
+            40 << 10,
+        ),
+        (
+            "export chrome",
+            &rtrace(),
+            vec![
+                "export".as_ref(),
+                "--format".as_ref(),
+                "chrome".as_ref(),
+                "-o".as_ref(),
+                "c.json".as_ref(),
+                big.as_os_str(),
+            ],
+            2 * size_kib,
+        ),
+        (
+            "diff",
+            &rtrace(),
+            vec!["diff".as_ref(), small.as_os_str(), big.as_os_str()],
+            3 * size_kib,
+        ),
+    ];
+    for (what, cmd, args, limit) in runs {
+        let (o, kib) = peak_rss(d, cmd, &args);
+        // diff: 1, the two runs differ (the big one repeats the small one).
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{what}: {:?}\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+        println!(
+            "{what}: {} MB recording, peak RSS {} MB",
+            size >> 20,
+            kib >> 10
+        );
+        assert!(
+            kib < limit,
+            "{what}: peak RSS {kib} KiB for a {size}-byte recording (limit {limit} KiB)"
+        );
+    }
+    let chrome: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("c.json")).unwrap()).unwrap();
+    // One trace event per recorded event, and the metadata.
+    let n = chrome["traceEvents"].as_array().unwrap().len() as u64;
+    assert!(n > events, "{n} trace events for {events} events");
 }
 
 /// Records `bench_syscalls` (endless) with `opts`, SIGKILLs the recorder

@@ -37,9 +37,9 @@ mod report;
 use crate::record::cli::DiffArgs;
 use crate::tracefile::tree::{ProcessTree, TreeBuilder};
 use crate::tracefile::Rewindable;
-use serde_json::Value;
 use align::Op;
 use normalize::{Class, FdNames, Norm};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 

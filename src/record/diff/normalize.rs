@@ -445,6 +445,11 @@ pub fn normalize(ev: &Value, fds: &mut FdNames) -> Norm {
             fds.0.remove(&f);
         }
     }
+    // Held for every event of a run: no spare capacity.
+    let (mut key, mut result, mut files) = (key, result, files);
+    key.shrink_to_fit();
+    result.shrink_to_fit();
+    files.shrink_to_fit();
     Norm {
         key,
         result,

@@ -187,9 +187,7 @@ fn divergence_json(a: &Side, b: &Side, d: &Divergence) -> Value {
 }
 
 fn env_json(a: &Side, b: &Side, o: &Outcome) -> Value {
-    let call = |side: &Side, e: Option<usize>| {
-        e.map(|e| json!({"event": e, "text": side.text(e)}))
-    };
+    let call = |side: &Side, e: Option<usize>| e.map(|e| json!({"event": e, "text": side.text(e)}));
     let probes: Vec<Value> = o
         .env
         .iter()
