@@ -14,5 +14,6 @@ mod ltrace_kcount;
 mod ltrace_kernel;
 mod ltrace_nesting;
 mod ltrace_options;
+mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_util;

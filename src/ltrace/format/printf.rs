@@ -24,30 +24,43 @@ pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
         while i < fmt.len() && b"-+ #0'I".contains(&fmt[i]) {
             i += 1;
         }
+        // What limits a `%s` as ltrace 0.7.3 reads it (checked against it
+        // on every combination, tests/ltrace/ltrace_printf.rs): a width alone
+        // (`%2s`, `%*s`, `%3.s`); a precision alone (`%.2s`; `%.0s` and
+        // `%.s` do not limit); a `*` precision, whatever its value and the
+        // width (`%5.*s`, `%*.*s`); a width and a digit precision together
+        // (`%5.3s`, `%*.3s`) do not limit at all.
+        let mut width = None;
         if fmt.get(i) == Some(&b'*') {
             out.push(Type::Int);
+            width = Some(Expr::Arg(next + out.len() - 1));
             i += 1;
         }
+        let start = i;
         while i < fmt.len() && fmt[i].is_ascii_digit() {
             i += 1;
         }
-        let mut prec = None;
+        if let Some(n) = number(&fmt[start..i]).filter(|&n| n > 0) {
+            width = Some(Expr::Num(n));
+        }
+        let mut limit = width.clone();
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
                 out.push(Type::Int);
-                prec = Some(Expr::Arg(next + out.len() - 1));
+                limit = Some(Expr::Arg(next + out.len() - 1));
                 i += 1;
             } else {
                 let start = i;
                 while i < fmt.len() && fmt[i].is_ascii_digit() {
                     i += 1;
                 }
-                let n = std::str::from_utf8(&fmt[start..i])
-                    .ok()
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(0);
-                prec = Some(Expr::Num(n));
+                if let Some(n) = number(&fmt[start..i]) {
+                    limit = match width {
+                        Some(_) => None,
+                        None => (n > 0).then_some(Expr::Num(n)),
+                    };
+                }
             }
         }
         // Length modifier: -2 hh, -1 h, 0 none, 1 l/L/z/t, 2 ll/q/j.
@@ -80,11 +93,16 @@ pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
             b'x' | b'X' => Type::Lens(Lens::Hex, Box::new(u)),
             b'c' | b'C' => Type::Char,
             // ltrace 0.7.3 reads %ls and %S as byte strings too ("w" for L"wide").
-            b's' | b'S' => Type::string(prec),
+            b's' | b'S' => Type::string(limit),
             b'p' | b'n' => Type::Pointer(Box::new(Type::Void)),
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => Type::Double,
             _ => break,
         });
     }
     out
+}
+
+/// The decimal number `digits` spell; `None` when there are none.
+fn number(digits: &[u8]) -> Option<u64> {
+    std::str::from_utf8(digits).ok()?.parse().ok()
 }
