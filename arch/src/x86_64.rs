@@ -41,6 +41,9 @@ pub const PC: usize = idx::RIP;
 pub const FLAGS: usize = 18;
 /// Word index of the integer return-value register.
 pub const RET: usize = idx::RAX;
+/// The second integer return register (the upper eightbyte of a 16-byte
+/// INTEGER-class struct).
+pub const RET2: usize = idx::RDX;
 /// Word indices of the integer argument registers of the SysV ABI, in order.
 pub const ARG_REGS: [usize; 6] = [idx::RDI, idx::RSI, idx::RDX, idx::RCX, idx::R8, idx::R9];
 

@@ -8,7 +8,7 @@ use super::format::{ArgSource, RetVals};
 use crate::engine::memory::proc::ProcMem;
 use crate::engine::memory::Memory;
 use crate::engine::ptrace::Tid;
-use rtrace_arch::x86_64::{self as x, ARG_REGS, RET, SP};
+use rtrace_arch::x86_64::{self as x, ARG_REGS, RET, RET2, SP};
 
 /// Reads the floating-point register set (`PTRACE_GETREGSET`,
 /// `NT_PRFPREG`) of the stopped thread `tid`.
@@ -57,16 +57,22 @@ impl<'a> Args<'a> {
     }
 
     /// Return values now (at the return trampoline); the vector registers
-    /// are read only when `float` (the return type uses them).
-    pub fn ret_vals(&mut self, float: bool) -> RetVals {
-        let float = if float {
-            self.fp().and_then(|f| x::xmm_f64(f, 0)).unwrap_or(0.0)
-        } else {
-            0.0
+    /// are read only when `float` (the return type uses them), the second
+    /// return registers only when `pair` (a struct returned in two).
+    pub fn ret_vals(&mut self, float: bool, pair: bool) -> RetVals {
+        let mut xmm = |i| match float {
+            true => self.fp().and_then(|f| x::xmm_f64(f, i)).unwrap_or(0.0),
+            false => 0.0,
         };
+        let (f0, f1) = (xmm(0), if pair { xmm(1) } else { 0.0 });
         RetVals {
             int: self.regs[RET],
-            float,
+            float: f0,
+            second: if pair {
+                (self.regs[RET2], f1)
+            } else {
+                (0, 0.0)
+            },
         }
     }
 }

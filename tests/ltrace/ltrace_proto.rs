@@ -108,6 +108,7 @@ fn line(p: &Protos, name: &str, src: &mut Fake, ret: u64) -> String {
         RetVals {
             int: ret,
             float: 0.0,
+            second: (0, 0.0),
         },
         &FormatOpts::default(),
         4,
@@ -340,13 +341,35 @@ fn scalar_types_and_lenses() {
     let o = FormatOpts::default();
     let mut m = Fake::new().f(&[1.5, f64::from_bits(2.25f32.to_bits() as u64), -0.1]);
     assert_eq!(
-        line_with(&p, "f_dbl", &mut m, RetVals { int: 0, float: 3.0 }, &o, 4),
+        line_with(
+            &p,
+            "f_dbl",
+            &mut m,
+            RetVals {
+                int: 0,
+                float: 3.0,
+                second: (0, 0.0)
+            },
+            &o,
+            4
+        ),
         "f_dbl(1.500000, 2.250000, -0.100000) = 3.000000"
     );
     let f4 = f64::from_bits(4.0f32.to_bits() as u64);
     let mut m = Fake::new().f(&[f64::from_bits(3.0f32.to_bits() as u64)]);
     assert_eq!(
-        line_with(&p, "f_flt", &mut m, RetVals { int: 0, float: f4 }, &o, 4),
+        line_with(
+            &p,
+            "f_flt",
+            &mut m,
+            RetVals {
+                int: 0,
+                float: f4,
+                second: (0, 0.0)
+            },
+            &o,
+            4
+        ),
         "f_flt(3.000000) = 4.000000"
     );
     assert_eq!(
@@ -625,7 +648,15 @@ fn out_params_split_entry_and_resumed_text() {
     assert_eq!(call.entry_text(), "3");
     m.mem[0].1 = 5i32.to_le_bytes().to_vec(); // the callee stores 5
     m.ints = vec![99, 99, 99]; // registers are clobbered by the time it returns
-    let (full, ret) = call.finish(RetVals { int: 1, float: 0.0 }, &mut m, &d);
+    let (full, ret) = call.finish(
+        RetVals {
+            int: 1,
+            float: 0.0,
+            second: (0, 0.0),
+        },
+        &mut m,
+        &d,
+    );
     assert_eq!(&full[call.entry_text().len()..], ", 5, 0x5645d42441c9");
     assert_eq!(ret, "1");
     let mut m = Fake::new();
@@ -633,7 +664,15 @@ fn out_params_split_entry_and_resumed_text() {
     let mut m = m.i(&[o, 4, 0x5645d42441c9]);
     let call = format::on_entry("k_out2", p.get("k_out2"), &mut m, &d);
     assert_eq!(call.entry_text(), "");
-    let (full, _) = call.finish(RetVals { int: 1, float: 0.0 }, &mut m, &d);
+    let (full, _) = call.finish(
+        RetVals {
+            int: 1,
+            float: 0.0,
+            second: (0, 0.0),
+        },
+        &mut m,
+        &d,
+    );
     assert_eq!(full, "5, 4, 0x5645d42441c9");
     // f_out(+int*, +string) and f_rstr(+string[retval], int).
     let p = protos(CONF);
@@ -764,6 +803,7 @@ fn builtin_set_covers_the_common_functions() {
         RetVals {
             int: 0,
             float: 0.479425538604203,
+            second: (0, 0.0),
         },
         &o,
         4,
@@ -869,7 +909,11 @@ fn diff_expected(p: &Protos) -> Vec<String> {
     let mut out = Vec::new();
     let mut go =
         |name: &str, m: &mut Fake, ret: RetVals| out.push(line_with(p, name, m, ret, &d, 4));
-    let int = |v: u64| RetVals { int: v, float: 0.0 };
+    let int = |v: u64| RetVals {
+        int: v,
+        float: 0.0,
+        second: (0, 0.0),
+    };
     let ints = [
         neg(-1),
         4000000000,
@@ -910,7 +954,15 @@ fn diff_expected(p: &Protos) -> Vec<String> {
         int(0),
     );
     let mut m = Fake::new().f(&[1.5, f64::from_bits(2.25f32.to_bits() as u64)]);
-    go("d_dbl", &mut m, RetVals { int: 0, float: 3.0 });
+    go(
+        "d_dbl",
+        &mut m,
+        RetVals {
+            int: 0,
+            float: 3.0,
+            second: (0, 0.0),
+        },
+    );
     let mut m = Fake::new();
     let l = list(&mut m, 6, false);
     go("d_list", m.set(&[l]), int(0));

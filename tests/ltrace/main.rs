@@ -16,4 +16,5 @@ mod ltrace_nesting;
 mod ltrace_options;
 mod ltrace_printf;
 mod ltrace_proto;
+mod ltrace_protos;
 mod ltrace_util;

@@ -228,17 +228,20 @@ pub(super) fn ret_bytes(ty: &Type, ret: RetVals, src: &mut dyn ArgSource) -> Vec
             return b;
         }
         let mut b = Vec::new();
-        let (mut used_int, mut used_sse) = (false, false);
+        // Each eightbyte takes the next register of its class: rax then
+        // rdx, xmm0 then xmm1.
+        let ints = [ret.int, ret.second.0];
+        let sses = [ret.float, ret.second.1];
+        let (mut n_int, mut n_sse) = (0, 0);
         for is_sse in classes {
-            // Only rax and xmm0 are known; a second one of a kind reads as 0.
-            let w = match (is_sse, used_sse, used_int) {
-                (true, false, _) => fbits,
-                (false, _, false) => ret.int.to_le_bytes(),
-                _ => [0; 8],
+            let w = if is_sse {
+                n_sse += 1;
+                sses.get(n_sse - 1).map_or(0, |f| f.to_bits())
+            } else {
+                n_int += 1;
+                ints.get(n_int - 1).copied().unwrap_or(0)
             };
-            used_sse |= is_sse;
-            used_int |= !is_sse;
-            b.extend_from_slice(&w);
+            b.extend_from_slice(&w.to_le_bytes());
         }
         return b;
     }

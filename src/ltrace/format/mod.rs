@@ -49,6 +49,10 @@ pub struct RetVals {
     pub int: u64,
     /// Floating-point return register: low 64 bits as an `f64` bit pattern.
     pub float: f64,
+    /// The second integer and floating-point return registers (the second
+    /// eightbyte of a struct of up to 16 bytes returned in registers);
+    /// read only when the return type is such a struct, else 0.
+    pub second: (u64, f64),
 }
 
 /// Formatting options.
@@ -207,6 +211,16 @@ impl Call {
     /// part is `&full[entry_text().len()..]`.
     pub fn entry_text(&self) -> &str {
         &self.entry
+    }
+
+    /// Whether the return value is a struct of more than one eightbyte
+    /// returned in registers (its second eightbyte in rdx or xmm1).
+    pub fn ret_is_pair(&self) -> bool {
+        let Some(p) = &self.proto else {
+            return false;
+        };
+        let t = p.ret();
+        abi::struct_classes(t).is_some_and(|c| c.len() > 1) && (8..=16).contains(&size_align(t).0)
     }
 
     /// Whether the return value is (partly) in a vector register, so the

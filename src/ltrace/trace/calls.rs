@@ -219,6 +219,7 @@ impl Ltrace {
         let rv = RetVals {
             int: retval,
             float: 0.0,
+            second: (0, 0.0),
         };
         let mut src = Args::new(tid, regs);
         let note = match (injected, errno_done) {
@@ -374,7 +375,7 @@ impl Ltrace {
             return Resume::Suppress;
         };
         let mut src = Args::new(tid, &regs);
-        let rv = src.ret_vals(fcall.ret_uses_float());
+        let rv = src.ret_vals(fcall.ret_uses_float(), fcall.ret_is_pair());
         if self.o.json {
             let (rest, rtext) = fcall.finish_parts(rv, &mut src, &self.o.fmt);
             let lib = entry

@@ -429,7 +429,11 @@ impl Stream {
                 &self.o.fmt,
                 self.o.array_len,
             );
-            let rv = RetVals { int: 0, float: 0.0 };
+            let rv = RetVals {
+                int: 0,
+                float: 0.0,
+                second: (0, 0.0),
+            };
             let (full, rtext) = c.finish(rv, &mut src, &self.o.fmt);
             let id = self.next_call;
             self.next_call += 1;
@@ -515,6 +519,7 @@ impl Stream {
                 let rvals = RetVals {
                     int: rv,
                     float: 0.0,
+                    second: (0, 0.0),
                 };
                 let (full, rtext) = fcall.finish(rvals, &mut src, &self.o.fmt);
                 let f = &self.funcs[func];
