@@ -1,8 +1,9 @@
 //! Differential tests against strace 7.2 (fetched by `.ci/strace-72`, run
 //! through `common::strace72`): the syscalls added since strace 6.1, called by
-//! `testprogs/dec_new_syscalls.c` with valid and invalid arguments, must
-//! print as strace 7.2 prints them, line by line after normalising pids and
-//! addresses. Skipped (with the reason) when strace 7.2 is not at hand.
+//! `testprogs/dec_new_syscalls.c` and one `testprogs/dec_*.c` per later
+//! family with valid and invalid arguments, must print as strace 7.2 prints
+//! them, line by line after normalising pids and addresses. Skipped (with the
+//! reason) when strace 7.2 is not at hand.
 
 use crate::common;
 
@@ -63,5 +64,13 @@ fn syscalls_added_since_strace_6_1_match_strace_7_2() {
     compare(
         "fchmodat2,cachestat,futex_wake,futex_wait,futex_requeue,mseal,map_shadow_stack",
         &testprog("dec_new_syscalls"),
+    );
+}
+
+#[test]
+fn xattrat_calls_match_strace_7_2() {
+    compare(
+        "setxattrat,getxattrat,listxattrat,removexattrat",
+        &testprog("dec_xattrat"),
     );
 }
