@@ -52,6 +52,7 @@ mod sched;
 mod seccomp_filter;
 pub mod signal;
 mod stat;
+mod statmount;
 #[cfg(test)]
 mod testutil;
 mod time;
@@ -149,6 +150,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             mseal_shadow::DECODERS,
             futex2::DECODERS,
             cachestat::DECODERS,
+            statmount::DECODERS,
             pidfd::DECODERS,
             quotactl::DECODERS,
             timex::DECODERS,

@@ -11,13 +11,25 @@ use common::{normalize, rstrace, strace72, temp_path, testprog};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Traces `prog` with `-e trace=<calls>` into a file and returns its text.
-fn trace(mut cmd: Command, calls: &str, prog: &Path) -> String {
+/// A traced run: the tracer's own options, the calls traced, the program
+/// and its arguments.
+struct Run<'a> {
+    opts: &'a [&'a str],
+    calls: &'a str,
+    prog: &'a Path,
+    args: &'a [&'a str],
+}
+
+/// Traces `r.prog` with `r.opts` and `-e trace=<calls>` into a file and
+/// returns its text.
+fn trace(mut cmd: Command, r: &Run) -> String {
     let out = temp_path("strace72-diff");
     let st = cmd
-        .args(["-e", &format!("trace={calls}"), "-o"])
+        .args(r.opts)
+        .args(["-e", &format!("trace={}", r.calls), "-o"])
         .arg(&out)
-        .arg(prog)
+        .arg(r.prog)
+        .args(r.args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -28,9 +40,9 @@ fn trace(mut cmd: Command, calls: &str, prog: &Path) -> String {
     text
 }
 
-/// The normalised lines of strace 7.2 and of rstrace for `prog`, or `None`
+/// The normalised lines of strace 7.2 and of rstrace for `r`, or `None`
 /// (after printing why) when strace 7.2 is missing.
-fn both(calls: &str, prog: &Path) -> Option<(Vec<String>, Vec<String>)> {
+fn both(r: &Run) -> Option<(Vec<String>, Vec<String>)> {
     let oracle = match strace72() {
         Ok(cmd) => cmd,
         Err(why) => {
@@ -38,14 +50,23 @@ fn both(calls: &str, prog: &Path) -> Option<(Vec<String>, Vec<String>)> {
             return None;
         }
     };
-    let want = normalize(&trace(oracle, calls, prog));
-    let got = normalize(&trace(Command::new(rstrace()), calls, prog));
+    let want = normalize(&trace(oracle, r));
+    let got = normalize(&trace(Command::new(rstrace()), r));
     let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
     Some((lines(&want), lines(&got)))
 }
 
 fn compare(calls: &str, prog: &Path) {
-    let Some((want, got)) = both(calls, prog) else {
+    compare_run(&Run {
+        opts: &[],
+        calls,
+        prog,
+        args: &[],
+    });
+}
+
+fn compare_run(r: &Run) {
+    let Some((want, got)) = both(r) else {
         return;
     };
     assert!(want.len() > 1, "strace 7.2 traced nothing: {want:?}");
@@ -73,4 +94,29 @@ fn xattrat_calls_match_strace_7_2() {
         "setxattrat,getxattrat,listxattrat,removexattrat",
         &testprog("dec_xattrat"),
     );
+}
+
+#[test]
+fn statmount_listmount_match_strace_7_2() {
+    compare("statmount,listmount", &testprog("dec_statmount"));
+}
+
+/// Crafted `struct statmount` answers (the call replaced by
+/// `-e inject=statmount:retval=0`), plain and under `-X verbose`, `-s 3`.
+#[test]
+fn statmount_answers_match_strace_7_2() {
+    let prog = testprog("dec_statmount");
+    for opts in [&[][..], &["-X", "verbose"], &["-s", "3"]] {
+        let opts: Vec<&str> = opts
+            .iter()
+            .copied()
+            .chain(["-e", "inject=statmount:retval=0"])
+            .collect();
+        compare_run(&Run {
+            opts: &opts,
+            calls: "statmount",
+            prog: &prog,
+            args: &["inject"],
+        });
+    }
 }
