@@ -32,6 +32,7 @@ mod keyctl;
 mod landlock;
 mod layout;
 mod ldt;
+mod lsm;
 mod memory_calls;
 mod misc_calls;
 mod mount;
@@ -151,6 +152,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             futex2::DECODERS,
             cachestat::DECODERS,
             statmount::DECODERS,
+            lsm::DECODERS,
             pidfd::DECODERS,
             quotactl::DECODERS,
             timex::DECODERS,

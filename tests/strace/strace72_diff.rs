@@ -120,3 +120,32 @@ fn statmount_answers_match_strace_7_2() {
         });
     }
 }
+
+#[test]
+fn lsm_calls_match_strace_7_2() {
+    compare(
+        "lsm_get_self_attr,lsm_set_self_attr,lsm_list_modules",
+        &testprog("dec_lsm"),
+    );
+}
+
+/// Crafted `struct lsm_ctx` sequences (the call replaced by
+/// `-e inject=lsm_get_self_attr:retval=2`), plain and under `-X verbose`,
+/// `-s 2`.
+#[test]
+fn lsm_ctx_sequences_match_strace_7_2() {
+    let prog = testprog("dec_lsm");
+    for opts in [&[][..], &["-X", "verbose"], &["-s", "2"]] {
+        let opts: Vec<&str> = opts
+            .iter()
+            .copied()
+            .chain(["-e", "inject=lsm_get_self_attr:retval=2"])
+            .collect();
+        compare_run(&Run {
+            opts: &opts,
+            calls: "lsm_get_self_attr",
+            prog: &prog,
+            args: &["inject"],
+        });
+    }
+}
