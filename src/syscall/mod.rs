@@ -20,6 +20,7 @@ mod fcntl;
 pub mod fd_cache;
 pub mod fd_details;
 mod file;
+mod file_attr;
 mod futex;
 mod futex2;
 mod generic;
@@ -32,6 +33,7 @@ mod keyctl;
 mod landlock;
 mod layout;
 mod ldt;
+mod listns;
 mod lsm;
 mod memory_calls;
 mod misc_calls;
@@ -153,6 +155,8 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             cachestat::DECODERS,
             statmount::DECODERS,
             lsm::DECODERS,
+            file_attr::DECODERS,
+            listns::DECODERS,
             pidfd::DECODERS,
             quotactl::DECODERS,
             timex::DECODERS,

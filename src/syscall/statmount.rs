@@ -269,7 +269,7 @@ fn statmount_value(c: &mut Ctx, addr: u64, size: u64) -> Value {
             "mnt_parent_id_old",
             xint(st.mnt_parent_id_old() as u64),
         );
-        let v = xflags(c, st.mnt_attr(), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???");
+        let v = xflags(c, st.mnt_attr(), &xlat::MOUNT_ATTR_ATTR, "MOUNT_ATTR_???");
         add(&mut f, "mnt_attr", v);
         let v = xflags(
             c,
@@ -361,4 +361,27 @@ fn listmount(c: &mut Ctx) -> Step {
     );
     c.push(v);
     Step::Done(RetFmt::Int)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_need_their_nul_inside() {
+        let s = Strings(b"ab\0cd".to_vec());
+        let (v, next) = s.cstr(0).unwrap();
+        assert_eq!(
+            (v.bytes.as_slice(), v.truncated, next),
+            (&b"ab"[..], false, 3)
+        );
+        // "cd" runs to the end: one byte short, and truncated.
+        let (v, next) = s.cstr(3).unwrap();
+        assert_eq!(
+            (v.bytes.as_slice(), v.truncated, next),
+            (&b"c"[..], true, 6)
+        );
+        assert!(s.cstr(5).is_none());
+        assert_eq!(s.at(9), Value::Hex(9));
+    }
 }

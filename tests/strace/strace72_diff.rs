@@ -149,3 +149,19 @@ fn lsm_ctx_sequences_match_strace_7_2() {
         });
     }
 }
+
+#[test]
+fn file_attr_calls_match_strace_7_2() {
+    compare("file_getattr,file_setattr", &testprog("dec_file_attr"));
+}
+
+#[test]
+fn open_tree_attr_matches_strace_7_2() {
+    compare("open_tree_attr", &testprog("dec_open_tree_attr"));
+}
+
+/// listns: where the kernel lacks it (ENOSYS), the requests still print.
+#[test]
+fn listns_matches_strace_7_2() {
+    compare("listns", &testprog("dec_listns"));
+}
