@@ -40,7 +40,7 @@ fn attr_and_size(c: &mut Ctx, is_get: bool) {
                 let a = FileAttr(&b);
                 let mut f = vec![Field::new(
                     "fa_xflags",
-                    xflags(c, a.fa_xflags(), &xlat::FS_XFLAGS, "FS_XFLAG_???"),
+                    xflags(c, a.fa_xflags(), &xlat::FILE_ATTR_XFLAGS, "FS_XFLAG_???"),
                 )];
                 f.push(Field::new("fa_extsize", Value::UInt(a.fa_extsize() as u64)));
                 if is_get {
