@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{normalize, rstrace, strace72, temp_path, testprog};
+use common::{normalize, rstrace, strace72, temp_path, testprog, testprog_variant};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -164,4 +164,30 @@ fn open_tree_attr_matches_strace_7_2() {
 #[test]
 fn listns_matches_strace_7_2() {
     compare("listns", &testprog("dec_listns"));
+}
+
+/// The same programs built with `gcc -m32`: the i386 personality (whose
+/// structures these calls share with x86_64) prints as strace 7.2 does.
+#[test]
+fn i386_personality_matches_strace_7_2() {
+    if !crate::strace_i386::m32() {
+        return;
+    }
+    let cases = [
+        (
+            "dec_xattrat",
+            "setxattrat,getxattrat,listxattrat,removexattrat",
+        ),
+        ("dec_statmount", "statmount,listmount"),
+        (
+            "dec_lsm",
+            "lsm_get_self_attr,lsm_set_self_attr,lsm_list_modules",
+        ),
+        ("dec_file_attr", "file_getattr,file_setattr"),
+        ("dec_open_tree_attr", "open_tree_attr"),
+        ("dec_listns", "listns"),
+    ];
+    for (name, calls) in cases {
+        compare(calls, &testprog_variant(name, "m32", &["-m32"]));
+    }
 }
