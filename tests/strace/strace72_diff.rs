@@ -65,6 +65,26 @@ fn compare(calls: &str, prog: &Path) {
     });
 }
 
+/// [`compare`], then again under each of `-v`, `-X raw`, `-X verbose` and
+/// `-e verbose=none` (structures as addresses).
+fn compare_variants(calls: &str, prog: &Path) {
+    compare(calls, prog);
+    let variants: [&[&str]; 4] = [
+        &["-v"],
+        &["-X", "raw"],
+        &["-X", "verbose"],
+        &["-e", "verbose=none"],
+    ];
+    for opts in variants {
+        compare_run(&Run {
+            opts,
+            calls,
+            prog,
+            args: &[],
+        });
+    }
+}
+
 fn compare_run(r: &Run) {
     let Some((want, got)) = both(r) else {
         return;
@@ -90,7 +110,7 @@ fn syscalls_added_since_strace_6_1_match_strace_7_2() {
 
 #[test]
 fn xattrat_calls_match_strace_7_2() {
-    compare(
+    compare_variants(
         "setxattrat,getxattrat,listxattrat,removexattrat",
         &testprog("dec_xattrat"),
     );
@@ -98,7 +118,7 @@ fn xattrat_calls_match_strace_7_2() {
 
 #[test]
 fn statmount_listmount_match_strace_7_2() {
-    compare("statmount,listmount", &testprog("dec_statmount"));
+    compare_variants("statmount,listmount", &testprog("dec_statmount"));
 }
 
 /// Crafted `struct statmount` answers (the call replaced by
@@ -123,7 +143,7 @@ fn statmount_answers_match_strace_7_2() {
 
 #[test]
 fn lsm_calls_match_strace_7_2() {
-    compare(
+    compare_variants(
         "lsm_get_self_attr,lsm_set_self_attr,lsm_list_modules",
         &testprog("dec_lsm"),
     );
@@ -152,18 +172,18 @@ fn lsm_ctx_sequences_match_strace_7_2() {
 
 #[test]
 fn file_attr_calls_match_strace_7_2() {
-    compare("file_getattr,file_setattr", &testprog("dec_file_attr"));
+    compare_variants("file_getattr,file_setattr", &testprog("dec_file_attr"));
 }
 
 #[test]
 fn open_tree_attr_matches_strace_7_2() {
-    compare("open_tree_attr", &testprog("dec_open_tree_attr"));
+    compare_variants("open_tree_attr", &testprog("dec_open_tree_attr"));
 }
 
 /// listns: where the kernel lacks it (ENOSYS), the requests still print.
 #[test]
 fn listns_matches_strace_7_2() {
-    compare("listns", &testprog("dec_listns"));
+    compare_variants("listns", &testprog("dec_listns"));
 }
 
 /// The same programs built with `gcc -m32`: the i386 personality (whose
