@@ -240,3 +240,42 @@ fn lsm_list_modules(c: &mut Ctx) -> Step {
     c.push(flags);
     Step::Done(RetFmt::Int)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::memory::FakeMemory;
+    use crate::syscall::testutil::run;
+
+    #[test]
+    fn set_self_attr() {
+        let mut m = FakeMemory::default();
+        let mut ctx = Vec::new();
+        for v in [104u64, 0, 36, 4] {
+            ctx.extend_from_slice(&v.to_le_bytes());
+        }
+        ctx.extend_from_slice(b"abcd");
+        let a = m.put(&ctx);
+        assert_eq!(
+            run(lsm_set_self_attr, "lsm_set_self_attr", &[100, a, 36, 0], -95, &mut m),
+            "lsm_set_self_attr(LSM_ATTR_CURRENT, {id=LSM_ID_APPARMOR, flags=0, len=36, ctx_len=4, ctx=\"\\x61\\x62\\x63\\x64\"}, 36, 0) = -1 EOPNOTSUPP (Operation not supported)"
+        );
+        // Room for two of the four context bytes.
+        assert_eq!(
+            run(lsm_set_self_attr, "lsm_set_self_attr", &[1, a, 34, 5], -22, &mut m),
+            "lsm_set_self_attr(0x1 /* LSM_ATTR_??? */, {id=LSM_ID_APPARMOR, flags=0, len=36, ctx_len=4, ctx=\"\\x61\\x62\"}, 34, 0x5) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(
+                lsm_set_self_attr,
+                "lsm_set_self_attr",
+                &[100, a, 8, 0],
+                -22,
+                &mut m
+            ),
+            format!(
+                "lsm_set_self_attr(LSM_ATTR_CURRENT, {a:#x}, 8, 0) = -1 EINVAL (Invalid argument)"
+            )
+        );
+    }
+}

@@ -311,4 +311,40 @@ mod tests {
             "fremovexattr(-1, \"user.foo\") = -1 EBADF (Bad file descriptor)"
         );
     }
+
+    #[test]
+    fn xattrat() {
+        let mut m = FakeMemory::default();
+        let p = m.put(b"f\0");
+        let n = m.put(b"user.foo\0");
+        let v = m.put(b"bar\0");
+        let mut args = v.to_le_bytes().to_vec();
+        args.extend_from_slice(&3u32.to_le_bytes());
+        args.extend_from_slice(&1u32.to_le_bytes());
+        args.extend_from_slice(&0x1234u64.to_le_bytes());
+        let a = m.put(&args);
+        let fdcwd = -100i64 as u64;
+        assert_eq!(
+            run(setxattrat, "setxattrat", &[fdcwd, p, 0x100, n, a, 16], 0, &mut m),
+            "setxattrat(AT_FDCWD, \"f\", AT_SYMLINK_NOFOLLOW, \"user.foo\", {value=\"bar\", size=3, flags=XATTR_CREATE}, 16) = 0"
+        );
+        assert_eq!(
+            run(setxattrat, "setxattrat", &[fdcwd, p, 0, n, a, 24], -7, &mut m),
+            "setxattrat(AT_FDCWD, \"f\", 0, \"user.foo\", {value=\"bar\", size=3, flags=XATTR_CREATE, /* bytes 16..23 */ \"\\x34\\x12\\x00\\x00\\x00\\x00\\x00\\x00\"}, 24) = -1 E2BIG (Argument list too long)"
+        );
+        assert_eq!(
+            run(setxattrat, "setxattrat", &[3, p, 0x8000, n, a, 8], -22, &mut m),
+            format!("setxattrat(3, \"f\", 0x8000 /* AT_??? */, \"user.foo\", {a:#x}, 8) = -1 EINVAL (Invalid argument)")
+        );
+        assert_eq!(
+            run(
+                removexattrat,
+                "removexattrat",
+                &[fdcwd, 0, 3, 0],
+                -22,
+                &mut m
+            ),
+            "removexattrat(AT_FDCWD, NULL, 0x3 /* AT_??? */, NULL) = -1 EINVAL (Invalid argument)"
+        );
+    }
 }
