@@ -39,7 +39,7 @@ fn correct(arch: &str, nr: i32, name: &'static str) -> Option<&'static str> {
 
 /// Syscalls the `syscalls` crate does not have yet: (number, name), from
 /// the kernel's `scripts/syscall.tbl` / `arch/x86/entry/syscalls/*.tbl`.
-const NEWER: &[(i32, &str)] = &[(469, "file_setattr")];
+const NEWER: &[(i32, &str)] = &[(469, "file_setattr"), (470, "listns")];
 
 fn emit<I: Iterator<Item = (i32, &'static str)>>(file: &str, what: &str, it: I) {
     let arch = file.trim_end_matches(".tbl");

@@ -20,6 +20,7 @@ mod fcntl;
 pub mod fd_cache;
 pub mod fd_details;
 mod file;
+mod file_attr;
 mod futex;
 mod futex2;
 mod generic;
@@ -32,6 +33,8 @@ mod keyctl;
 mod landlock;
 mod layout;
 mod ldt;
+mod listns;
+mod lsm;
 mod memory_calls;
 mod misc_calls;
 mod mount;
@@ -52,6 +55,7 @@ mod sched;
 mod seccomp_filter;
 pub mod signal;
 mod stat;
+mod statmount;
 #[cfg(test)]
 mod testutil;
 mod time;
@@ -149,6 +153,10 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             mseal_shadow::DECODERS,
             futex2::DECODERS,
             cachestat::DECODERS,
+            statmount::DECODERS,
+            lsm::DECODERS,
+            file_attr::DECODERS,
+            listns::DECODERS,
             pidfd::DECODERS,
             quotactl::DECODERS,
             timex::DECODERS,

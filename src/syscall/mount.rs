@@ -1,11 +1,12 @@
 //! Mounting: mount, umount2 and the new mount API (fsopen, fsconfig, fsmount,
 //! fspick, move_mount, open_tree, mount_setattr), as strace 6.1's `mount.c`,
 //! `umount.c`, `fsconfig.c`, `fsmount.c`, `fspick.c`, `move_mount.c`,
-//! `open_tree.c` and `mount_setattr.c` print them.
+//! `open_tree.c` and `mount_setattr.c` print them, and open_tree_attr as
+//! strace 7.2 prints it.
 
 use crate::syscall::printers::{flags_arg, le64, nonzero_bytes, xflags};
 use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
-use rtrace_arch::xlat;
+use rtrace_arch::{xlat, Xlat};
 use std::borrow::Cow;
 
 pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
@@ -18,6 +19,7 @@ pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("move_mount", move_mount),
     ("open_tree", open_tree),
     ("mount_setattr", mount_setattr),
+    ("open_tree_attr", open_tree_attr),
 ];
 
 /// The magic number old programs put in the high half of mount's flags.
@@ -185,6 +187,23 @@ fn mount_setattr(c: &mut Ctx) -> Step {
     c.atfd(0);
     c.path(1);
     flags_arg(c, 2, &xlat::MOUNT_SETATTR_FLAGS, "AT_???");
+    mount_attr_args(c, &xlat::MOUNT_ATTR_FLAGS);
+    Step::Done(RetFmt::Int)
+}
+
+/// `open_tree_attr(dirfd, path, flags, attr, size)` (Linux 6.15): open_tree
+/// with the `struct mount_attr` of mount_setattr; a new descriptor.
+fn open_tree_attr(c: &mut Ctx) -> Step {
+    c.atfd(0);
+    c.path(1);
+    flags_arg(c, 2, &xlat::OPEN_TREE_ATTR_FLAGS, "OPEN_TREE_???");
+    mount_attr_args(c, &xlat::MOUNT_ATTR_ATTR);
+    Step::Done(RetFmt::Fd)
+}
+
+/// Arguments 3 and 4: a `struct mount_attr` (its `MOUNT_ATTR_*` bits named
+/// by `attrs`) and its size.
+fn mount_attr_args(c: &mut Ctx, attrs: &Xlat) {
     let addr = c.arg_ulong(3);
     let size = c.arg_ulong(4);
     let v = if size < MOUNT_ATTR_SIZE_VER0 || addr == 0 {
@@ -199,14 +218,8 @@ fn mount_setattr(c: &mut Ctx) -> Step {
             c.fd_value(userns as i64)
         };
         Value::structure(vec![
-            Field::new(
-                "attr_set",
-                xflags(c, le64(&b, 0), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
-            ),
-            Field::new(
-                "attr_clr",
-                xflags(c, le64(&b, 8), &xlat::MOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
-            ),
+            Field::new("attr_set", xflags(c, le64(&b, 0), attrs, "MOUNT_ATTR_???")),
+            Field::new("attr_clr", xflags(c, le64(&b, 8), attrs, "MOUNT_ATTR_???")),
             Field::new(
                 "propagation",
                 c.enum_value(le64(&b, 16), &xlat::MOUNT_PROPAGATION, "MS_???"),
@@ -237,7 +250,6 @@ fn mount_setattr(c: &mut Ctx) -> Step {
     };
     c.push(v);
     c.push(Value::UInt(size));
-    Step::Done(RetFmt::Int)
 }
 
 #[cfg(test)]

@@ -169,6 +169,29 @@ pub(in crate::syscall) fn nonzero_bytes(
     Some(Value::sym_owned(s))
 }
 
+/// Appends to `fields` the [`nonzero_bytes`] tail of a structure of `size`
+/// bytes at `addr` whose first `known` bytes were decoded, read up to a page
+/// as strace's `print_nonzero_bytes` (`???` when unreadable).
+pub(in crate::syscall) fn push_nonzero_tail(
+    c: &mut Ctx,
+    fields: &mut Vec<Field>,
+    addr: u64,
+    known: u64,
+    size: u64,
+) {
+    if let Some(t) = nonzero_bytes(c, addr, known, size.min(4096)) {
+        let t = if t == Value::Unknown {
+            Value::sym("???")
+        } else {
+            t
+        };
+        fields.push(Field {
+            name: Cow::Borrowed(""),
+            value: t,
+        });
+    }
+}
+
 // ---- modes, devices, times ----
 
 /// `print_symbolic_mode_t`: `S_IFREG|S_ISUID|0755`; a mode of unknown type in

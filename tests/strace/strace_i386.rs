@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Can gcc build and link a 32-bit program here?
-fn m32() -> bool {
+pub(crate) fn m32() -> bool {
     static OK: OnceLock<bool> = OnceLock::new();
     let ok = *OK.get_or_init(|| {
         let dir = common::target_dir().join("m32-probe");
