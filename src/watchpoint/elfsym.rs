@@ -3,10 +3,12 @@
 //! (file:line)` from the shared [`Symbolizer`], load biases from the
 //! process's [`ModuleMap`], backtraces from the DWARF [`Unwinder`].
 
+use super::condition::GlobalValues;
 use super::resolve::{FileSymbol, Place, SymbolSource, TypedGlobal};
 use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
+use crate::probe::cond::{EvalError, Expr as CondExpr};
 use crate::symbols::{ModuleMap, Symbolizer};
 use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
 use crate::unwind::{self, Unwinder};
@@ -252,5 +254,38 @@ impl SymbolSource for ElfSymbols {
 
     fn can_backtrace(&self) -> bool {
         true
+    }
+
+    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String> {
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        GlobalValues {
+            regs: &[],
+            vars: &self.vars,
+            map,
+            mem: &mut Tracee::new(pid),
+            arch: native_regs(),
+        }
+        .check(cond)
+    }
+
+    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| EvalError::Unavailable("the memory map".into()))?;
+        cond.holds(&mut GlobalValues {
+            regs,
+            vars: &self.vars,
+            map,
+            mem: &mut Tracee::new(pid),
+            arch: native_regs(),
+        })
+    }
+}
+
+/// The DWARF register model of the CPU rtrace runs on.
+fn native_regs() -> &'static unwind::ArchRegs {
+    match Arch::native() {
+        Arch::Aarch64 => &unwind::AARCH64,
+        _ => &unwind::X86_64,
     }
 }

@@ -22,7 +22,7 @@
 use super::hwregs::DebugRegs;
 use super::report::{Found, Hit, Report, Site};
 use super::resolve::{FileSymbol, SymbolSource};
-use super::spec::{self, Expr, Watch};
+use super::spec::{self, Cond, Expr, Spec, Watch};
 use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
@@ -56,6 +56,10 @@ pub enum Target {
 /// The state of one watched process.
 pub struct Watcher {
     exprs: Vec<(Expr, Target)>,
+    /// Per watch: report a hit only when this holds after the access.
+    conds: Vec<Option<Cond>>,
+    /// Conditions whose evaluation failed (reported once each).
+    cond_errors: BTreeSet<String>,
     kind: Kind,
     plan: Vec<Watch>,
     regs: Option<DebugRegs>,
@@ -100,16 +104,20 @@ pub struct WatcherOptions {
 }
 
 impl Watcher {
-    /// A watcher for `exprs`, resolved to `targets`.
+    /// A watcher for `specs`, each resolved to its [`Target`].
     pub fn new(
-        exprs: Vec<(Expr, Target)>,
+        specs: Vec<(Spec, Target)>,
         o: WatcherOptions,
         symbols: Box<dyn SymbolSource>,
         report: Report,
     ) -> Watcher {
-        let n = exprs.len();
+        let n = specs.len();
+        let conds = specs.iter().map(|(s, _)| s.cond.clone()).collect();
+        let exprs = specs.into_iter().map(|(s, t)| (s.expr, t)).collect();
         Watcher {
             exprs,
+            conds,
+            cond_errors: BTreeSet::new(),
             kind: o.kind,
             plan: Vec::new(),
             regs: None,
@@ -156,11 +164,10 @@ impl Watcher {
                         .symbols
                         .dwarf_global(pid, exe, text)
                         .map_err(|e| format!("cannot watch {e}"))?;
-                    if !matches!(g.size, 1 | 2 | 4 | 8) {
+                    if g.size == 0 {
                         return Err(format!(
-                            "cannot watch {text}: it is {} bytes ({}); a watchpoint covers \
-                             1, 2, 4 or 8 aligned bytes: watch a part of it",
-                            g.size, g.type_name
+                            "cannot watch {text}: its type ({}) has no size",
+                            g.type_name
                         ));
                     }
                     self.formatters[i] = g.formatter;
@@ -170,6 +177,13 @@ impl Watcher {
             targets.push((expr.clone(), addr, len));
         }
         let plan = spec::plan(&targets, self.kind).map_err(|e| e.to_string())?;
+        for (w, c) in plan.iter().zip(&self.conds) {
+            if let Some(c) = c {
+                self.symbols
+                    .check_condition(pid, &c.expr)
+                    .map_err(|e| format!("cannot watch {} if {}: {e}", w.expr, c.text))?;
+            }
+        }
         self.regs = Some(DebugRegs::native(&plan)?);
         self.plan = plan;
         self.tgid = Some(pid);
@@ -179,7 +193,12 @@ impl Watcher {
             self.copies[i] = read_bytes(&mut t, w.addr, w.len);
         }
         let plan = self.plan.clone();
-        self.report.plan(&plan);
+        let conds: Vec<Option<&str>> = self
+            .conds
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.text.as_str()))
+            .collect();
+        self.report.plan(&plan, &conds);
         Ok(())
     }
 
@@ -282,14 +301,26 @@ impl Watcher {
             rtrace_arch::native::Regs::pc(&words)
         };
         let pid = self.tgid.unwrap_or(tid);
+        // One hit per watch, however many of its pieces the access touched
+        // (a 16-byte store across two slots of a wide watch).
+        let mut fired: Vec<usize> = Vec::new();
         for slot in slots {
-            let Some(i) = self.plan.iter().position(|w| w.slot == slot) else {
-                continue;
-            };
-            self.hits[i] += 1;
+            if let Some(i) = self.plan.iter().position(|w| w.has_slot(slot)) {
+                if !fired.contains(&i) {
+                    fired.push(i);
+                }
+            }
+        }
+        for i in fired {
             let w = self.plan[i].clone();
             let now = read_bytes(&mut t, w.addr, w.len);
+            // The old value is the one at the previous trap, reported or
+            // not (gdb keeps the value of every check).
             let old = std::mem::replace(&mut self.copies[i], now.clone());
+            if !self.condition_holds(i, pid, &words) {
+                continue;
+            }
+            self.hits[i] += 1;
             if self.count_only {
                 continue;
             }
@@ -346,6 +377,29 @@ impl Watcher {
             self.report.hit(&hit);
         }
         true
+    }
+
+    /// Whether watch `i` has no condition or its condition holds now; a
+    /// condition that cannot be evaluated is reported (once per message)
+    /// and the hit is not.
+    fn condition_holds(&mut self, i: usize, pid: Tid, words: &[u64]) -> bool {
+        let Some(c) = &self.conds[i] else {
+            return true;
+        };
+        match self.symbols.condition(pid, words, &c.expr) {
+            Ok(holds) => holds,
+            Err(e) => {
+                let msg = format!(
+                    "watch {}: condition '{}' not evaluated, hit not reported: {e}",
+                    i + 1,
+                    c.text
+                );
+                if self.cond_errors.insert(msg.clone()) {
+                    self.report.note(&msg);
+                }
+                false
+            }
+        }
     }
 
     /// The hit counts, per watch.

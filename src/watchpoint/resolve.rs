@@ -3,7 +3,9 @@
 //! missing and tests can supply their own.
 
 use super::value::ValueFormatter;
+use crate::breakpoint::values::RegValues;
 use crate::engine::ptrace::Tid;
+use crate::probe::cond::{EvalError, Expr as CondExpr};
 use crate::unwind::backtrace::Depth;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -107,6 +109,16 @@ pub trait SymbolSource {
 
     /// Whether [`SymbolSource::backtrace`] can work at all.
     fn can_backtrace(&self) -> bool;
+
+    /// Refuses a watch condition that names something process `pid` does
+    /// not have (a variable that is not a global); called once the watches
+    /// are placed.
+    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String>;
+
+    /// Whether `cond` holds at a hit in process `pid`, the trapping thread
+    /// stopped with register words `regs`
+    /// ([`super::condition::GlobalValues`]).
+    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError>;
 }
 
 /// No symbol information: names cannot be resolved, places are addresses.
@@ -143,6 +155,23 @@ impl SymbolSource for NoSymbols {
 
     fn can_backtrace(&self) -> bool {
         false
+    }
+
+    fn check_condition(&mut self, _pid: Tid, cond: &CondExpr) -> Result<(), String> {
+        match cond.names().iter().find(|n| matches!(n, CondExpr::Var(_))) {
+            Some(CondExpr::Var(v)) => Err(format!(
+                "cannot read '{v}': this build reads no DWARF; test registers only"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn condition(&mut self, _pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+        cond.holds(&mut RegValues {
+            regs,
+            args: None,
+            at_return: false,
+        })
     }
 }
 

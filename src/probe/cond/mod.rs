@@ -1,4 +1,5 @@
-//! The one condition language: `rtrace break SPEC if EXPR`, and so
+//! The one condition language: `rtrace break SPEC if EXPR`, `rtrace watch
+//! 'EXPR if COND'`, and so
 //! `rtrace record --probe 'SPEC if EXPR'` (the same specs, the same
 //! breaker). A small expression language, parsed once ([`parse`], pure)
 //! and evaluated at each hit over the values a [`ValueProvider`] supplies:
@@ -39,7 +40,8 @@
 //! What else takes an expression, and why it is not this one:
 //! `rtrace watch EXPR` names *what* to watch (`var`, `var.field`,
 //! `*ADDR:LEN`: `watchpoint::spec::Expr`), a location and not a
-//! condition, and watch has no condition of its own. rstrace's
+//! condition; its `EXPR if COND` conditions are this language
+//! (`watchpoint::condition`). rstrace's
 //! `-e inject=…:arg1=5:fd>2` conditions keep strace-style syntax (`=`
 //! compares, `&` means "all these bits set", octal `0644`), which this
 //! language spells differently (`strace::inject::cond`).
