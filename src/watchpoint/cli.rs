@@ -22,6 +22,9 @@ take all four), and a hit prints the whole object's old and new value.
 EXPR:
   NAME            a global variable (address and size from the ELF symbol table,
                   value printed by its DWARF type when there is debug info);
+                  one the program does not define is looked for in the shared
+                  libraries it loads at start-up, once loaded (a launched
+                  program is stopped at its entry point for that);
                   with --exec, a function
   NAME.FIELD, NAME[N], NAME.A[N].B
                   a member or element of a global (placed by DWARF)

@@ -38,8 +38,13 @@
 //! after the access, its variables read in the global scope
 //! ([`condition::GlobalValues`]), as gdb's `watch x if x > 5`.
 //!
-//! Non-goals (for now): watches
-//! in shared libraries (`lib:var`) or loaded later, locals, following
+//! Globals of shared libraries: a name the executable does not define is
+//! looked for in the libraries it loads at start-up, once the dynamic
+//! linker has loaded them (launched: at the program's entry point, see
+//! [`handler`]; attached: at once).
+//!
+//! Non-goals (for now): watches in libraries loaded later (dlopen),
+//! `lib:var` spelling, members of library globals, locals, following
 //! forked children, aarch64 (`NT_ARM_HW_WATCH`).
 
 pub mod cli;
@@ -79,7 +84,14 @@ fn target(
             Ok(Target::Fixed(*addr, len))
         }
         Expr::Symbol(name) => {
-            let sym = symbols.find(exe, name, kind == Kind::Exec)?;
+            let sym = match symbols.find(exe, name, kind == Kind::Exec) {
+                Ok(sym) => sym,
+                // Not the executable's: a library's, placed once loaded.
+                Err(_) if kind != Kind::Exec && !symbols.defines(exe, name) => {
+                    return Ok(Target::Shared(exe.to_path_buf(), name.clone()))
+                }
+                Err(e) => return Err(e),
+            };
             let len = match kind {
                 Kind::Exec => 1,
                 _ if sym.size == 0 => {
@@ -143,7 +155,7 @@ pub fn build(
             Target::Fixed(a, l) => (s.expr.clone(), *a, *l),
             Target::Symbol(sym, l) => (s.expr.clone(), sym.vaddr, *l),
             // Placed at run time; checked then.
-            Target::Dwarf(..) => (s.expr.clone(), 0, 1),
+            Target::Dwarf(..) | Target::Shared(..) => (s.expr.clone(), 0, 1),
         })
         .collect();
     let plan = spec::plan(&provisional, opts.kind).map_err(|e| e.to_string())?;

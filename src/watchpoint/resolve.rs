@@ -91,6 +91,16 @@ pub trait SymbolSource {
     /// `name` in the executable `exe`.
     fn find(&mut self, exe: &Path, name: &str, code: bool) -> Result<FileSymbol, String>;
 
+    /// Whether the executable `exe` defines a symbol named `name` at all
+    /// (a variable, a function, a thread-local): a name it does not define
+    /// may be a shared library's global, looked for once they are loaded.
+    fn defines(&mut self, exe: &Path, name: &str) -> bool;
+
+    /// The global variable `name` of a library mapped in process `pid`
+    /// (any mapped file but `exe`, in map order), once the dynamic linker
+    /// has loaded them.
+    fn find_loaded(&mut self, pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String>;
+
     /// Where `sym` is in process `pid` (its file's load bias applied).
     /// Reads the process's module map afresh.
     fn runtime_addr(&mut self, pid: Tid, sym: &FileSymbol) -> Result<u64, String>;
@@ -130,6 +140,14 @@ impl SymbolSource for NoSymbols {
         Err(format!(
             "cannot look up '{name}': this build has no symbol support; use *ADDR[:LEN]"
         ))
+    }
+
+    fn defines(&mut self, _exe: &Path, _name: &str) -> bool {
+        true
+    }
+
+    fn find_loaded(&mut self, _pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String> {
+        self.find(exe, name, false)
     }
 
     fn runtime_addr(&mut self, _pid: Tid, sym: &FileSymbol) -> Result<u64, String> {

@@ -3,7 +3,10 @@
 //! of the stop) must be gdb's. Conditions (`EXPR if COND`, gdb's `watch x
 //! if x > 5`) on `testprogs/wp_cond.c`; objects wider than 8 bytes (a
 //! 32-byte array over DR0-DR3, a 24-byte struct over three registers,
-//! which gdb also watches in hardware) on `testprogs/wp_wide.c`.
+//! which gdb also watches in hardware) on `testprogs/wp_wide.c`; globals
+//! of a shared library the program loads at start-up
+//! (`testprogs/wp_libvar.c`, `wp_libmain.c`), which gdb watches once
+//! stopped at `main`.
 //!
 //! gdb reports a write only when it changes the value; rtrace reports
 //! every write. The programs here change the value at every write, so the
@@ -28,9 +31,16 @@ type Change = (String, String, String);
 
 /// gdb's stops for `gdb -batch -ex WATCH -ex run -ex continue…` on `prog`.
 fn gdb_changes(watch: &str, prog: &Path) -> Vec<Change> {
+    gdb_changes_after(&[watch, "run"], prog)
+}
+
+/// gdb's stops for `gdb -batch -ex CMD… -ex continue…` on `prog`.
+fn gdb_changes_after(cmds: &[&str], prog: &Path) -> Vec<Change> {
     let mut cmd = Command::new("gdb");
     cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
-    cmd.args(["-ex", watch, "-ex", "run"]);
+    for c in cmds {
+        cmd.args(["-ex", c]);
+    }
     // More continues than stops: gdb runs every -ex, the extra ones only
     // print "The program is not being run."
     for _ in 0..40 {
@@ -290,4 +300,59 @@ fn ranges_wider_than_the_registers_are_clear_errors() {
         assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
         assert_eq!(r.stdout, "", "{args:?}: the program must not have run");
     }
+}
+
+/// The library with globals (`wp_libvar`) and the program linked against
+/// it (`wp_libmain`), which never names them.
+fn lib_program() -> PathBuf {
+    let lib = common::testprog_variant("wp_libvar", "so", &["-shared", "-fPIC"]);
+    let lib = lib.to_str().expect("utf-8 path");
+    // The library before the program's object: kept with --no-as-needed.
+    common::testprog_variant("wp_libmain", "linked", &["-Wl,--no-as-needed", lib])
+}
+
+#[test]
+fn library_globals_report_what_gdb_reports() {
+    if !need_gdb() {
+        return;
+    }
+    let prog = lib_program();
+    for spec in ["lib_total", "lib_hist", "lib_total if lib_total > 5"] {
+        let watch_cmd = format!("watch {spec}");
+        let gdb = gdb_changes_after(&["break main", "run", &watch_cmd], &prog);
+        let ours = our_changes(spec, &prog);
+        assert_eq!(ours, gdb, "watch {spec}");
+    }
+    let r = watch(&["--json", "lib_total", "lib_hist"], &prog);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "sum 18\n");
+    let plan = records(&r.stderr, "watch");
+    assert_eq!(plan[1]["slot"], "DR1-DR2", "{}", r.stderr);
+    // Typed by the library's DWARF.
+    assert_eq!(
+        records(&r.stderr, "hit")[0]["new"]["type"],
+        "long",
+        "{}",
+        r.stderr
+    );
+    follows_the_schema(&r.stderr);
+}
+
+#[test]
+fn a_name_no_loaded_library_defines_is_a_clear_error() {
+    let r = watch(&["nosuch"], &lib_program());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("no global variable 'nosuch' in the symbol table of"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("libraries it loaded at start-up"),
+        "{}",
+        r.stderr
+    );
+    // Refused at the entry point: main never ran.
+    assert_eq!(r.stdout, "");
 }
