@@ -199,6 +199,29 @@ fn count_counts_only_hits_whose_condition_holds() {
     assert_eq!(plan[0]["cond"], "x > 5");
     assert!(plan[1].get("cond").is_none());
     follows_the_schema(&r.stderr);
+    // The same condition through `rtrace break --watch`.
+    let out = Command::new(common::rtrace())
+        .args([
+            "break",
+            "set",
+            "--count",
+            "--json",
+            "--watch",
+            "x if x > 5",
+            "--",
+        ])
+        .arg(&prog)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rtrace break");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let watched: Vec<u64> = records(&err, "count")
+        .iter()
+        .filter(|c| c["expr"] == "x")
+        .map(|c| c["hits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(watched, vec![stops as u64], "{err}");
 }
 
 #[test]
@@ -228,6 +251,8 @@ fn conditions_that_cannot_be_read_are_clear_errors() {
     );
 }
 
+/// At -O2 the program's 16-byte `memcpy` into `arr[1..3]` is one `movups`
+/// across two registers' pieces: one hit, as gdb's one stop.
 #[test]
 fn wide_objects_report_the_whole_value_as_gdb() {
     if !need_gdb() {
