@@ -381,3 +381,64 @@ fn a_name_no_loaded_library_defines_is_a_clear_error() {
     // Refused at the entry point: main never ran.
     assert_eq!(r.stdout, "");
 }
+
+/// `-p`: the libraries are mapped already; the library global is placed
+/// at once, its write reported, and SIGINT leaves the program unharmed
+/// (a debug register left set would kill it with SIGTRAP at the next
+/// write).
+#[test]
+fn an_attached_program_has_its_library_globals_watched() {
+    use common::child::{lines_of, next_line};
+    use std::io::Write;
+    let mut prog = Command::new(lib_program())
+        .arg("stdin")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run wp_libmain");
+    let mut to_prog = prog.stdin.take().unwrap();
+    let from_prog = lines_of(prog.stdout.take().unwrap());
+    let ready = next_line(&from_prog, "ready PID");
+    let pid = ready
+        .strip_prefix("ready ")
+        .expect("ready line")
+        .to_string();
+    let mut tracer = Command::new(common::rtrace())
+        .args(["watch", "--json", "lib_total", "-p", &pid])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rtrace");
+    let report = lines_of(tracer.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    loop {
+        let l = next_line(&report, "the armed thread");
+        seen.push(l.clone());
+        if l.contains("\"armed\"") {
+            break;
+        }
+    }
+    let plan: Vec<J> = records(&seen.join("\n"), "watch");
+    assert_eq!(plan.len(), 1, "{seen:?}");
+    assert_eq!(plan[0]["len"], 8);
+    writeln!(to_prog, "add 5").unwrap();
+    assert_eq!(next_line(&from_prog, "added 5"), "added 5");
+    let hit: J = loop {
+        let l = next_line(&report, "the hit");
+        let j: J = serde_json::from_str(&l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        if j["type"] == "hit" {
+            break j;
+        }
+    };
+    assert_eq!(hit["old"]["dec"], 0, "{hit}");
+    assert_eq!(hit["new"]["dec"], 5, "{hit}");
+    assert_eq!(hit["insn"]["func"], "lib_add", "{hit}");
+    // SAFETY: kill with a live child's pid.
+    unsafe { libc::kill(tracer.id() as i32, libc::SIGINT) };
+    let status = tracer.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + libc::SIGINT), "{status:?}");
+    writeln!(to_prog, "add 2").unwrap();
+    assert_eq!(next_line(&from_prog, "added 2"), "added 2");
+    writeln!(to_prog, "q").unwrap();
+    assert_eq!(next_line(&from_prog, "sum"), "sum 7");
+    assert_eq!(prog.wait().unwrap().code(), Some(0));
+}
