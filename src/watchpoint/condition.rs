@@ -5,9 +5,8 @@
 //! evaluates `watch g if COND`: a local of the function that made the
 //! access does not hide a global of the same name.
 
-use crate::breakpoint::values::RegValues;
 use crate::engine::memory::Memory;
-use crate::probe::cond::{EvalError, Expr as CondExpr, ValueProvider};
+use crate::probe::cond::{EvalError, Expr as CondExpr, RegValues, ValueProvider};
 use crate::symbols::ModuleMap;
 use crate::unwind::{ArchRegs, InitialRegs};
 use crate::vars::{parse_path, FrameRegs, PathError, Vars};

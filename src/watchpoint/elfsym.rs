@@ -169,9 +169,14 @@ impl SymbolSource for ElfSymbols {
         ))
     }
 
-    fn defines(&mut self, exe: &Path, name: &str) -> bool {
+    fn may_be_in_library(&mut self, exe: &Path, name: &str) -> bool {
         let exe = canonical(exe);
-        !self.sym.lookup(&exe, name).is_empty() || self.data_in(&exe, name).is_some()
+        let module = self.sym.module_for_path(&exe);
+        let dynamic = module.image().is_some_and(|img| {
+            object::File::parse(&img.data()[..])
+                .is_ok_and(|f| f.section_by_name(".interp").is_some())
+        });
+        dynamic && self.sym.lookup(&exe, name).is_empty() && self.data_in(&exe, name).is_none()
     }
 
     fn find_loaded(&mut self, pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String> {

@@ -87,7 +87,7 @@ fn target(
             let sym = match symbols.find(exe, name, kind == Kind::Exec) {
                 Ok(sym) => sym,
                 // Not the executable's: a library's, placed once loaded.
-                Err(_) if kind != Kind::Exec && !symbols.defines(exe, name) => {
+                Err(_) if kind != Kind::Exec && symbols.may_be_in_library(exe, name) => {
                     return Ok(Target::Shared(exe.to_path_buf(), name.clone()))
                 }
                 Err(e) => return Err(e),

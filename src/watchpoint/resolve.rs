@@ -3,9 +3,8 @@
 //! missing and tests can supply their own.
 
 use super::value::ValueFormatter;
-use crate::breakpoint::values::RegValues;
 use crate::engine::ptrace::Tid;
-use crate::probe::cond::{EvalError, Expr as CondExpr};
+use crate::probe::cond::{EvalError, Expr as CondExpr, RegValues};
 use crate::unwind::backtrace::Depth;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -91,10 +90,11 @@ pub trait SymbolSource {
     /// `name` in the executable `exe`.
     fn find(&mut self, exe: &Path, name: &str, code: bool) -> Result<FileSymbol, String>;
 
-    /// Whether the executable `exe` defines a symbol named `name` at all
-    /// (a variable, a function, a thread-local): a name it does not define
-    /// may be a shared library's global, looked for once they are loaded.
-    fn defines(&mut self, exe: &Path, name: &str) -> bool;
+    /// Whether `name` may be a global of a shared library `exe` loads at
+    /// start-up, looked for once they are loaded: `exe` is a dynamically
+    /// linked ELF program (it names a program interpreter) that defines no
+    /// symbol `name` at all (no variable, function or thread-local).
+    fn may_be_in_library(&mut self, exe: &Path, name: &str) -> bool;
 
     /// The global variable `name` of a library mapped in process `pid`
     /// (any mapped file but `exe`, in map order), once the dynamic linker
@@ -142,8 +142,8 @@ impl SymbolSource for NoSymbols {
         ))
     }
 
-    fn defines(&mut self, _exe: &Path, _name: &str) -> bool {
-        true
+    fn may_be_in_library(&mut self, _exe: &Path, _name: &str) -> bool {
+        false
     }
 
     fn find_loaded(&mut self, _pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String> {

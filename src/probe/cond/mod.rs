@@ -3,7 +3,7 @@
 //! `rtrace record --probe 'SPEC if EXPR'` (the same specs, the same
 //! breaker). A small expression language, parsed once ([`parse`], pure)
 //! and evaluated at each hit over the values a [`ValueProvider`] supplies:
-//! registers and `$argN` (`breakpoint::values::RegValues`), program
+//! registers and `$argN` ([`RegValues`]), program
 //! variables of the stopped frame through DWARF
 //! (`breakpoint::values::DwarfValues` at a breakpoint hit,
 //! [`FrameValues`] over any unwound frame).
@@ -50,7 +50,9 @@ use crate::vars::{parse_path, PathError};
 use std::fmt;
 
 mod frame;
+mod regs;
 pub use frame::FrameValues;
+pub use regs::RegValues;
 
 /// Parentheses and unary operators nest at most this deep (the parser
 /// and the evaluator recurse on them).
