@@ -6,7 +6,7 @@ use crate::probe::cond::{self, Expr as CondExpr};
 use crate::probe::disasm;
 use crate::probe::spec::{self, Spec};
 use crate::unwind::backtrace::Depth;
-use crate::watchpoint::spec::Expr as WatchExpr;
+use crate::watchpoint::spec::Spec as WatchSpec;
 use clap::Parser as _;
 use rtrace_arch::x86_debugreg::Kind;
 use std::ffi::OsString;
@@ -102,7 +102,8 @@ pub struct BreakArgs {
     #[arg(short = 'p', long = "pid", value_name = "PID", value_delimiter = ',')]
     pub pids: Vec<i32>,
     /// Also a hardware watchpoint on writes to EXPR (a global, var.field,
-    /// var[N] or *ADDR[:LEN], as in 'rtrace watch'); up to four.
+    /// var[N] or *ADDR[:LEN], and 'EXPR if COND', as in 'rtrace watch');
+    /// up to four.
     #[arg(long = "watch", value_name = "EXPR")]
     pub watch: Vec<String>,
     /// The --watch watchpoints trap on reads and writes (one kind per session).
@@ -218,7 +219,7 @@ pub struct Options {
     /// The command after `--`.
     pub command: Vec<OsString>,
     /// `--watch`/`--awatch` expressions.
-    pub watches: Vec<WatchExpr>,
+    pub watches: Vec<WatchSpec>,
     /// Their access kind (one per session: the debug-register plan is
     /// shared).
     pub watch_kind: Option<Kind>,
@@ -246,7 +247,7 @@ impl BreakArgs {
         let rw = self.rw || !self.awatch.is_empty();
         let mut watches = Vec::new();
         for e in self.watch.iter().chain(&self.awatch) {
-            watches.push(WatchExpr::parse(e)?);
+            watches.push(WatchSpec::parse(e)?);
         }
         if self.rw && watches.is_empty() {
             return Err("--rw says how --watch watches: give --watch EXPR".into());

@@ -76,8 +76,8 @@ fn looks_like_lib(s: &str) -> bool {
 
 /// Where the word `if` starts in `text`: after white space and followed
 /// by white space or the end (`bump if` has an empty condition, it is not a
-/// function named `bump if`).
-fn if_word(text: &str) -> Option<usize> {
+/// function named `bump if`). Also splits `rtrace watch 'EXPR if COND'`.
+pub(crate) fn if_word(text: &str) -> Option<usize> {
     text.match_indices("if").map(|(i, _)| i).find(|&i| {
         let before = text[..i].chars().next_back();
         let after = text[i + 2..].chars().next();

@@ -199,6 +199,14 @@ fn parse_line(line: &str) -> Option<Mapping> {
     })
 }
 
+/// The entry point of the program process `pid` runs (`AT_ENTRY` in its
+/// auxiliary vector): where control reaches the program once the dynamic
+/// linker has loaded and relocated the libraries it needs.
+pub fn entry_point(pid: i32) -> Option<u64> {
+    let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
+    auxv_value(&auxv, libc::AT_ENTRY)
+}
+
 /// A value from a native-endian 64-bit auxiliary vector.
 fn auxv_value(auxv: &[u8], key: u64) -> Option<u64> {
     auxv.chunks_exact(16).find_map(|pair| {

@@ -35,7 +35,7 @@ pub use demangle::demangle;
 pub use dwarf::{DwarfFrame, DwarfInfo};
 pub use elf::{bias_for_mapping, read_load_segments, ElfImage, LoadSegment, SectionInfo};
 pub use frame::{Frame, StraceStyle};
-pub use maps::{Mapping, ModuleMap};
+pub use maps::{entry_point, Mapping, ModuleMap};
 pub use module::{Module, ModuleKey};
 pub use symbolizer::{ModuleWarning, Symbolizer};
 pub use symtab::{glob_match, Symbol, SymbolTable};

@@ -2,7 +2,7 @@
 //! checked into [`Options`]; [`parse`] runs it on a slice so it is
 //! unit-tested.
 
-use super::spec::Expr;
+use super::spec::Spec;
 use crate::probe::disasm;
 use crate::unwind::backtrace::Depth;
 use clap::Parser as _;
@@ -14,20 +14,36 @@ use std::path::PathBuf;
 pub const AFTER_HELP: &str = "\
 Hardware watchpoints (x86 debug registers DR0-DR3): report every access to
 up to four memory ranges, in every thread, with old and new values and the
-accessing instruction.
+accessing instruction. A range of 1, 2, 4 or 8 aligned bytes takes one
+register; an object of another size (a struct, an array) is split into
+aligned pieces of 1, 2, 4 or 8 bytes, one register each (32 aligned bytes
+take all four), and a hit prints the whole object's old and new value.
 
 EXPR:
   NAME            a global variable (address and size from the ELF symbol table,
                   value printed by its DWARF type when there is debug info);
+                  one the program does not define is looked for in the shared
+                  libraries it loads at start-up, once loaded (a launched
+                  program is stopped at its entry point for that);
                   with --exec, a function
   NAME.FIELD, NAME[N], NAME.A[N].B
                   a member or element of a global (placed by DWARF)
-  *ADDR[:LEN]     LEN bytes (1, 2, 4 or 8; default 8, 1 for --exec) at ADDR
-                  (hex with 0x, or decimal)
+  *ADDR[:LEN]     LEN bytes at ADDR (hex with 0x, or decimal): 1, 2, 4 or 8
+                  aligned, or more than 8 over several registers; default 8,
+                  1 for --exec
+  'EXPR if COND'  report a hit only when COND holds after the access (gdb's
+                  'watch x if x > 5'); COND is the condition language of
+                  'rtrace break SPEC if EXPR': global variables from DWARF
+                  (x, cfg.limit, t[2], enumerator names), registers ($rax,
+                  $pc, $sp, ...), literals, == != < <= > >= && || ! & | ^ + - ~.
+                  Hits whose condition fails are neither printed nor counted,
+                  but the value they wrote is the next hit's old value (as gdb)
 
 Examples:
   rtrace watch counter -- ./prog
+  rtrace watch 'counter if counter > 5' -- ./prog
   rtrace watch cfg.limit --rw --bt -p 1234
+  rtrace watch table -- ./prog        (a 32-byte array: DR0-DR3)
   rtrace watch '*0x7ffd1000:4' --count --json -o hits.jsonl -p 1234
   rtrace watch compute --exec -- ./prog";
 
@@ -35,7 +51,8 @@ Examples:
 #[derive(clap::Args, Debug, Default)]
 #[command(after_help = AFTER_HELP)]
 pub struct WatchArgs {
-    /// What to watch (see EXPR below); up to four.
+    /// What to watch (see EXPR below), each with an optional 'if COND';
+    /// up to four.
     #[arg(value_name = "EXPR", required = true)]
     pub exprs: Vec<String>,
     /// Trap on writes (the default).
@@ -89,8 +106,8 @@ struct Alone {
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// The expressions to watch, in slot order.
-    pub exprs: Vec<Expr>,
+    /// What to watch, in command-line order.
+    pub specs: Vec<Spec>,
     /// The access that traps.
     pub kind: Kind,
     /// Only count hits.
@@ -128,10 +145,10 @@ pub fn parse(args: &[OsString]) -> Result<Options, UsageError> {
 impl WatchArgs {
     /// What clap cannot check: the expressions' syntax and the target.
     pub fn check(self) -> Result<Options, UsageError> {
-        let exprs = self
+        let specs = self
             .exprs
             .iter()
-            .map(|s| Expr::parse(s).map_err(UsageError))
+            .map(|s| Spec::parse(s).map_err(UsageError))
             .collect::<Result<Vec<_>, _>>()?;
         let kind = match (self.rw, self.exec) {
             (true, _) => Kind::ReadWrite,
@@ -146,7 +163,7 @@ impl WatchArgs {
             _ => {}
         }
         Ok(Options {
-            exprs,
+            specs,
             kind,
             count: self.count,
             bt: self.bt.map(|n| Depth {
@@ -165,6 +182,7 @@ impl WatchArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::watchpoint::spec::Expr;
 
     fn args(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
@@ -173,7 +191,10 @@ mod tests {
     #[test]
     fn parses_a_launch() {
         let o = parse(&args(&["counter", "--rw", "--json", "--", "./prog", "-x"])).unwrap();
-        assert_eq!(o.exprs, vec![Expr::Symbol("counter".into())]);
+        assert_eq!(o.specs[0].expr, Expr::Symbol("counter".into()));
+        assert_eq!(o.specs.len(), 1);
+        let c = parse(&args(&["counter if counter > 5", "--", "./prog"])).unwrap();
+        assert_eq!(c.specs[0].cond.as_ref().unwrap().text, "counter > 5");
         assert_eq!(o.kind, Kind::ReadWrite);
         assert!(o.json && !o.count && o.bt.is_none());
         assert_eq!(o.command, args(&["./prog", "-x"]));
@@ -193,11 +214,11 @@ mod tests {
     fn parses_an_attach() {
         let o = parse(&args(&["*0x1000:4", "--count", "-p", "42"])).unwrap();
         assert_eq!(
-            o.exprs,
-            vec![Expr::Addr {
+            o.specs[0].expr,
+            Expr::Addr {
                 addr: 0x1000,
                 len: Some(4)
-            }]
+            }
         );
         assert_eq!(o.pid, Some(42));
         let o = parse(&args(&["*0x1000", "-p42", "--exec"])).unwrap();
@@ -221,6 +242,7 @@ mod tests {
         assert!(parse(&args(&["v", "-p", "zero"])).is_err());
         assert!(parse(&args(&["v", "--frob", "-p", "1"])).is_err());
         assert!(parse(&args(&["*0x10:3", "-p", "1"])).is_err());
+        assert!(parse(&args(&["v if v ==", "-p", "1"])).is_err());
         assert!(parse(&args(&["v", "--exec", "--write", "-p", "1"])).is_err());
         // The old spelling of --rw, and clap's -oFILE / --pid=N.
         let o = parse(&args(&["v", "--awatch", "-ohits", "--pid=3"])).unwrap();

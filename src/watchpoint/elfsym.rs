@@ -3,10 +3,12 @@
 //! (file:line)` from the shared [`Symbolizer`], load biases from the
 //! process's [`ModuleMap`], backtraces from the DWARF [`Unwinder`].
 
+use super::condition::GlobalValues;
 use super::resolve::{FileSymbol, Place, SymbolSource, TypedGlobal};
 use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
+use crate::probe::cond::{EvalError, Expr as CondExpr};
 use crate::symbols::{ModuleMap, Symbolizer};
 use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
 use crate::unwind::{self, Unwinder};
@@ -106,6 +108,32 @@ fn map_of(maps: &mut HashMap<Tid, ModuleMap>, pid: Tid, refresh: bool) -> Option
     maps.get(&pid)
 }
 
+impl ElfSymbols {
+    /// The data object `name` defined in the ELF file `file` (canonical
+    /// path): found, refused (thread-local), or `None`.
+    fn data_in(&mut self, file: &Path, name: &str) -> Option<Result<FileSymbol, String>> {
+        let module = self.sym.module_for_path(file);
+        let images = module.image().into_iter().chain(module.debug_image());
+        for img in images {
+            if let Some((vaddr, size, tls)) = data_object(img.data(), name) {
+                if tls {
+                    return Some(Err(format!(
+                        "'{name}' is thread-local (one copy per thread): watch one thread's \
+                         copy with *ADDR:LEN"
+                    )));
+                }
+                return Some(Ok(FileSymbol {
+                    path: file.to_path_buf(),
+                    name: name.to_string(),
+                    vaddr,
+                    size,
+                }));
+            }
+        }
+        None
+    }
+}
+
 impl SymbolSource for ElfSymbols {
     fn find(&mut self, exe: &Path, name: &str, code: bool) -> Result<FileSymbol, String> {
         let exe = canonical(exe);
@@ -125,18 +153,8 @@ impl SymbolSource for ElfSymbols {
                 )),
             };
         }
-        let module = self.sym.module_for_path(&exe);
-        let images = module.image().into_iter().chain(module.debug_image());
-        for img in images {
-            if let Some((vaddr, size, tls)) = data_object(img.data(), name) {
-                if tls {
-                    return Err(format!(
-                        "'{name}' is thread-local (one copy per thread): watch one thread's \
-                         copy with *ADDR:LEN"
-                    ));
-                }
-                return Ok(found(vaddr, size));
-            }
+        if let Some(found) = self.data_in(&exe, name) {
+            return found;
         }
         if !funcs.is_empty() {
             return Err(format!(
@@ -148,6 +166,41 @@ impl SymbolSource for ElfSymbols {
              (only globals and statics have one address for the whole run; \
              watch anything else with *ADDR:LEN)",
             exe.display()
+        ))
+    }
+
+    fn may_be_in_library(&mut self, exe: &Path, name: &str) -> bool {
+        let exe = canonical(exe);
+        let module = self.sym.module_for_path(&exe);
+        let dynamic = module.image().is_some_and(|img| {
+            object::File::parse(&img.data()[..])
+                .is_ok_and(|f| f.section_by_name(".interp").is_some())
+        });
+        dynamic && self.sym.lookup(&exe, name).is_empty() && self.data_in(&exe, name).is_none()
+    }
+
+    fn find_loaded(&mut self, pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String> {
+        let exe = canonical(exe);
+        let map = map_of(&mut self.maps, pid, true)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        let mut files: Vec<PathBuf> = Vec::new();
+        for m in map.mappings().iter().filter(|m| m.is_file()) {
+            let p = canonical(Path::new(&m.path));
+            if p != exe && !files.contains(&p) {
+                files.push(p);
+            }
+        }
+        for f in &files {
+            if let Some(found) = self.data_in(f, name) {
+                return found;
+            }
+        }
+        Err(format!(
+            "no global variable '{name}' in the symbol table of {} or of the {} libraries \
+             it loaded at start-up (only globals and statics have one address for the whole \
+             run; watch anything else with *ADDR:LEN)",
+            exe.display(),
+            files.len()
         ))
     }
 
@@ -252,5 +305,38 @@ impl SymbolSource for ElfSymbols {
 
     fn can_backtrace(&self) -> bool {
         true
+    }
+
+    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String> {
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        GlobalValues {
+            regs: &[],
+            vars: &self.vars,
+            map,
+            mem: &mut Tracee::new(pid),
+            arch: native_regs(),
+        }
+        .check(cond)
+    }
+
+    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| EvalError::Unavailable("the memory map".into()))?;
+        cond.holds(&mut GlobalValues {
+            regs,
+            vars: &self.vars,
+            map,
+            mem: &mut Tracee::new(pid),
+            arch: native_regs(),
+        })
+    }
+}
+
+/// The DWARF register model of the CPU rtrace runs on.
+fn native_regs() -> &'static unwind::ArchRegs {
+    match Arch::native() {
+        Arch::Aarch64 => &unwind::AARCH64,
+        _ => &unwind::X86_64,
     }
 }

@@ -6,6 +6,12 @@
 //! - Launched command: the plan's addresses are final at the first
 //!   `execve` (PIE load bias known from `/proc/PID/maps`); the execing thread
 //!   is armed at its exec stop, before the new program's first instruction.
+//!   When a watch names a global the executable does not define (a shared
+//!   library's), the thread is instead stopped at the program's entry point
+//!   (an execute watchpoint in DR0, no code changed), where the libraries
+//!   it needs are loaded; the watches are placed and armed there. Writes
+//!   made by library constructors before that are not seen, nor threads
+//!   they start.
 //! - Attached process: each thread is armed at its first stop (the attach
 //!   interrupt, [`Handler::task_ready`]).
 //! - New threads: armed at their first stop, before their first
@@ -22,7 +28,7 @@
 use super::hwregs::DebugRegs;
 use super::report::{Found, Hit, Report, Site};
 use super::resolve::{FileSymbol, SymbolSource};
-use super::spec::{self, Expr, Watch};
+use super::spec::{self, Cond, Expr, Spec, Watch};
 use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
@@ -51,11 +57,18 @@ pub enum Target {
     /// A part of a global variable of the executable (`cfg.origin.y`),
     /// placed and typed by DWARF at run time.
     Dwarf(PathBuf, String),
+    /// A global the executable (the path) does not define: looked for in
+    /// the libraries it loads at start-up, once they are loaded.
+    Shared(PathBuf, String),
 }
 
 /// The state of one watched process.
 pub struct Watcher {
     exprs: Vec<(Expr, Target)>,
+    /// Per watch: report a hit only when this holds after the access.
+    conds: Vec<Option<Cond>>,
+    /// Conditions whose evaluation failed (reported once each).
+    cond_errors: BTreeSet<String>,
     kind: Kind,
     plan: Vec<Watch>,
     regs: Option<DebugRegs>,
@@ -73,6 +86,10 @@ pub struct Watcher {
     armed: BTreeSet<Tid>,
     /// Watches are live (until the process execs again).
     active: bool,
+    /// A launched program with library globals to watch: the entry point
+    /// its first thread is stopped at (an execute watchpoint, DR0) once
+    /// the dynamic linker has loaded the libraries, to place the watches.
+    entry_hook: Option<u64>,
     count_only: bool,
     bt: Option<Depth>,
     disasm: Option<usize>,
@@ -100,16 +117,20 @@ pub struct WatcherOptions {
 }
 
 impl Watcher {
-    /// A watcher for `exprs`, resolved to `targets`.
+    /// A watcher for `specs`, each resolved to its [`Target`].
     pub fn new(
-        exprs: Vec<(Expr, Target)>,
+        specs: Vec<(Spec, Target)>,
         o: WatcherOptions,
         symbols: Box<dyn SymbolSource>,
         report: Report,
     ) -> Watcher {
-        let n = exprs.len();
+        let n = specs.len();
+        let conds = specs.iter().map(|(s, _)| s.cond.clone()).collect();
+        let exprs = specs.into_iter().map(|(s, t)| (s.expr, t)).collect();
         Watcher {
             exprs,
+            conds,
+            cond_errors: BTreeSet::new(),
             kind: o.kind,
             plan: Vec::new(),
             regs: None,
@@ -123,6 +144,7 @@ impl Watcher {
             tgid: None,
             armed: BTreeSet::new(),
             active: false,
+            entry_hook: None,
             count_only: o.count_only,
             bt: o.bt,
             disasm: o.disasm,
@@ -143,24 +165,32 @@ impl Watcher {
                 Target::Fixed(a, l) => (*a, *l),
                 Target::Symbol(sym, len) => {
                     let addr = self.symbols.runtime_addr(pid, sym)?;
-                    // The same variable in DWARF gives its type.
-                    if let Ok(g) = self.symbols.dwarf_global(pid, &sym.path, &sym.name) {
-                        if g.addr == addr && g.size == *len {
-                            self.formatters[i] = g.formatter;
-                        }
-                    }
+                    let f = &mut self.formatters[i];
+                    type_by_dwarf(self.symbols.as_mut(), f, pid, sym, (addr, *len));
                     (addr, *len)
+                }
+                Target::Shared(exe, name) => {
+                    let sym = self.symbols.find_loaded(pid, exe, name)?;
+                    if sym.size == 0 {
+                        return Err(format!(
+                            "'{name}' ({}) has no size in the symbol table: use *ADDR:LEN",
+                            sym.path.display()
+                        ));
+                    }
+                    let addr = self.symbols.runtime_addr(pid, &sym)?;
+                    let f = &mut self.formatters[i];
+                    type_by_dwarf(self.symbols.as_mut(), f, pid, &sym, (addr, sym.size));
+                    (addr, sym.size)
                 }
                 Target::Dwarf(exe, text) => {
                     let g = self
                         .symbols
                         .dwarf_global(pid, exe, text)
                         .map_err(|e| format!("cannot watch {e}"))?;
-                    if !matches!(g.size, 1 | 2 | 4 | 8) {
+                    if g.size == 0 {
                         return Err(format!(
-                            "cannot watch {text}: it is {} bytes ({}); a watchpoint covers \
-                             1, 2, 4 or 8 aligned bytes: watch a part of it",
-                            g.size, g.type_name
+                            "cannot watch {text}: its type ({}) has no size",
+                            g.type_name
                         ));
                     }
                     self.formatters[i] = g.formatter;
@@ -170,6 +200,13 @@ impl Watcher {
             targets.push((expr.clone(), addr, len));
         }
         let plan = spec::plan(&targets, self.kind).map_err(|e| e.to_string())?;
+        for (w, c) in plan.iter().zip(&self.conds) {
+            if let Some(c) = c {
+                self.symbols
+                    .check_condition(pid, &c.expr)
+                    .map_err(|e| format!("cannot watch {} if {}: {e}", w.expr, c.text))?;
+            }
+        }
         self.regs = Some(DebugRegs::native(&plan)?);
         self.plan = plan;
         self.tgid = Some(pid);
@@ -179,8 +216,82 @@ impl Watcher {
             self.copies[i] = read_bytes(&mut t, w.addr, w.len);
         }
         let plan = self.plan.clone();
-        self.report.plan(&plan);
+        let conds: Vec<Option<&str>> = self
+            .conds
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.text.as_str()))
+            .collect();
+        self.report.plan(&plan, &conds);
         Ok(())
+    }
+
+    /// Whether a watch waits for the libraries loaded at start-up.
+    fn needs_libraries(&self) -> bool {
+        self.exprs
+            .iter()
+            .any(|(_, t)| matches!(t, Target::Shared(..)))
+    }
+
+    /// Stops the launched program's thread `tid` (at its exec stop, in the
+    /// dynamic linker) at the program's entry point, where the libraries
+    /// it needs are loaded and relocated: an execute watchpoint, so no
+    /// code is changed; [`Watcher::at_entry`] takes it out.
+    fn hook_entry(&mut self, tid: Tid) -> Result<(), String> {
+        let entry = crate::symbols::entry_point(tid)
+            .ok_or_else(|| format!("cannot read the entry point of process {tid} (auxv)"))?;
+        let slot = rtrace_arch::x86_debugreg::Slot::new(0).expect("slot 0");
+        let hook = Watch {
+            id: 0,
+            expr: Expr::Addr {
+                addr: entry,
+                len: Some(1),
+            },
+            addr: entry,
+            len: 1,
+            kind: Kind::Exec,
+            pieces: vec![spec::Piece {
+                slot,
+                addr: entry,
+                len: 1,
+            }],
+        };
+        let regs = DebugRegs::native(&[hook])?;
+        regs.arm(&Tracee::new(tid))
+            .map_err(|e| format!("cannot stop process {tid} at its entry point: {e}"))?;
+        self.regs = Some(regs);
+        self.armed.insert(tid);
+        self.tgid = Some(tid);
+        self.entry_hook = Some(entry);
+        Ok(())
+    }
+
+    /// At a debug trap of thread `tid` while [`Watcher::hook_entry`]'s
+    /// watchpoint is set: at the entry point, clears it, places the
+    /// watches (now that the libraries are loaded) and arms the thread.
+    /// False if the trap is not the hook's.
+    fn at_entry(&mut self, tid: Tid) -> bool {
+        let Some(entry) = self.entry_hook else {
+            return false;
+        };
+        let t = Tracee::new(tid);
+        let words = t.regs().unwrap_or_default();
+        if words.is_empty() || rtrace_arch::native::Regs::pc(&words) != entry {
+            return false;
+        }
+        if let Some(hook) = self.regs.take() {
+            if let Err(e) = hook.disarm(&t) {
+                self.report.note(&format!(
+                    "could not clear the entry-point watchpoint of thread {tid}: {e}"
+                ));
+            }
+        }
+        self.armed.remove(&tid);
+        self.entry_hook = None;
+        match self.start(tid) {
+            Ok(()) => self.arm(tid),
+            Err(e) => self.fail(e),
+        }
+        true
     }
 
     /// Decodes the values of watch `index` (0-based, command-line order)
@@ -282,14 +393,26 @@ impl Watcher {
             rtrace_arch::native::Regs::pc(&words)
         };
         let pid = self.tgid.unwrap_or(tid);
+        // One hit per watch, however many of its pieces the access touched
+        // (a 16-byte store across two slots of a wide watch).
+        let mut fired: Vec<usize> = Vec::new();
         for slot in slots {
-            let Some(i) = self.plan.iter().position(|w| w.slot == slot) else {
-                continue;
-            };
-            self.hits[i] += 1;
+            if let Some(i) = self.plan.iter().position(|w| w.has_slot(slot)) {
+                if !fired.contains(&i) {
+                    fired.push(i);
+                }
+            }
+        }
+        for i in fired {
             let w = self.plan[i].clone();
             let now = read_bytes(&mut t, w.addr, w.len);
+            // The old value is the one at the previous trap, reported or
+            // not (gdb keeps the value of every check).
             let old = std::mem::replace(&mut self.copies[i], now.clone());
+            if !self.condition_holds(i, pid, &words) {
+                continue;
+            }
+            self.hits[i] += 1;
             if self.count_only {
                 continue;
             }
@@ -348,9 +471,48 @@ impl Watcher {
         true
     }
 
+    /// Whether watch `i` has no condition or its condition holds now; a
+    /// condition that cannot be evaluated is reported (once per message)
+    /// and the hit is not.
+    fn condition_holds(&mut self, i: usize, pid: Tid, words: &[u64]) -> bool {
+        let Some(c) = &self.conds[i] else {
+            return true;
+        };
+        match self.symbols.condition(pid, words, &c.expr) {
+            Ok(holds) => holds,
+            Err(e) => {
+                let msg = format!(
+                    "watch {}: condition '{}' not evaluated, hit not reported: {e}",
+                    i + 1,
+                    c.text
+                );
+                if self.cond_errors.insert(msg.clone()) {
+                    self.report.note(&msg);
+                }
+                false
+            }
+        }
+    }
+
     /// The hit counts, per watch.
     pub fn hit_counts(&self) -> &[u64] {
         &self.hits
+    }
+}
+
+/// Sets `f` to decode by the DWARF type of `sym`, when DWARF places the
+/// same variable at `addr` with `len` bytes.
+fn type_by_dwarf(
+    symbols: &mut dyn SymbolSource,
+    f: &mut Box<dyn ValueFormatter>,
+    pid: Tid,
+    sym: &FileSymbol,
+    (addr, len): (u64, u64),
+) {
+    if let Ok(g) = symbols.dwarf_global(pid, &sym.path, &sym.name) {
+        if g.addr == addr && g.size == len {
+            *f = g.formatter;
+        }
     }
 }
 
@@ -429,7 +591,13 @@ impl Handler for Watcher {
     fn event(&mut self, ev: Event<'_>, _when: &Stamp) {
         match ev {
             Event::Exec { tid, old_tid } => {
-                if self.tgid.is_none() {
+                if self.tgid.is_none() && self.needs_libraries() {
+                    // Library globals have no address before the dynamic
+                    // linker has run: place everything at the entry point.
+                    if let Err(e) = self.hook_entry(tid) {
+                        self.fail(e);
+                    }
+                } else if self.tgid.is_none() {
                     // The launched command's program is in place: the
                     // thread is stopped before its first instruction.
                     if let Err(e) = self.start(tid) {
@@ -480,7 +648,7 @@ impl Handler for Watcher {
         if code != TRAP_HWBKPT {
             return Resume::Deliver;
         }
-        if self.on_trap(tid) {
+        if self.at_entry(tid) || self.on_trap(tid) {
             Resume::Suppress
         } else {
             Resume::Deliver

@@ -1,4 +1,5 @@
-//! Programs a watch plan into one stopped thread's debug registers, reads
+//! Programs a watch plan (each watch's pieces, one per slot) into one
+//! stopped thread's debug registers, reads
 //! back which slot fired, and clears everything again.
 //!
 //! Linux exposes DR0–DR3, DR6 and DR7 through `PTRACE_POKEUSER` at
@@ -39,10 +40,12 @@ impl DebugRegs {
         let mut dr7 = Dr7::DISABLED;
         let mut slots = Vec::new();
         for w in plan {
-            let len = rtrace_arch::x86_debugreg::check_range(w.addr, w.len, w.kind)
-                .map_err(|e| format!("cannot watch {}: {e}", w.expr))?;
-            dr7 = dr7.with_slot(w.slot, w.kind, len);
-            slots.push((w.slot, w.addr));
+            for p in &w.pieces {
+                let len = rtrace_arch::x86_debugreg::check_range(p.addr, p.len, w.kind)
+                    .map_err(|e| format!("cannot watch {}: {e}", w.expr))?;
+                dr7 = dr7.with_slot(p.slot, w.kind, len);
+                slots.push((p.slot, p.addr));
+            }
         }
         Ok(DebugRegs { area, slots, dr7 })
     }

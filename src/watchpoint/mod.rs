@@ -1,8 +1,10 @@
-//! Hardware watchpoints: `rtrace watch EXPR|*ADDR[:LEN] [--rw|--write|--exec]
+//! Hardware watchpoints: `rtrace watch EXPR|*ADDR[:LEN] [if COND] [--rw|--write|--exec]
 //! [--count] [--bt] [--json] [-o FILE] [-p PID | -- CMD…]`.
 //!
 //! Scope: up to four watched ranges (the x86 debug address registers
-//! DR0–DR3) of 1, 2, 4 or 8 aligned bytes, trapping on writes, on reads and
+//! DR0–DR3) of 1, 2, 4 or 8 aligned bytes, or fewer ranges of other
+//! lengths split into aligned pieces over several registers (a 32-byte
+//! array takes all four), trapping on writes, on reads and
 //! writes, or on execution, in every thread of one process, including
 //! threads created later. Per hit: thread, watch, old and new value, the
 //! accessing instruction (address, `func+off (file:line)`, disassembly) and
@@ -31,11 +33,22 @@
 //! through a [`value::ValueFormatter`]. `var.field`, `var[N]` are placed by
 //! DWARF ([`crate::vars`]) once the program is mapped.
 //!
-//! Non-goals (for now): ranges wider than 8 bytes (several slots), watches
-//! in shared libraries (`lib:var`) or loaded later, locals, following
+//! Conditions: `EXPR if COND` ([`spec::Spec`]) reports a hit only when
+//! `COND` ([`crate::probe::cond`], the language of `rtrace break`) holds
+//! after the access, its variables read in the global scope
+//! ([`condition::GlobalValues`]), as gdb's `watch x if x > 5`.
+//!
+//! Globals of shared libraries: a name the executable does not define is
+//! looked for in the libraries it loads at start-up, once the dynamic
+//! linker has loaded them (launched: at the program's entry point, see
+//! [`handler`]; attached: at once).
+//!
+//! Non-goals (for now): watches in libraries loaded later (dlopen),
+//! `lib:var` spelling, members of library globals, locals, following
 //! forked children, aarch64 (`NT_ARM_HW_WATCH`).
 
 pub mod cli;
+pub mod condition;
 mod elfsym;
 pub mod handler;
 pub mod hwregs;
@@ -49,7 +62,7 @@ use crate::engine::{spawn, Config, Outcome, Tracer};
 use handler::{Target, Watcher, WatcherOptions};
 use resolve::SymbolSource;
 use rtrace_arch::x86_debugreg::Kind;
-use spec::Expr;
+use spec::{Expr, Spec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -71,23 +84,23 @@ fn target(
             Ok(Target::Fixed(*addr, len))
         }
         Expr::Symbol(name) => {
-            let sym = symbols.find(exe, name, kind == Kind::Exec)?;
+            let sym = match symbols.find(exe, name, kind == Kind::Exec) {
+                Ok(sym) => sym,
+                // Not the executable's: a library's, placed once loaded.
+                Err(_) if kind != Kind::Exec && symbols.may_be_in_library(exe, name) => {
+                    return Ok(Target::Shared(exe.to_path_buf(), name.clone()))
+                }
+                Err(e) => return Err(e),
+            };
             let len = match kind {
                 Kind::Exec => 1,
-                _ if matches!(sym.size, 1 | 2 | 4 | 8) => sym.size,
                 _ if sym.size == 0 => {
                     return Err(format!(
                         "'{name}' has no size in the symbol table: use *ADDR:LEN"
                     ))
                 }
-                _ => {
-                    return Err(format!(
-                        "'{name}' is {} bytes; a watchpoint covers 1, 2, 4 or 8 aligned bytes: \
-                         watch a member or element of it ({name}.field, {name}[N]) \
-                         or part of it with *ADDR:LEN",
-                        sym.size
-                    ))
-                }
+                // Other than 1, 2, 4 or 8 bytes: several slots (spec::plan).
+                _ => sym.size,
             };
             Ok(Target::Symbol(sym, len))
         }
@@ -110,30 +123,39 @@ fn target(
 /// to the stream `out` opens once all is checked. Errors are messages for
 /// the user.
 pub fn build(
-    exprs: &[Expr],
+    specs: &[Spec],
     opts: WatcherOptions,
     exe: &Path,
     out: impl FnOnce() -> Result<Box<dyn Write>, String>,
     json: bool,
 ) -> Result<Watcher, String> {
-    spec::check_count(exprs.len()).map_err(|e| e.to_string())?;
+    spec::check_count(specs.len()).map_err(|e| e.to_string())?;
     let mut symbols = elfsym::source();
     if opts.bt.is_some() && !symbols.can_backtrace() {
         return Err("--bt needs the DWARF unwinder, which this build does not have yet".into());
     }
     let mut resolved = Vec::new();
-    for e in exprs {
-        resolved.push((e.clone(), target(e, opts.kind, exe, symbols.as_mut())?));
+    for s in specs {
+        if s.cond.is_some() && opts.kind == Kind::Exec {
+            return Err(format!(
+                "cannot watch {} for execution with a condition: use 'rtrace break {} if ...'",
+                s.expr, s.expr
+            ));
+        }
+        resolved.push((
+            s.clone(),
+            target(&s.expr, opts.kind, exe, symbols.as_mut())?,
+        ));
     }
     // Check lengths and alignment now, before anything runs (a load bias is
     // page-aligned, so a symbol's file address has its runtime alignment).
     let provisional: Vec<(Expr, u64, u64)> = resolved
         .iter()
-        .map(|(e, t)| match t {
-            Target::Fixed(a, l) => (e.clone(), *a, *l),
-            Target::Symbol(s, l) => (e.clone(), s.vaddr, *l),
+        .map(|(s, t)| match t {
+            Target::Fixed(a, l) => (s.expr.clone(), *a, *l),
+            Target::Symbol(sym, l) => (s.expr.clone(), sym.vaddr, *l),
             // Placed at run time; checked then.
-            Target::Dwarf(..) => (e.clone(), 0, 1),
+            Target::Dwarf(..) | Target::Shared(..) => (s.expr.clone(), 0, 1),
         })
         .collect();
     let plan = spec::plan(&provisional, opts.kind).map_err(|e| e.to_string())?;
@@ -151,7 +173,7 @@ pub fn main(args: cli::WatchArgs) -> i32 {
             return 2;
         }
     };
-    if let Err(e) = spec::check_count(o.exprs.len()) {
+    if let Err(e) = spec::check_count(o.specs.len()) {
         return error(&e.to_string());
     }
     // The executable whose symbols name the watches.
@@ -188,7 +210,7 @@ pub fn main(args: cli::WatchArgs) -> i32 {
         disasm: o.disasm,
         thread_notes: o.pid.is_some(),
     };
-    let mut h = match build(&o.exprs, opts, &exe, out, o.json) {
+    let mut h = match build(&o.specs, opts, &exe, out, o.json) {
         Ok(h) => h,
         Err(e) => return error(&e),
     };

@@ -139,13 +139,15 @@ struct HitJson<'a> {
     watch: usize,
 }
 
-/// A watch once placed (`watch`), or a row of the `--count` table
-/// (`count`, with `hits`).
+/// A watch once placed (`watch`, with `slot`, and `cond` when it has a
+/// condition), or a row of the `--count` table (`count`, with `hits`).
 #[derive(Serialize)]
-struct WatchJson {
+struct WatchJson<'a> {
     #[serde(rename = "type")]
     ty: &'static str,
     addr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cond: Option<&'a str>,
     expr: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     hits: Option<u64>,
@@ -156,11 +158,12 @@ struct WatchJson {
     watch: usize,
 }
 
-impl WatchJson {
-    fn new(ty: &'static str, w: &Watch) -> WatchJson {
+impl WatchJson<'_> {
+    fn new(ty: &'static str, w: &Watch) -> WatchJson<'static> {
         WatchJson {
             ty,
             addr: hex(w.addr),
+            cond: None,
             expr: w.expr.to_string(),
             hits: None,
             kind: w.kind.name(),
@@ -305,25 +308,29 @@ impl Report {
         }
     }
 
-    /// The watches, once their addresses are known.
-    pub fn plan(&mut self, plan: &[Watch]) {
-        for w in plan {
+    /// The watches, once their addresses are known, with their
+    /// conditions (`conds[i]` of `plan[i]`).
+    pub fn plan(&mut self, plan: &[Watch], conds: &[Option<&str>]) {
+        for (i, w) in plan.iter().enumerate() {
+            let cond = conds.get(i).copied().flatten();
             if self.json {
                 let o = WatchJson {
-                    slot: Some(w.slot.to_string()),
+                    cond,
+                    slot: Some(w.slots_text()),
                     ..WatchJson::new("watch", w)
                 };
                 self.line(&json_text(&o));
             } else {
                 self.line(&format!(
-                    "rtrace watch: watch {}: {} {} at {:#x}, {} byte{} ({})",
+                    "rtrace watch: watch {}: {} {} at {:#x}, {} byte{} ({}){}",
                     w.id,
                     w.kind,
                     w.expr,
                     w.addr,
                     w.len,
                     if w.len == 1 { "" } else { "s" },
-                    w.slot
+                    w.slots_text(),
+                    cond.map_or(String::new(), |c| format!(" if {c}"))
                 ));
             }
         }
@@ -380,7 +387,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watchpoint::spec::{Expr, Watch};
+    use crate::watchpoint::spec::{Expr, Piece, Watch};
     use rtrace_arch::x86_debugreg::Slot;
 
     fn watch(kind: Kind) -> Watch {
@@ -390,7 +397,11 @@ mod tests {
             addr: 0x4010,
             len: 4,
             kind,
-            slot: Slot::new(0).unwrap(),
+            pieces: vec![Piece {
+                slot: Slot::new(0).unwrap(),
+                addr: 0x4010,
+                len: 4,
+            }],
         }
     }
 

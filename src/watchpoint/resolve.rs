@@ -4,6 +4,7 @@
 
 use super::value::ValueFormatter;
 use crate::engine::ptrace::Tid;
+use crate::probe::cond::{EvalError, Expr as CondExpr, RegValues};
 use crate::unwind::backtrace::Depth;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -89,6 +90,17 @@ pub trait SymbolSource {
     /// `name` in the executable `exe`.
     fn find(&mut self, exe: &Path, name: &str, code: bool) -> Result<FileSymbol, String>;
 
+    /// Whether `name` may be a global of a shared library `exe` loads at
+    /// start-up, looked for once they are loaded: `exe` is a dynamically
+    /// linked ELF program (it names a program interpreter) that defines no
+    /// symbol `name` at all (no variable, function or thread-local).
+    fn may_be_in_library(&mut self, exe: &Path, name: &str) -> bool;
+
+    /// The global variable `name` of a library mapped in process `pid`
+    /// (any mapped file but `exe`, in map order), once the dynamic linker
+    /// has loaded them.
+    fn find_loaded(&mut self, pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String>;
+
     /// Where `sym` is in process `pid` (its file's load bias applied).
     /// Reads the process's module map afresh.
     fn runtime_addr(&mut self, pid: Tid, sym: &FileSymbol) -> Result<u64, String>;
@@ -107,6 +119,16 @@ pub trait SymbolSource {
 
     /// Whether [`SymbolSource::backtrace`] can work at all.
     fn can_backtrace(&self) -> bool;
+
+    /// Refuses a watch condition that names something process `pid` does
+    /// not have (a variable that is not a global); called once the watches
+    /// are placed.
+    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String>;
+
+    /// Whether `cond` holds at a hit in process `pid`, the trapping thread
+    /// stopped with register words `regs`
+    /// ([`super::condition::GlobalValues`]).
+    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError>;
 }
 
 /// No symbol information: names cannot be resolved, places are addresses.
@@ -118,6 +140,14 @@ impl SymbolSource for NoSymbols {
         Err(format!(
             "cannot look up '{name}': this build has no symbol support; use *ADDR[:LEN]"
         ))
+    }
+
+    fn may_be_in_library(&mut self, _exe: &Path, _name: &str) -> bool {
+        false
+    }
+
+    fn find_loaded(&mut self, _pid: Tid, exe: &Path, name: &str) -> Result<FileSymbol, String> {
+        self.find(exe, name, false)
     }
 
     fn runtime_addr(&mut self, _pid: Tid, sym: &FileSymbol) -> Result<u64, String> {
@@ -143,6 +173,23 @@ impl SymbolSource for NoSymbols {
 
     fn can_backtrace(&self) -> bool {
         false
+    }
+
+    fn check_condition(&mut self, _pid: Tid, cond: &CondExpr) -> Result<(), String> {
+        match cond.names().iter().find(|n| matches!(n, CondExpr::Var(_))) {
+            Some(CondExpr::Var(v)) => Err(format!(
+                "cannot read '{v}': this build reads no DWARF; test registers only"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn condition(&mut self, _pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+        cond.holds(&mut RegValues {
+            regs,
+            args: None,
+            at_return: false,
+        })
     }
 }
 

@@ -1,10 +1,10 @@
 //! Watched values: bytes -> [`WatchValue`] through a [`ValueFormatter`],
 //! then text or JSON from the same value.
 //!
-//! Today every watch uses [`IntFormatter`] (an integer of the watched
-//! length). A DWARF-typed formatter (enums, pointers, floats, struct
-//! fields) plugs in by implementing [`ValueFormatter`] and producing
-//! [`WatchValue::Typed`].
+//! A watch without a DWARF type uses [`IntFormatter`]: an integer of the
+//! watched length, or the bytes of a range wider than 8. A DWARF-typed
+//! formatter (enums, pointers, floats, structs, arrays) plugs in by
+//! implementing [`ValueFormatter`] and producing [`WatchValue::Typed`].
 
 use serde_json::{json, Value as J};
 
@@ -18,6 +18,8 @@ pub enum WatchValue {
         /// Its width in bytes.
         len: u64,
     },
+    /// The bytes of an untyped range wider than 8 bytes, in address order.
+    Bytes(Vec<u8>),
     /// A value a type-aware formatter rendered (`RED`, `0x0`, `3.5`).
     Typed {
         /// Its text.
@@ -30,19 +32,29 @@ pub enum WatchValue {
 }
 
 impl WatchValue {
-    /// Text form: `42 (0x2a)`.
+    /// Text form: `42 (0x2a)`; bytes as `{0x1, 0x0, …}` (gdb's `print/x`
+    /// of a byte array).
     pub fn text(&self) -> String {
         match self {
             WatchValue::Int { value, .. } => format!("{value} ({value:#x})"),
+            WatchValue::Bytes(b) => {
+                let each: Vec<String> = b.iter().map(|x| format!("{x:#x}")).collect();
+                format!("{{{}}}", each.join(", "))
+            }
             WatchValue::Typed { text, .. } => text.clone(),
             WatchValue::Unreadable => "?".to_string(),
         }
     }
 
-    /// JSON form: `{"dec": 42, "hex": "0x2a"}`.
+    /// JSON form: `{"dec": 42, "hex": "0x2a"}`; bytes as `{"bytes":
+    /// "0100…"}` (hex, in address order).
     pub fn json(&self) -> J {
         match self {
             WatchValue::Int { value, .. } => json!({ "dec": value, "hex": format!("{value:#x}") }),
+            WatchValue::Bytes(b) => {
+                let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                json!({ "bytes": hex })
+            }
             WatchValue::Typed { json, .. } => json.clone(),
             WatchValue::Unreadable => J::Null,
         }
@@ -55,15 +67,19 @@ pub trait ValueFormatter {
     fn decode(&self, bytes: Option<&[u8]>) -> WatchValue;
 }
 
-/// An unsigned little-endian integer as wide as the watched range.
+/// An unsigned little-endian integer as wide as the watched range; the
+/// bytes of a wider range.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IntFormatter;
 
 impl ValueFormatter for IntFormatter {
     fn decode(&self, bytes: Option<&[u8]>) -> WatchValue {
-        let Some(b) = bytes.filter(|b| !b.is_empty() && b.len() <= 8) else {
+        let Some(b) = bytes.filter(|b| !b.is_empty()) else {
             return WatchValue::Unreadable;
         };
+        if b.len() > 8 {
+            return WatchValue::Bytes(b.to_vec());
+        }
         let mut w = [0u8; 8];
         w[..b.len()].copy_from_slice(b);
         WatchValue::Int {
@@ -88,5 +104,11 @@ mod tests {
             "18446744073709551615 (0xffffffffffffffff)"
         );
         assert_eq!(IntFormatter.decode(None), WatchValue::Unreadable);
+        let wide = IntFormatter.decode(Some(&[1, 0, 0, 0, 0, 0, 0, 0, 0xff, 2]));
+        assert_eq!(
+            wide.text(),
+            "{0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0x2}"
+        );
+        assert_eq!(wide.json(), json!({"bytes": "0100000000000000ff02"}));
     }
 }

@@ -15,4 +15,5 @@ mod disasm;
 mod dwarf_vars;
 mod symbols;
 mod unwind;
+mod watch_gdb;
 mod watchpoint;

@@ -531,13 +531,17 @@ fn unknown_names_and_fields_are_clear_errors() {
     rejected(&["--exec", "counter.x"], "give a function name");
     let types = testprog("wp_types");
     for (args, needle) in [
-        (&["config"][..], "'config' is 24 bytes"),
+        (&["config"][..], "24 bytes (DR0-DR2)"),
+        (
+            &["config", "table"][..],
+            "need 5 debug address registers in all (config: 24 bytes, 3; table: 16 bytes, 2)",
+        ),
         (&["config.nope"][..], "no member named 'nope'"),
-        (&["config.origin"][..], "8 bytes"),
+        (&["config.origin"][..], "8 bytes (DR0)"),
     ] {
         let r = watch(args, &types);
-        if args[0] == "config.origin" {
-            // 8 bytes, aligned: a valid watch.
+        if args == ["config.origin"] || args == ["config"] {
+            // 8 bytes, aligned: one register; 24 bytes: three.
             assert_eq!(r.code, 0, "{}", r.stderr);
             assert!(r.stderr.contains(needle), "{}", r.stderr);
             continue;

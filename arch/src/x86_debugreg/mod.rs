@@ -233,9 +233,46 @@ pub fn check_range(addr: u64, len: u64, kind: Kind) -> Result<Len, RangeError> {
     Ok(l)
 }
 
+/// The aligned pieces of 1, 2, 4 or 8 bytes, in address order, that
+/// cover exactly the `len` bytes at `addr` (each fits one data slot): at
+/// each address the widest length it is aligned to that does not run
+/// past the end, as gdb splits a wide watch over several registers.
+pub fn pieces(addr: u64, len: u64) -> Vec<(u64, Len)> {
+    let mut out = Vec::new();
+    let (mut at, end) = (addr, addr.saturating_add(len));
+    while at < end {
+        let l = [Len::Eight, Len::Four, Len::Two, Len::One]
+            .into_iter()
+            .find(|l| at.is_multiple_of(l.bytes()) && at + l.bytes() <= end)
+            .expect("a one-byte piece always fits");
+        out.push((at, l));
+        at += l.bytes();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_ranges_split_into_aligned_pieces() {
+        let lens = |a, l| -> Vec<(u64, u64)> {
+            pieces(a, l)
+                .into_iter()
+                .map(|(a, l)| (a, l.bytes()))
+                .collect()
+        };
+        assert_eq!(
+            lens(0x1000, 32),
+            vec![(0x1000, 8), (0x1008, 8), (0x1010, 8), (0x1018, 8)]
+        );
+        assert_eq!(lens(0x1004, 12), vec![(0x1004, 4), (0x1008, 8)]);
+        assert_eq!(lens(0x1003, 7), vec![(0x1003, 1), (0x1004, 4), (0x1008, 2)]);
+        assert_eq!(lens(0x1000, 3), vec![(0x1000, 2), (0x1002, 1)]);
+        assert_eq!(lens(0x1000, 8), vec![(0x1000, 8)]);
+        assert!(pieces(0x1000, 0).is_empty());
+    }
 
     #[test]
     fn len_and_kind_encodings_roundtrip() {

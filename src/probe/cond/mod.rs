@@ -1,8 +1,9 @@
-//! The one condition language: `rtrace break SPEC if EXPR`, and so
+//! The one condition language: `rtrace break SPEC if EXPR`, `rtrace watch
+//! 'EXPR if COND'`, and so
 //! `rtrace record --probe 'SPEC if EXPR'` (the same specs, the same
 //! breaker). A small expression language, parsed once ([`parse`], pure)
 //! and evaluated at each hit over the values a [`ValueProvider`] supplies:
-//! registers and `$argN` (`breakpoint::values::RegValues`), program
+//! registers and `$argN` ([`RegValues`]), program
 //! variables of the stopped frame through DWARF
 //! (`breakpoint::values::DwarfValues` at a breakpoint hit,
 //! [`FrameValues`] over any unwound frame).
@@ -39,7 +40,8 @@
 //! What else takes an expression, and why it is not this one:
 //! `rtrace watch EXPR` names *what* to watch (`var`, `var.field`,
 //! `*ADDR:LEN`: `watchpoint::spec::Expr`), a location and not a
-//! condition, and watch has no condition of its own. rstrace's
+//! condition; its `EXPR if COND` conditions are this language
+//! (`watchpoint::condition`). rstrace's
 //! `-e inject=…:arg1=5:fd>2` conditions keep strace-style syntax (`=`
 //! compares, `&` means "all these bits set", octal `0644`), which this
 //! language spells differently (`strace::inject::cond`).
@@ -48,7 +50,9 @@ use crate::vars::{parse_path, PathError};
 use std::fmt;
 
 mod frame;
+mod regs;
 pub use frame::FrameValues;
+pub use regs::RegValues;
 
 /// Parentheses and unary operators nest at most this deep (the parser
 /// and the evaluator recurse on them).

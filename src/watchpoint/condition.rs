@@ -1,0 +1,78 @@
+//! The values a watch condition (`rtrace watch 'x if x > 5'`) reads at a
+//! hit: `$` names are the trapping thread's registers (as at a
+//! breakpoint, [`RegValues`]); variables are read in the scope of the
+//! watched expression, which for a global is the global scope, as gdb
+//! evaluates `watch g if COND`: a local of the function that made the
+//! access does not hide a global of the same name.
+
+use crate::engine::memory::Memory;
+use crate::probe::cond::{EvalError, Expr as CondExpr, RegValues, ValueProvider};
+use crate::symbols::ModuleMap;
+use crate::unwind::{ArchRegs, InitialRegs};
+use crate::vars::{parse_path, FrameRegs, PathError, Vars};
+
+/// Condition values at one watchpoint hit.
+pub struct GlobalValues<'a> {
+    /// The trapping thread's register words.
+    pub regs: &'a [u64],
+    /// The DWARF variables reader.
+    pub vars: &'a Vars,
+    /// The process's modules.
+    pub map: &'a ModuleMap,
+    /// The process's memory.
+    pub mem: &'a mut dyn Memory,
+    /// The register model of the process's architecture.
+    pub arch: &'static ArchRegs,
+}
+
+impl GlobalValues<'_> {
+    /// A frame with no function around it: variable lookups find globals
+    /// and enumerators only.
+    fn global_scope(&self) -> FrameRegs {
+        FrameRegs::new(InitialRegs::empty(self.arch), None)
+    }
+
+    fn lookup(&mut self, path: &str) -> Result<i64, PathError> {
+        let frame = self.global_scope();
+        self.vars.lookup_scalar(self.map, &frame, self.mem, path)
+    }
+
+    /// Refuses a condition naming a variable that is neither a global nor
+    /// an enumerator of a mapped module (checked once the watch is placed,
+    /// before the first hit).
+    pub fn check(&mut self, cond: &CondExpr) -> Result<(), String> {
+        for leaf in cond.names() {
+            let CondExpr::Var(path) = leaf else { continue };
+            let Ok((name, _)) = parse_path(path) else {
+                continue;
+            };
+            // The variable alone: a struct is "not a scalar" but exists,
+            // and a path through a pointer may only be readable later.
+            if let Err(PathError::NotFound(n)) = self.lookup(&name) {
+                return Err(format!(
+                    "no global variable or enumerator '{n}' (a watch condition reads \
+                     globals and registers)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ValueProvider for GlobalValues<'_> {
+    fn dollar(&mut self, name: &str) -> Result<i64, EvalError> {
+        RegValues {
+            regs: self.regs,
+            args: None,
+            at_return: false,
+        }
+        .dollar(name)
+    }
+
+    fn variable(&mut self, name: &str) -> Result<i64, EvalError> {
+        self.lookup(name).map_err(|e| EvalError::Variable {
+            name: name.to_string(),
+            why: e.to_string(),
+        })
+    }
+}
