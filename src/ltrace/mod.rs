@@ -247,12 +247,10 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
             }
         }
     };
-    // As ltrace: bad lines are reported (`FILE:LINE: error: …`) and
-    // skipped, the rest is used; an unreadable file is reported too.
+    // As ltrace: bad lines are reported (`FILE:LINE: error: …`, in the
+    // trace output, below) and skipped, the rest is used; an unreadable
+    // file is reported too.
     let (protos, errors) = uprobe::load_protos(o);
-    for e in errors {
-        eprintln!("{e}");
-    }
     let user = match &o.user {
         None => None,
         Some(u) => match lookup_user(u) {
@@ -282,6 +280,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         let line = crate::value::json_shape::schema_line("rltrace");
         let _ = w.write_all(line.as_bytes());
     }
+    uprobe::report_proto_errors(&errors, o.json, &mut w);
     let lead = output::LeaderOpts {
         pid_prefix: o.follow || (to_file && !o.pids.is_empty()),
         to_file,

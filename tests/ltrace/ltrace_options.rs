@@ -260,14 +260,15 @@ fn prototype_file_with_f() {
         r.trace
     );
     assert_eq!(r.code, Some(0), "{}", r.stderr);
+    // In the trace output, as ltrace reports them.
     for line in [1, 3] {
         assert!(
-            r.stderr.contains(&format!("{c}:{line}: error: ")),
+            r.trace.contains(&format!("{c}:{line}: error: ")),
             "line {line}: {}",
-            r.stderr
+            r.trace
         );
     }
-    assert!(!r.stderr.contains(&format!("{c}:2:")), "{}", r.stderr);
+    assert!(!r.trace.contains(&format!("{c}:2:")), "{}", r.trace);
     // A missing file: said, and the trace goes on (ltrace says nothing).
     let plain = run(&[], &calls(), &[]);
     let r = run(&["-F", "/nonexistent/ltrace.conf"], &calls(), &[]);

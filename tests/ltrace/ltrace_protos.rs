@@ -112,3 +112,89 @@ fn prototypes_as_ltrace() {
         "rltrace:\n{ours}\nltrace:\n{theirs}"
     );
 }
+
+/// A `-F` file with errors: a typedef defined twice (the first stays), a
+/// struct of an unknown type and a prototype using it. ltrace names each
+/// bad line on stderr and traces with the rest; so must rltrace, with the
+/// same trace and the same lines named.
+#[test]
+fn config_errors_reported_and_tracing_goes_on_as_ltrace() {
+    if !common::have("gcc") {
+        eprintln!("skip: gcc is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rltrace-badconf-{}", std::process::id()));
+    let prog = build(&dir);
+    let conf = dir.join("bad.conf");
+    std::fs::write(
+        &conf,
+        "typedef myenum = enum(A=-1, B, C=5);\n\
+         typedef myenum = enum(X);\n\
+         typedef bs = struct(int, nosuchtype);\n\
+         void broken(bs);\n\
+         int p_enum(myenum);\n\
+         hex(int) p_lens(hex(int), oct(uint), hex(long));\n",
+    )
+    .unwrap();
+    let run = |tool: &Path| {
+        let out = dir.join(format!(
+            "{}.out",
+            tool.file_name().unwrap().to_string_lossy()
+        ));
+        let o = Command::new(tool)
+            .args(["-F", conf.to_str().unwrap(), "-e", "p_enum+p_lens", "-o"])
+            .arg(&out)
+            .arg(&prog)
+            .output()
+            .unwrap();
+        let trace = std::fs::read_to_string(&out).unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        // ltrace reports the bad lines in its output (`bad.conf:N: error:
+        // …`): their numbers, and the calls without them.
+        let (errors, calls): (Vec<&str>, Vec<&str>) =
+            // ltrace quotes the rest of the line with its newline: `'` alone.
+            trace.lines().partition(|l| l.contains("bad.conf:") || *l == "'");
+        let mut lines: Vec<u32> = errors
+            .iter()
+            .filter_map(|l| l.split_once("bad.conf:")?.1.split(':').next()?.parse().ok())
+            .collect();
+        lines.dedup();
+        let squashed = calls
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        (o.status.code(), squashed, lines, trace + &stderr)
+    };
+    let ours = run(Path::new(env!("CARGO_BIN_EXE_rltrace")));
+    assert_eq!(ours.0, Some(0), "{}", ours.3);
+    assert!(
+        ours.3
+            .contains("bad.conf:2: error: Redefinition of typedef 'myenum'"),
+        "{}",
+        ours.3
+    );
+    assert_eq!(ours.2, [2, 3, 4], "{}", ours.3);
+    // The first definition of myenum stays.
+    assert!(ours.1.contains("p_enum(A) = -1"), "{}", ours.1);
+    assert!(
+        ours.1
+            .contains("p_lens(0xff, 010, 0xfffffffffffffffe) = 0xff"),
+        "{}",
+        ours.1
+    );
+    if !common::have("ltrace") {
+        eprintln!("skip: ltrace is not installed (apt-get install ltrace)");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    let theirs = run(Path::new("ltrace"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        (&ours.1, &ours.2),
+        (&theirs.1, &theirs.2),
+        "rltrace:\n{}\nltrace:\n{}",
+        ours.3,
+        theirs.3
+    );
+}

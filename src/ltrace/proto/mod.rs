@@ -12,7 +12,7 @@
 //! `parse.rs`). Formatting is in `../format/`.
 //! Non-goals: ltrace 0.7.90's per-library `.conf` lookup and `import`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -197,8 +197,12 @@ impl Protos {
     /// Loads prototype text; `origin` names it in error messages.
     pub fn load_str(&mut self, text: &str, origin: &str) -> Result<(), String> {
         let mut errors = Vec::new();
+        // Typedefs this text made: a second one of a name is an error and
+        // the first stays, as in ltrace (a later file may still override
+        // an earlier file's).
+        let mut defined = HashSet::new();
         for (no, line) in text.lines().enumerate() {
-            if let Err(e) = self.parse_line(line) {
+            if let Err(e) = self.parse_line(line, &mut defined) {
                 errors.push(format!("{origin}:{}: error: {e}", no + 1));
             }
         }
@@ -253,7 +257,7 @@ impl Protos {
 
     /// Parses one line: blank, `; comment`, `typedef NAME = LENS;` or
     /// `LENS NAME(PARAMS);`. Text after the terminating `;` is a comment.
-    fn parse_line(&mut self, line: &str) -> Result<(), String> {
+    fn parse_line(&mut self, line: &str, defined: &mut HashSet<String>) -> Result<(), String> {
         let mut p = Parser {
             s: line.as_bytes(),
             i: 0,
@@ -274,6 +278,7 @@ impl Protos {
                     name: name.clone(),
                     fields: OnceLock::new(),
                 };
+                defined.insert(name.clone());
                 self.typedefs.insert(name, Type::Named(Arc::new(ns)));
                 return Ok(());
             }
@@ -285,6 +290,9 @@ impl Protos {
                     let _ = ns.fields.set(fields.clone());
                     return Ok(());
                 }
+            }
+            if !defined.insert(name.clone()) {
+                return Err(format!("Redefinition of typedef '{name}'"));
             }
             self.typedefs.insert(name, ty);
             return Ok(());

@@ -269,11 +269,30 @@ pub fn load_protos(o: &Options) -> (Protos, Vec<String>) {
     }
     let mut errors = Vec::new();
     for f in &o.config_files {
+        if let Err(e) = std::fs::File::open(f) {
+            // rltrace's own word on a file it cannot read (ltrace says
+            // nothing): on stderr, not in the trace.
+            eprintln!("rltrace: {}: {e}", f.display());
+            continue;
+        }
         if let Err(e) = protos.load_file(f) {
             errors.push(e);
         }
     }
     (protos, errors)
+}
+
+/// Reports what was wrong in the `-F` files where ltrace does: in the
+/// trace output, before the first call; on stderr when the output is JSON
+/// (a text line is no JSON event).
+pub fn report_proto_errors(errors: &[String], json: bool, out: &mut dyn std::io::Write) {
+    use std::io::Write;
+    for e in errors {
+        let _ = match json {
+            true => writeln!(std::io::stderr(), "{e}"),
+            false => writeln!(out, "{e}"),
+        };
+    }
 }
 
 /// Whether the kernel backend reproduces what the ptrace backend would
@@ -356,10 +375,6 @@ fn ret_args(s: &FuncSpec) -> String {
 /// Runs `o`'s command under the kernel backend per `kp`; the result as
 /// [`crate::ltrace::trace`] returns it.
 pub fn run(o: &Options, kp: KPlan) -> Ended {
-    // As the ptrace backend reports them.
-    for e in &kp.proto_errors {
-        eprintln!("{e}");
-    }
     match run_inner(o, kp) {
         Ok(e) => e,
         Err(e) => {
@@ -390,6 +405,11 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         },
         None => None,
     };
+    // As the ptrace backend reports them.
+    match &file {
+        Some(f) => report_proto_errors(&kp.proto_errors, o.json, &mut &*f),
+        None => report_proto_errors(&kp.proto_errors, o.json, &mut std::io::stderr()),
+    }
     let top = Tracefs::open()?;
     let me = std::process::id();
     let mut group = DynGroup::new(&top, &group_name(me));
