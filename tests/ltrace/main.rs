@@ -7,6 +7,7 @@
 mod common;
 
 mod ltrace;
+mod ltrace_builds;
 mod ltrace_diff;
 mod ltrace_inject;
 mod ltrace_json;
