@@ -19,3 +19,4 @@ mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_protos;
 mod ltrace_util;
+mod ltrace_where;
