@@ -83,3 +83,51 @@ fn x_lines_same_on_every_build_as_ltrace() {
     let _ = std::fs::remove_dir_all(&root);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `-x` on the program's own functions (testprogs/lt_where.c) built with
+/// optimisation, IBT (`endbr64` first), BIND_NOW, `-fno-plt` and no frame
+/// pointer: the same lines as ltrace 0.7.3 on the same build (with `-L`
+/// ltrace needs no PLT; the arguments past the first are whatever the
+/// registers hold, which differs between builds).
+#[test]
+fn x_on_own_functions_of_optimised_builds_as_ltrace() {
+    if !common::have("ltrace") {
+        eprintln!("skip: ltrace is not installed");
+        return;
+    }
+    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
+    let lt = PathBuf::from("ltrace");
+    let builds: &[(&str, &[&str])] = &[
+        ("nopie", &["-fno-builtin", "-no-pie"]),
+        (
+            "O2-ibt-now",
+            &[
+                "-fno-builtin",
+                "-O2",
+                "-fcf-protection=full",
+                "-Wl,-z,ibtplt",
+                "-Wl,-z,now",
+            ],
+        ),
+        (
+            "O2-noplt-nofp",
+            &["-fno-builtin", "-O2", "-fno-plt", "-fomit-frame-pointer"],
+        ),
+    ];
+    for (name, flags) in builds {
+        let prog = common::PrivateCopy::new(&common::testprog_variant("lt_where", name, flags));
+        for opts in [
+            &["-L", "-x", "inner", "-x", "outer"][..],
+            &["-L", "-x", "*er"],
+        ] {
+            let want = trace(&lt, opts, &prog);
+            assert!(want.contains("inner("), "ltrace {opts:?}: {want}");
+            let got = trace(&rl, opts, &prog);
+            assert_eq!(
+                normalize(&got),
+                normalize(&want),
+                "{opts:?} on {name}\nrltrace:\n{got}\nltrace:\n{want}"
+            );
+        }
+    }
+}
