@@ -130,3 +130,30 @@ fn frames_as_ltrace() {
         assert_eq!(got, want, "{opts:?}");
     }
 }
+
+/// A `-fno-plt` call and its `-x` entry share one breakpoint: both calls
+/// get the frames they get on a PLT build (the second through the first's
+/// hijacked return address), the same as on the PLT build.
+#[test]
+fn frames_of_nested_probes_same_without_plt() {
+    let root = std::env::temp_dir().join(format!("rltrace-where-nest-{}", std::process::id()));
+    let mut traces = Vec::new();
+    for (name, flags) in [("plt", &[][..]), ("noplt", &["-fno-plt"][..])] {
+        let dir = root.join(name);
+        let Some(prog) = nest_prog_with(&dir, flags) else {
+            return;
+        };
+        let t = trace(&rltrace(), &["-w", "2", "-efunc1", "-xfunc1"], &prog);
+        assert_eq!(
+            common::count_lines(&t, "(main+0x"),
+            6,
+            "{name}: two frames' first line per call\n{t}"
+        );
+        // The offsets in main differ: `call *GOT` is a byte longer.
+        let t = t.replace(&format!("{}/", dir.display()), "DIR/");
+        let offsets = regex_lite::Regex::new(r"\+0x[0-9a-f]+\)").unwrap();
+        traces.push(normalize(&offsets.replace_all(&t, "+OFF)")));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert_eq!(traces[0], traces[1]);
+}
