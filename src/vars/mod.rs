@@ -459,6 +459,43 @@ impl Vars {
         Ok((g.ty.m.clone(), start.walk(&g.ty.m, &steps, Some(mem))?))
     }
 
+    /// Where the local or parameter `name` of the function at `scope_pc`
+    /// lives in memory in `frame` (a watchpoint on a local: its address and
+    /// size, and its type), as [`GlobalVar`]. [`PathError::NotInMemory`]
+    /// when its location there is a register or a constant.
+    pub fn frame_var(
+        &self,
+        map: &ModuleMap,
+        scope_pc: u64,
+        frame: &FrameRegs,
+        mem: &mut dyn Memory,
+        name: &str,
+    ) -> Result<GlobalVar, PathError> {
+        let scope = self.scope(map, scope_pc);
+        let var = scope
+            .as_ref()
+            .and_then(|s| s.frames.first())
+            .and_then(|f| {
+                f.locals
+                    .iter()
+                    .chain(f.params.iter())
+                    .find(|v| v.name == name)
+            })
+            .ok_or_else(|| PathError::NotFound(name.to_string()))?;
+        let raw = read_raw(var, frame, mem).map_err(PathError::Var)?;
+        let addr = raw.addr.ok_or(PathError::NotInMemory)?;
+        let module = map
+            .find(scope_pc)
+            .map(|m| m.path.clone())
+            .unwrap_or_default();
+        Ok(GlobalVar {
+            module,
+            addr,
+            size: var.ty.size().unwrap_or(0),
+            ty: var.ty.clone(),
+        })
+    }
+
     /// Whether a condition read at `pc` can find the variable `name` (the
     /// first step of a path): a parameter or local in scope there, a global
     /// or an enumerator of a mapped module, the places

@@ -16,4 +16,5 @@ mod dwarf_vars;
 mod symbols;
 mod unwind;
 mod watch_gdb;
+mod watch_local;
 mod watchpoint;
