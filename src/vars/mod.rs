@@ -34,6 +34,7 @@
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 
+mod callsite;
 mod data;
 mod decode;
 mod error;
@@ -494,6 +495,55 @@ impl Vars {
             size: var.ty.size().unwrap_or(0),
             ty: var.ty.clone(),
         })
+    }
+
+    /// The frames gdb synthesizes for tail calls between a frame whose pc
+    /// is in the function `callee` and its caller, which resumes at the
+    /// return address `ret` (runtime addresses): when the caller's call
+    /// site at `ret` (`DW_TAG_call_site`) names another function, which
+    /// itself ends in a tail call (`DW_AT_call_tail_call`) to `callee`,
+    /// that function had a frame the jump replaced. Returns its pc as gdb
+    /// shows it (the address after the jump), or nothing. One level of
+    /// tail calls, and only when exactly one site of the named function
+    /// tail-calls `callee` (gdb gives up on ambiguous chains too).
+    pub fn tail_call_frames(&self, map: &ModuleMap, callee: &str, ret: u64) -> Vec<u64> {
+        let Some(mapping) = map.find(ret) else {
+            return Vec::new();
+        };
+        let Some((m, bias)) = self.module(map, mapping) else {
+            return Vec::new();
+        };
+        let vret = ret.wrapping_sub(bias);
+        let sites = crate::vars::callsite::sites_of_function_at(&m, vret.wrapping_sub(1));
+        let Some(named) = sites
+            .iter()
+            .find(|s| s.ret == vret && !s.tail)
+            .and_then(|s| s.callee.clone())
+        else {
+            return Vec::new();
+        };
+        if named == callee {
+            return Vec::new();
+        }
+        let path = std::path::Path::new(&mapping.path);
+        let Some(&(_, start, _)) = self
+            .symbols
+            .lookup(path, &named)
+            .iter()
+            .find(|f| f.0 == named)
+        else {
+            return Vec::new();
+        };
+        let tails: Vec<u64> = crate::vars::callsite::sites_of_function_at(&m, start)
+            .into_iter()
+            .filter(|s| s.tail && s.callee.as_deref() == Some(callee))
+            .map(|s| s.ret.wrapping_add(bias))
+            .collect();
+        if tails.len() == 1 {
+            tails
+        } else {
+            Vec::new()
+        }
     }
 
     /// Whether a condition read at `pc` can find the variable `name` (the

@@ -299,7 +299,11 @@ impl SymbolSource for ElfSymbols {
                 refresh = true;
                 continue;
             }
-            return Some(gdb_backtrace_lines(&self.sym, map, &frames, depth));
+            let vars = &self.vars;
+            let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
+            return Some(gdb_backtrace_lines(
+                &self.sym, map, &frames, depth, &mut tails,
+            ));
         }
     }
 
