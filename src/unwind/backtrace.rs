@@ -102,11 +102,14 @@ pub fn gdb_backtrace_with(
             continue;
         }
         if let (Some(name), true) = (&callee, f.is_return_address) {
+            // gdb lists a tail-call frame once, named after the innermost
+            // function at its pc (no frames for the calls it is inlined in).
             for pc in tails(name, f.pc) {
                 out.extend(
                     symbols
                         .symbolize_return_address(map, pc)
                         .into_iter()
+                        .take(1)
                         .map(BtFrame::Code),
                 );
             }
