@@ -34,6 +34,7 @@
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 
+mod callsite;
 mod data;
 mod decode;
 mod error;
@@ -457,6 +458,92 @@ impl Vars {
         let g = self.global(map, None, &name)?;
         let start = crate::vars::place::Place::at(g.ty.r, g.addr);
         Ok((g.ty.m.clone(), start.walk(&g.ty.m, &steps, Some(mem))?))
+    }
+
+    /// Where the local or parameter `name` of the function at `scope_pc`
+    /// lives in memory in `frame` (a watchpoint on a local: its address and
+    /// size, and its type), as [`GlobalVar`]. [`PathError::NotInMemory`]
+    /// when its location there is a register or a constant.
+    pub fn frame_var(
+        &self,
+        map: &ModuleMap,
+        scope_pc: u64,
+        frame: &FrameRegs,
+        mem: &mut dyn Memory,
+        name: &str,
+    ) -> Result<GlobalVar, PathError> {
+        let scope = self.scope(map, scope_pc);
+        let var = scope
+            .as_ref()
+            .and_then(|s| s.frames.first())
+            .and_then(|f| {
+                f.locals
+                    .iter()
+                    .chain(f.params.iter())
+                    .find(|v| v.name == name)
+            })
+            .ok_or_else(|| PathError::NotFound(name.to_string()))?;
+        let raw = read_raw(var, frame, mem).map_err(PathError::Var)?;
+        let addr = raw.addr.ok_or(PathError::NotInMemory)?;
+        let module = map
+            .find(scope_pc)
+            .map(|m| m.path.clone())
+            .unwrap_or_default();
+        Ok(GlobalVar {
+            module,
+            addr,
+            size: var.ty.size().unwrap_or(0),
+            ty: var.ty.clone(),
+        })
+    }
+
+    /// The frames gdb synthesizes for tail calls between a frame whose pc
+    /// is in the function `callee` and its caller, which resumes at the
+    /// return address `ret` (runtime addresses): when the caller's call
+    /// site at `ret` (`DW_TAG_call_site`) names another function, which
+    /// itself ends in a tail call (`DW_AT_call_tail_call`) to `callee`,
+    /// that function had a frame the jump replaced. Returns its pc as gdb
+    /// shows it (the address after the jump), or nothing. One level of
+    /// tail calls, and only when exactly one site of the named function
+    /// tail-calls `callee` (gdb gives up on ambiguous chains too).
+    pub fn tail_call_frames(&self, map: &ModuleMap, callee: &str, ret: u64) -> Vec<u64> {
+        let Some(mapping) = map.find(ret) else {
+            return Vec::new();
+        };
+        let Some((m, bias)) = self.module(map, mapping) else {
+            return Vec::new();
+        };
+        let vret = ret.wrapping_sub(bias);
+        let sites = crate::vars::callsite::sites_of_function_at(&m, vret.wrapping_sub(1));
+        let Some(named) = sites
+            .iter()
+            .find(|s| s.ret == vret && !s.tail)
+            .and_then(|s| s.callee.clone())
+        else {
+            return Vec::new();
+        };
+        if named == callee {
+            return Vec::new();
+        }
+        let path = std::path::Path::new(&mapping.path);
+        let Some(&(_, start, _)) = self
+            .symbols
+            .lookup(path, &named)
+            .iter()
+            .find(|f| f.0 == named)
+        else {
+            return Vec::new();
+        };
+        let tails: Vec<u64> = crate::vars::callsite::sites_of_function_at(&m, start)
+            .into_iter()
+            .filter(|s| s.tail && s.callee.as_deref() == Some(callee))
+            .map(|s| s.ret.wrapping_add(bias))
+            .collect();
+        if tails.len() == 1 {
+            tails
+        } else {
+            Vec::new()
+        }
     }
 
     /// Whether a condition read at `pc` can find the variable `name` (the

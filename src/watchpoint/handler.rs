@@ -26,6 +26,7 @@
 //!   them.
 
 use super::hwregs::DebugRegs;
+use super::local::{exec_hook, Frame, LocalWatch};
 use super::report::{Found, Hit, Report, Site};
 use super::resolve::{FileSymbol, SymbolSource};
 use super::spec::{self, Cond, Expr, Spec, Watch};
@@ -60,6 +61,9 @@ pub enum Target {
     /// A global the executable (the path) does not define: looked for in
     /// the libraries it loads at start-up, once they are loaded.
     Shared(PathBuf, String),
+    /// A local variable (`func:var`): watched in each activation of the
+    /// function ([`super::local`]).
+    Local(FileSymbol, String),
 }
 
 /// The state of one watched process.
@@ -90,6 +94,8 @@ pub struct Watcher {
     /// its first thread is stopped at (an execute watchpoint, DR0) once
     /// the dynamic linker has loaded the libraries, to place the watches.
     entry_hook: Option<u64>,
+    /// A `func:var` watch: its hooks and the activation being watched.
+    local: Option<LocalWatch>,
     count_only: bool,
     bt: Option<Depth>,
     disasm: Option<usize>,
@@ -145,6 +151,7 @@ impl Watcher {
             armed: BTreeSet::new(),
             active: false,
             entry_hook: None,
+            local: None,
             count_only: o.count_only,
             bt: o.bt,
             disasm: o.disasm,
@@ -159,6 +166,10 @@ impl Watcher {
     /// image; called once the process's address space is final (exec or
     /// attach).
     pub fn start(&mut self, pid: Tid) -> Result<(), String> {
+        if let Some((_, Target::Local(func, var))) = self.exprs.first() {
+            let (func, var) = (func.clone(), var.clone());
+            return self.start_local(pid, func, var);
+        }
         let mut targets = Vec::new();
         for (i, (expr, t)) in self.exprs.iter().enumerate() {
             let (addr, len) = match t {
@@ -181,6 +192,9 @@ impl Watcher {
                     let f = &mut self.formatters[i];
                     type_by_dwarf(self.symbols.as_mut(), f, pid, &sym, (addr, sym.size));
                     (addr, sym.size)
+                }
+                Target::Local(..) => {
+                    return Err(format!("{expr}: a local is watched alone"));
                 }
                 Target::Dwarf(exe, text) => {
                     let g = self
@@ -225,6 +239,150 @@ impl Watcher {
         Ok(())
     }
 
+    /// Starts a `func:var` watch: every thread waits for `func`'s entry.
+    fn start_local(&mut self, pid: Tid, func: FileSymbol, var: String) -> Result<(), String> {
+        let entry = self.symbols.runtime_addr(pid, &func)?;
+        let slot = rtrace_arch::x86_debugreg::Slot::new(0).expect("slot 0");
+        self.regs = Some(DebugRegs::native(&[exec_hook(entry, slot)])?);
+        self.report.note(&format!(
+            "watch 1: {}:{var} is watched in each call of {} (entry {entry:#x})",
+            func.name, func.name
+        ));
+        self.local = Some(LocalWatch {
+            func,
+            var,
+            entry,
+            frame: None,
+        });
+        self.tgid = Some(pid);
+        self.active = true;
+        Ok(())
+    }
+
+    /// At a debug trap of thread `tid` of a `func:var` watch: enters an
+    /// activation at the function's entry, leaves it at its return
+    /// address, and hands data hits to [`Watcher::report_slots`]. False if
+    /// there is no local watch or nothing of its fired.
+    fn local_trap(&mut self, tid: Tid) -> bool {
+        let Some(l) = &self.local else {
+            return false;
+        };
+        let t = Tracee::new(tid);
+        let mine = l.frame.as_ref().filter(|f| f.tid == tid);
+        let regs = match (mine, &self.regs) {
+            (Some(f), _) => &f.regs,
+            (None, Some(r)) => r,
+            (None, None) => return false,
+        };
+        let Ok(slots) = regs.take_hits(&t) else {
+            return false;
+        };
+        if slots.is_empty() {
+            return false;
+        }
+        let words = t.regs().unwrap_or_default();
+        if words.is_empty() {
+            return true;
+        }
+        let sp = rtrace_arch::native::Regs::syscall_regs(&words).sp;
+        match mine {
+            Some(f) if slots.contains(&f.ret_slot) => {
+                // A deeper activation returning to the same place (recursion
+                // through the caller) has its stack pointer below the CFA;
+                // the kernel sets RF, so it resumes past the hook.
+                if sp >= f.cfa {
+                    self.leave(tid);
+                }
+                true
+            }
+            Some(_) => {
+                self.report_slots(tid, slots);
+                true
+            }
+            None => {
+                // The entry hook. Another thread's activation is being
+                // watched: this one is not (one at a time).
+                if l.frame.is_none() {
+                    if let Err(e) = self.enter(tid) {
+                        self.fail(e);
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Thread `tid` is at the entry of the local watch's function: places
+    /// the variable in this activation and arms the thread with the data
+    /// watch and the return-address hook.
+    fn enter(&mut self, tid: Tid) -> Result<(), String> {
+        let pid = self.tgid.unwrap_or(tid);
+        let Some(l) = &self.local else { return Ok(()) };
+        let (func, var) = (l.func.name.clone(), l.var.clone());
+        let lf = self
+            .symbols
+            .local_frame(pid, tid, &var)
+            .map_err(|e| format!("cannot watch {func}:{var}: {e}"))?;
+        let expr = Expr::Local {
+            func: func.clone(),
+            var,
+        };
+        let plan = spec::plan(&[(expr.clone(), lf.addr, lf.size)], self.kind)
+            .map_err(|e| e.to_string())?;
+        let used = plan[0].pieces.len();
+        let ret_slot = rtrace_arch::x86_debugreg::Slot::new(used).ok_or_else(|| {
+            format!(
+                "cannot watch {expr}: its {} bytes take every debug register, and one is \
+                 needed to see {func} return",
+                lf.size
+            )
+        })?;
+        let regs = DebugRegs::native(&[plan[0].clone(), exec_hook(lf.ret, ret_slot)])?;
+        let mut t = Tracee::new(tid);
+        regs.arm(&t)
+            .map_err(|e| format!("cannot set the debug registers of thread {tid}: {e}"))?;
+        self.copies[0] = read_bytes(&mut t, lf.addr, lf.size);
+        self.formatters[0] = lf.formatter;
+        self.report.plan(&plan, &[None]);
+        self.plan = plan;
+        if let Some(l) = &mut self.local {
+            l.frame = Some(Frame {
+                tid,
+                cfa: lf.cfa,
+                ret: lf.ret,
+                ret_slot,
+                regs,
+            });
+        }
+        Ok(())
+    }
+
+    /// The watched activation of thread `tid` has returned: reports where
+    /// the caller resumes and sets the thread waiting for the next call.
+    fn leave(&mut self, tid: Tid) {
+        let Some(f) = self.local.as_mut().and_then(|l| l.frame.take()) else {
+            return;
+        };
+        let pid = self.tgid.unwrap_or(tid);
+        let at = self.symbols.place(pid, f.ret);
+        if let Some(w) = self.plan.first() {
+            let w = w.clone();
+            self.report.left_scope(tid, &w, &at);
+        }
+        let t = Tracee::new(tid);
+        let back = match &self.regs {
+            Some(base) => base.arm(&t),
+            None => f.regs.disarm(&t),
+        };
+        if let Err(e) = back {
+            if e.raw_os_error() != Some(libc::ESRCH) {
+                self.fail(format!(
+                    "cannot set the debug registers of thread {tid}: {e}"
+                ));
+            }
+        }
+    }
+
     /// Whether a watch waits for the libraries loaded at start-up.
     fn needs_libraries(&self) -> bool {
         self.exprs
@@ -240,22 +398,7 @@ impl Watcher {
         let entry = crate::symbols::entry_point(tid)
             .ok_or_else(|| format!("cannot read the entry point of process {tid} (auxv)"))?;
         let slot = rtrace_arch::x86_debugreg::Slot::new(0).expect("slot 0");
-        let hook = Watch {
-            id: 0,
-            expr: Expr::Addr {
-                addr: entry,
-                len: Some(1),
-            },
-            addr: entry,
-            len: 1,
-            kind: Kind::Exec,
-            pieces: vec![spec::Piece {
-                slot,
-                addr: entry,
-                len: 1,
-            }],
-        };
-        let regs = DebugRegs::native(&[hook])?;
+        let regs = DebugRegs::native(&[exec_hook(entry, slot)])?;
         regs.arm(&Tracee::new(tid))
             .map_err(|e| format!("cannot stop process {tid} at its entry point: {e}"))?;
         self.regs = Some(regs);
@@ -354,7 +497,13 @@ impl Watcher {
         if !self.armed.remove(&tid) {
             return;
         }
-        let Some(regs) = &self.regs else { return };
+        let frame = self
+            .local
+            .as_mut()
+            .and_then(|l| l.frame.take_if(|f| f.tid == tid));
+        let Some(regs) = frame.as_ref().map(|f| &f.regs).or(self.regs.as_ref()) else {
+            return;
+        };
         let t = Tracee::new(tid);
         match regs.disarm(&t) {
             Ok(()) => self.report.thread("cleared", tid, self.thread_notes),
@@ -378,7 +527,7 @@ impl Watcher {
     /// Reports the hits of one trap; false if no slot of ours fired.
     fn on_trap(&mut self, tid: Tid) -> bool {
         let Some(regs) = &self.regs else { return false };
-        let mut t = Tracee::new(tid);
+        let t = Tracee::new(tid);
         let slots = match regs.take_hits(&t) {
             Ok(s) => s,
             Err(_) => return false,
@@ -386,6 +535,14 @@ impl Watcher {
         if slots.is_empty() {
             return false;
         }
+        self.report_slots(tid, slots);
+        true
+    }
+
+    /// Reports the hits of the data watches whose `slots` fired in one
+    /// trap of thread `tid`.
+    fn report_slots(&mut self, tid: Tid, slots: Vec<rtrace_arch::x86_debugreg::Slot>) {
+        let mut t = Tracee::new(tid);
         let words = t.regs().unwrap_or_default();
         let pc = if words.is_empty() {
             0
@@ -468,7 +625,6 @@ impl Watcher {
             };
             self.report.hit(&hit);
         }
-        true
     }
 
     /// Whether watch `i` has no condition or its condition holds now; a
@@ -610,6 +766,9 @@ impl Handler for Watcher {
                     // with the address space the watches referred to.
                     self.armed.clear();
                     self.armed.remove(&old_tid);
+                    if let Some(l) = &mut self.local {
+                        l.frame = None;
+                    }
                     self.active = false;
                     self.report.note(&format!(
                         "process {tid} executed a new program: watchpoints removed"
@@ -625,6 +784,9 @@ impl Handler for Watcher {
             } if !self.armed.contains(&child) => self.detach.push(child),
             Event::Exited { tid, .. } | Event::Killed { tid, .. } => {
                 self.armed.remove(&tid);
+                if let Some(l) = &mut self.local {
+                    l.frame.take_if(|f| f.tid == tid);
+                }
             }
             _ => {}
         }
@@ -648,7 +810,7 @@ impl Handler for Watcher {
         if code != TRAP_HWBKPT {
             return Resume::Deliver;
         }
-        if self.at_entry(tid) || self.on_trap(tid) {
+        if self.at_entry(tid) || self.local_trap(tid) || self.on_trap(tid) {
             Resume::Suppress
         } else {
             Resume::Deliver

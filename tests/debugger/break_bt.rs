@@ -8,11 +8,11 @@
 //! gdb's `set backtrace past-main on`, `--bt=N` is gdb's `bt N`.
 //!
 //! gdb's tail-call frames (synthesized from DWARF call sites, e.g. glibc's
-//! `__pthread_kill_internal` on the raise() path) are left out of gdb's
-//! list, as in `unwind.rs`: rtrace does not synthesize them yet.
+//! `__pthread_kill_internal` on the raise() path, with glibc's debug file)
+//! are compared like any other: rtrace synthesizes them too.
 
 use crate::common;
-use crate::unwind::{parse_gdb_frame, GDB_FRAME_TYPES};
+use crate::unwind::parse_gdb_frame;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -35,7 +35,7 @@ fn gdb_names(
     for s in stop {
         cmd.args(["-ex", s]);
     }
-    cmd.args(["-ex", "run", "-ex", bt, "-ex", GDB_FRAME_TYPES]);
+    cmd.args(["-ex", "run", "-ex", bt]);
     let out = cmd
         .arg("--args")
         .arg(prog)
@@ -44,17 +44,10 @@ fn gdb_names(
         .output()
         .expect("run gdb");
     let text = String::from_utf8_lossy(&out.stdout);
-    let tailcalls: Vec<usize> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("TAILCALL "))
-        .filter_map(|n| n.trim().parse().ok())
-        .collect();
     let names: Vec<String> = text
         .lines()
         .filter_map(parse_gdb_frame)
-        .enumerate()
-        .filter(|(i, _)| !tailcalls.contains(i))
-        .map(|(_, f)| f.function)
+        .map(|f| f.function)
         .collect();
     assert!(!names.is_empty(), "no backtrace from gdb:\n{text}");
     names

@@ -309,6 +309,8 @@ impl Breaker {
         let sym = self.resolver.symbolizer();
         let max = depth.max_unwound();
         let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, max);
-        gdb_backtrace_lines(sym, map, &frames, depth)
+        let vars = &self.vars;
+        let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
+        gdb_backtrace_lines(sym, map, &frames, depth, &mut tails)
     }
 }
