@@ -39,6 +39,27 @@ fn usage_exit(e: &cli::UsageError) -> i32 {
     1
 }
 
+/// `-V`: strace 7.2's layout (name and version; copyright and licence;
+/// the optional features) with rstrace's own facts.
+fn version_text() -> String {
+    // strace lists m32-mpers when it decodes a second personality's
+    // structures: rstrace does for i386 on x86_64 (no x32).
+    let mpers = if Arch::native_personalities().len() > 1 {
+        " m32-mpers"
+    } else {
+        ""
+    };
+    format!(
+        "rstrace -- version {}\n\
+         Copyright (c) The rtrace developers.\n\
+         This is free software; see the source for copying conditions.  There is NO\n\
+         warranty; not even for MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.\n\
+         \n\
+         Optional features enabled: stack-trace=rtrace stack-demangle{mpers}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Resolves `-u USERNAME` to (uid, gid, groups).
 fn lookup_user(name: &str) -> Option<(u32, u32, Vec<u32>)> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
@@ -69,7 +90,7 @@ pub fn main(args: &[OsString]) -> i32 {
         return 0;
     }
     if o.version {
-        println!("rstrace (rtrace) {}", env!("CARGO_PKG_VERSION"));
+        print!("{}", version_text());
         return 0;
     }
     let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
