@@ -293,6 +293,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         interruptible,
         pin_cpu: o.cpu_pin && o.daemonize == 0,
         syscalls: true,
+        exit_kill: o.kill_on_exit,
     };
     let user = match &o.user {
         Some(u) => match lookup_user(u) {
@@ -309,6 +310,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     let outfname = o.output.clone();
     let command = o.command.clone();
     let env = o.env.clone();
+    let argv0 = o.argv0.clone();
     let mut h = Layered {
         strace: trace::Strace::new(o, sink),
         layer,
@@ -337,9 +339,13 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         h.strace.attached.push(pid);
     }
     if launching {
+        let mut args = command.clone();
+        if let Some(name) = &argv0 {
+            args[0] = name.clone();
+        }
         let cmd = spawn::Command {
             program: command[0].clone(),
-            args: command.clone(),
+            args,
             env,
             user,
         };

@@ -223,6 +223,10 @@ pub struct Config {
     /// Stop at syscalls at all (breakpoint tools turn this off and run
     /// tracees with `PTRACE_CONT`).
     pub syscalls: bool,
+    /// `PTRACE_O_EXITKILL` for a command launched with `-D` too (a
+    /// command launched as rtrace's child always has it): tracees die
+    /// with rtrace (rstrace's `--kill-on-exit`).
+    pub exit_kill: bool,
 }
 
 #[derive(Debug)]
@@ -405,7 +409,12 @@ impl Tracer {
     /// tracer.
     pub fn launch_daemonized(&mut self, cmd: &spawn::Command, level: u8) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
-        let pid = spawn::spawn_daemonized(cmd, self.options, self.filter.as_deref(), level)?;
+        let options = if self.cfg.exit_kill {
+            self.options | opts::EXITKILL
+        } else {
+            self.options
+        };
+        let pid = spawn::spawn_daemonized(cmd, options, self.filter.as_deref(), level)?;
         // Like an attached process, it is let go, never killed, when
         // rtrace is interrupted (strace forgets it as its child).
         let mut t = Task::new(false, true);

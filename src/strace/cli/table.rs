@@ -92,7 +92,11 @@ const LONG: &[(&str, Long, u8)] = &[
     ("kill-on-exit", Long::KillOnExit, NONE),
     ("stack-trace", Long::StackTrace, OPTIONAL),
     ("stack-traces", Long::StackTrace, OPTIONAL),
-    ("stack-trace-frame-limit", Long::StackTraceFrameLimit, REQUIRED),
+    (
+        "stack-trace-frame-limit",
+        Long::StackTraceFrameLimit,
+        REQUIRED,
+    ),
     ("syscall-limit", Long::SyscallLimit, REQUIRED),
     ("syscall-number", Long::Short(b'n'), NONE),
     ("arg-names", Long::Short(b'N'), NONE),

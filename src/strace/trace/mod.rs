@@ -188,7 +188,9 @@ impl Strace {
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
         let defer = !o.status.is_complete(status::COUNT);
-        let stack = o.stack_traces.then(super::stack::StackTracer::default);
+        let stack = o
+            .stack_traces
+            .then(|| super::stack::StackTracer::with_frame_limit(o.stack_frame_limit));
         let inject = Injections::new(std::mem::take(&mut o.inject))
             .with_replay(o.replay.take().map(super::replay::Replay::new));
         let mut fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
