@@ -221,6 +221,10 @@ impl Handler for Layered<'_> {
         self.strace.hold(tid)
     }
 
+    fn done(&mut self) -> bool {
+        self.strace.done()
+    }
+
     fn idle(&mut self) {
         self.strace.idle();
     }
@@ -380,6 +384,15 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         h.strace.finish();
         report_output_error(&h.strace, outfname.as_deref());
         return Ended::Interrupted(sig);
+    }
+    if h.strace.limit_reached() && tracer.live() > 0 {
+        // --syscall-limit: the tracees run on untraced; like strace 7.2,
+        // rstrace then ends with status 0 without waiting for them.
+        h.strace.detach_at_limit();
+        tracer.detach_all(&mut h);
+        h.strace.finish();
+        report_output_error(&h.strace, outfname.as_deref());
+        return Ended::Done(Outcome::None);
     }
     h.strace.finish();
     report_output_error(&h.strace, outfname.as_deref());

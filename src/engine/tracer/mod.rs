@@ -192,6 +192,13 @@ pub trait Handler {
         None
     }
 
+    /// Polled before each wait: true ends [`Tracer::run`] with the tracees
+    /// still attached (stopped or running), for the tool to detach them
+    /// (rstrace's `--syscall-limit`).
+    fn done(&mut self) -> bool {
+        false
+    }
+
     /// Called before the loop blocks waiting for the next stop (a tool
     /// that may be killed meanwhile writes out what it holds).
     fn idle(&mut self) {}
@@ -512,7 +519,8 @@ impl Tracer {
         let _ = r;
     }
 
-    /// Runs until every tracee is gone or rtrace is interrupted.
+    /// Runs until every tracee is gone, rtrace is interrupted or the
+    /// handler is [`Handler::done`].
     pub fn run(&mut self, h: &mut dyn Handler) -> io::Result<()> {
         // Output files are written out every 100 ms from here on, whatever
         // the tracees do (see output/paced.rs for why not from this loop).
@@ -521,6 +529,9 @@ impl Tracer {
         while !self.tasks.is_empty() {
             if let Some(sig) = signals::take_pending() {
                 self.interrupted = Some(sig);
+                return Ok(());
+            }
+            if h.done() {
                 return Ok(());
             }
             if self.held > 0 {
