@@ -35,7 +35,7 @@ fn oracle() -> Option<Command> {
 /// The tracer's own name in its messages (strace 7.2 prints its full
 /// path) made one word, so the two tracers' messages compare.
 fn tracer_names(line: &str) -> String {
-    let l = Regex::new(r"^\S*strace: ")
+    let l = Regex::new(r"^\S*(?:strace|TRACER): ")
         .unwrap()
         .replace(line, "TRACER: ");
     Regex::new(r"Try '\S*strace -h'")
@@ -107,7 +107,14 @@ fn syscall_limit_matches_strace_7_2() {
     }
     compare(
         "syscall_limit_fork",
-        &["--syscall-limit=2", "-f", "-e", "trace=getpid,getppid", &p, "fork"],
+        &[
+            "--syscall-limit=2",
+            "-f",
+            "-e",
+            "trace=getpid,getppid",
+            &p,
+            "fork",
+        ],
     );
 }
 
@@ -134,7 +141,14 @@ fn argv0_and_always_show_pid_match_strace_7_2() {
     let p = prog();
     compare(
         "argv0",
-        &["--argv0=renamed", "-e", "trace=execve,write", &p, "env", "OPT_ENV"],
+        &[
+            "--argv0=renamed",
+            "-e",
+            "trace=execve,write",
+            &p,
+            "env",
+            "OPT_ENV",
+        ],
     );
     compare(
         "always_show_pid",
@@ -195,7 +209,14 @@ fn new_option_errors_match_strace_7_2() {
         &["--syscall", "true"],
         &["--stack-trace-frame-limit=5", "-e", "trace=none", "true"],
         &["-c", "-k", "-e", "trace=none", "true"],
-        &["--syscall-limit=1", "--seccomp-bpf", "-f", "-e", "trace=none", "true"],
+        &[
+            "--syscall-limit=1",
+            "--seccomp-bpf",
+            "-f",
+            "-e",
+            "trace=none",
+            "true",
+        ],
     ];
     for args in cases {
         let Some(c) = oracle() else { return };
@@ -222,13 +243,19 @@ fn version_layout_matches_strace_7_2() {
     let got = String::from_utf8(o.stdout).unwrap();
     let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
     assert_eq!(g.len(), w.len(), "rstrace:\n{got}\nstrace 7.2:\n{want}");
-    assert_eq!(g[0], format!("rstrace -- version {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        g[0],
+        format!("rstrace -- version {}", env!("CARGO_PKG_VERSION"))
+    );
     assert!(w[0].starts_with("strace -- version 7.2"));
     assert!(g[1].starts_with("Copyright (c) "));
     assert_eq!(g[2..4], w[2..4], "licence lines");
     assert_eq!(g[4], "");
     assert!(g[5].starts_with("Optional features enabled: "), "{got}");
     assert!(w[5].starts_with("Optional features enabled: "), "{want}");
-    let bad = common::named(rstrace()).args(["-V", "-Q"]).output().unwrap();
+    let bad = common::named(rstrace())
+        .args(["-V", "-Q"])
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(1), "-V -Q must still reject -Q");
 }
