@@ -198,6 +198,7 @@ pub fn main(args: cli::BreakArgs) -> i32 {
         interruptible: Interruptible::WaitOnly,
         pin_cpu: false,
         syscalls: false,
+        exit_kill: false,
     };
     let pids = o.pids.clone();
     let command = o.command.clone();

@@ -331,6 +331,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         },
         pin_cpu,
         syscalls: o.syscalls,
+        exit_kill: false,
     };
     run(o, cfg, &mut h, user)
 }

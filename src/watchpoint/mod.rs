@@ -250,6 +250,7 @@ pub fn main(args: cli::WatchArgs) -> i32 {
         interruptible: Interruptible::WaitOnly,
         pin_cpu: false,
         syscalls: false,
+        exit_kill: false,
     };
     let mut tracer = Tracer::new(cfg);
     if let Some(pid) = o.pid {

@@ -18,6 +18,7 @@ mod decode_poll;
 mod decode_sys;
 mod engine;
 mod strace72_diff;
+mod strace72_options;
 mod strace_diff;
 mod strace_dumpio;
 mod strace_engine_opts;

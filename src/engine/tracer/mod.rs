@@ -192,6 +192,13 @@ pub trait Handler {
         None
     }
 
+    /// Polled before each wait: true ends [`Tracer::run`] with the tracees
+    /// still attached (stopped or running), for the tool to detach them
+    /// (rstrace's `--syscall-limit`).
+    fn done(&mut self) -> bool {
+        false
+    }
+
     /// Called before the loop blocks waiting for the next stop (a tool
     /// that may be killed meanwhile writes out what it holds).
     fn idle(&mut self) {}
@@ -223,6 +230,10 @@ pub struct Config {
     /// Stop at syscalls at all (breakpoint tools turn this off and run
     /// tracees with `PTRACE_CONT`).
     pub syscalls: bool,
+    /// `PTRACE_O_EXITKILL` for a command launched with `-D` too (a
+    /// command launched as rtrace's child always has it): tracees die
+    /// with rtrace (rstrace's `--kill-on-exit`).
+    pub exit_kill: bool,
 }
 
 #[derive(Debug)]
@@ -405,7 +416,12 @@ impl Tracer {
     /// tracer.
     pub fn launch_daemonized(&mut self, cmd: &spawn::Command, level: u8) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
-        let pid = spawn::spawn_daemonized(cmd, self.options, self.filter.as_deref(), level)?;
+        let options = if self.cfg.exit_kill {
+            self.options | opts::EXITKILL
+        } else {
+            self.options
+        };
+        let pid = spawn::spawn_daemonized(cmd, options, self.filter.as_deref(), level)?;
         // Like an attached process, it is let go, never killed, when
         // rtrace is interrupted (strace forgets it as its child).
         let mut t = Task::new(false, true);
@@ -503,7 +519,8 @@ impl Tracer {
         let _ = r;
     }
 
-    /// Runs until every tracee is gone or rtrace is interrupted.
+    /// Runs until every tracee is gone, rtrace is interrupted or the
+    /// handler is [`Handler::done`].
     pub fn run(&mut self, h: &mut dyn Handler) -> io::Result<()> {
         // Output files are written out every 100 ms from here on, whatever
         // the tracees do (see output/paced.rs for why not from this loop).
@@ -512,6 +529,9 @@ impl Tracer {
         while !self.tasks.is_empty() {
             if let Some(sig) = signals::take_pending() {
                 self.interrupted = Some(sig);
+                return Ok(());
+            }
+            if h.done() {
                 return Ok(());
             }
             if self.held > 0 {

@@ -448,6 +448,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         interruptible,
         pin_cpu: false,
         syscalls: false,
+        exit_kill: false,
     };
     let mut tracer = Tracer::new(cfg);
     let cmd = spawn::Command {
