@@ -154,7 +154,12 @@ fn header_values(
     let src = dir.join(format!("values{i}.c"));
     let exe = dir.join(format!("values{i}"));
     std::fs::write(&src, c).unwrap();
-    run(Command::new("cc").args(inc).arg("-w").arg("-o").arg(&exe).arg(&src));
+    run(Command::new("cc")
+        .args(inc)
+        .arg("-w")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src));
     run(&mut Command::new(&exe))
         .lines()
         .map(|l| {
