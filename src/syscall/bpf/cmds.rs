@@ -153,7 +153,7 @@ pub(in crate::syscall::bpf) fn link_create(c: &mut Ctx, a: &Attr) -> (Vec<Field>
     s.fd("prog_fd", 0);
     // tcx and netkit links attach to a network device (strace 7.2).
     let by_ifindex = matches!(
-        xlat::BPF_ATTACH_TYPES.lookup(a.u32(8) as u64),
+        xlat::BPF_ATTACH_TYPES.lookup(a.u32(8)),
         Some("BPF_TCX_INGRESS" | "BPF_TCX_EGRESS" | "BPF_NETKIT_PRIMARY" | "BPF_NETKIT_PEER")
     );
     if by_ifindex {
