@@ -125,6 +125,16 @@ fn io_uring_enter(c: &mut Ctx) -> Step {
     let v = xflags(c, flags, &xlat::URING_ENTER_FLAGS, "IORING_ENTER_???");
     c.push(v);
     let addr = c.arg_ulong(4);
+    // Under IORING_ENTER_EXT_ARG_REG alone the argument is an offset into
+    // the registered wait region: strace 7.2 prints it as a number.
+    let flag = |n| xlat::URING_ENTER_FLAGS.value(n).unwrap_or(0);
+    if flags & (flag("IORING_ENTER_EXT_ARG") | flag("IORING_ENTER_EXT_ARG_REG"))
+        == flag("IORING_ENTER_EXT_ARG_REG")
+    {
+        c.ulong(4);
+        c.ulong(5);
+        return Step::Done(RetFmt::Int);
+    }
     // strace 6.1 prints a signal set even under IORING_ENTER_EXT_ARG.
     let min = c.arch.word_size() as u64;
     let v = sigset_at(c, addr, c.arg_ulong(5), min);

@@ -17,6 +17,7 @@ mod decode_netlink;
 mod decode_poll;
 mod decode_sys;
 mod engine;
+mod strace72_consts;
 mod strace72_diff;
 mod strace72_options;
 mod strace_diff;
