@@ -8,6 +8,7 @@
 //! `testprogs/wp_local.c`.
 #![cfg(target_arch = "x86_64")]
 
+use super::watch_gdb::gdb_continue_to_exit;
 use crate::common;
 use serde_json::Value as J;
 use std::path::Path;
@@ -41,28 +42,9 @@ fn gdb_events(func: &str, var: &str, prog: &Path) -> Vec<Event> {
         format!("break {func}\ncommands\nwatch {var}\nend\n"),
     )
     .unwrap();
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-        .arg("-x")
-        .arg(&script)
-        .args(["-ex", "run"]);
-    // More continues than stops: the extra ones only print "The program
-    // is not being run."
-    for _ in 0..40 {
-        cmd.args(["-ex", "continue"]);
-    }
-    let out = cmd
-        .arg("--args")
-        .arg(prog)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gdb");
+    let source = format!("source {}", script.display());
+    let text = gdb_continue_to_exit(&[&source, "run"], prog);
     let _ = std::fs::remove_file(&script);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("exited normally"),
-        "gdb did not finish:\n{text}"
-    );
     let lines: Vec<&str> = text.lines().collect();
     let mut got = Vec::new();
     for (i, l) in lines.iter().enumerate() {
