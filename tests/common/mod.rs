@@ -30,7 +30,9 @@ pub mod schema;
 pub mod strace72;
 
 #[allow(unused_imports)]
-pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};
+pub use child::{
+    count_lines, lines_of, next_line, poll_until, run, run_within, temp_path, wait_bounded,
+};
 #[allow(unused_imports)]
 pub use private::PrivateCopy;
 #[allow(unused_imports)]
