@@ -81,16 +81,12 @@ impl Tracer {
     }
 
     /// Lets go the unfollowed children whose first stop has not been
-    /// handled yet (rtrace is ending): waits for that stop, which the
-    /// kernel reports right after the fork, and detaches.
+    /// handled yet (rtrace is ending), before a wait for other tasks could
+    /// take that stop.
     pub(super) fn let_go_awaiting(&mut self, h: &mut dyn Handler) {
-        let kids: Vec<Tid> = self.kids.awaiting.keys().copied().collect();
-        for tid in kids {
-            match ptrace::wait_tid(tid).map(classify) {
-                Ok(Status::Exited(_) | Status::Killed { .. }) | Err(_) => {
-                    self.kids.awaiting.remove(&tid);
-                }
-                Ok(_) => self.let_go_unfollowed(tid, h, &Stamp::default()),
+        for (tid, by_request) in std::mem::take(&mut self.kids.awaiting) {
+            if release(tid) && by_request {
+                h.event(Event::Unknown { tid, exited: false }, &Stamp::default());
             }
         }
     }
@@ -128,5 +124,29 @@ impl Tracer {
             _ => return false,
         };
         flags & libc::CLONE_PTRACE as u64 != 0
+    }
+}
+
+/// Detaches `tid`, an unfollowed child: at once when it is in a
+/// ptrace-stop, else (`PTRACE_DETACH` fails with ESRCH on a running
+/// tracee) after its first stop, which the kernel reports right after the
+/// fork. False when it ended first.
+fn release(tid: Tid) -> bool {
+    if ptrace::detach(tid, 0).is_ok() {
+        return true;
+    }
+    match ptrace::wait_tid(tid).map(classify) {
+        Ok(Status::Exited(_) | Status::Killed { .. }) | Err(_) => false,
+        Ok(_) => ptrace::detach(tid, 0).is_ok(),
+    }
+}
+
+impl Drop for Unfollowed {
+    /// Every exit path lets them go: rtrace's end would otherwise kill them
+    /// (`PTRACE_O_EXITKILL` is inherited by auto-attached children).
+    fn drop(&mut self) {
+        for &tid in self.awaiting.keys() {
+            release(tid);
+        }
     }
 }
