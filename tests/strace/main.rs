@@ -33,5 +33,6 @@ mod strace_options_output;
 mod strace_options_summary;
 mod strace_opts_util;
 mod strace_pidns;
+mod strace_pinning;
 mod strace_yy;
 mod syscall_table;

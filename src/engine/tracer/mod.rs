@@ -19,12 +19,14 @@
 //!   status arrives through wait later; it is not an error.
 //!
 //! Submodules: [`stops`] decodes one wait status (syscall stops, ptrace
-//! events, CPU pinning upkeep); [`detach`] lets tracees go; [`procfs`] reads
-//! the /proc facts the loop needs.
+//! events, CPU pinning upkeep); [`unfollowed`] takes the pin off children
+//! that are not followed; [`detach`] lets tracees go; [`procfs`] reads the
+//! /proc facts the loop needs.
 
 mod detach;
 mod procfs;
 mod stops;
+mod unfollowed;
 
 pub use procfs::{eperm_reason, list_threads};
 
@@ -331,6 +333,8 @@ pub struct Tracer {
     pinned_now: bool,
     /// Tasks kept stopped by [`Handler::hold`].
     held: usize,
+    /// Unfollowed children still to be let go ([`unfollowed`]).
+    kids: unfollowed::Unfollowed,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -380,6 +384,7 @@ impl Tracer {
             pin_single,
             pinned_now: false,
             held: 0,
+            kids: unfollowed::Unfollowed::default(),
         }
     }
 
@@ -391,7 +396,14 @@ impl Tracer {
             self.pin = Pin::pin_self();
             self.pinned_now = self.pin.is_some();
         }
-        let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref());
+        // A pinned command's unfollowed children are seen, to be unpinned
+        // and let go (unfollowed.rs).
+        let mut options = self.options | opts::EXITKILL;
+        if self.pin.is_some() && !self.cfg.follow_forks {
+            options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
+            self.kids.watching = true;
+        }
+        let pid = spawn::spawn(cmd, options, self.filter.as_deref());
         let pid = match pid {
             Ok(p) => p,
             Err(e) => {
@@ -526,7 +538,7 @@ impl Tracer {
         // the tracees do (see output/paced.rs for why not from this loop).
         crate::output::paced::start();
         let mut ru: libc::rusage = crate::sys::process::empty_rusage();
-        while !self.tasks.is_empty() {
+        while !self.tasks.is_empty() || !self.kids.awaiting.is_empty() {
             if let Some(sig) = signals::take_pending() {
                 self.interrupted = Some(sig);
                 return Ok(());
