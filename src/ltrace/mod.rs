@@ -312,9 +312,15 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         array_len: o.max_elts.unwrap_or(format::DEFAULT_ARRAY_LEN),
         json: o.json,
     };
-    let sys = o
-        .syscalls
-        .then(|| syscalls::Syscalls::new(o.string_len, o.json));
+    let sys = o.syscalls.then(|| {
+        syscalls::Syscalls::new(
+            protos.clone(),
+            hopts.fmt,
+            hopts.array_len,
+            o.ip,
+            o.json,
+        )
+    });
     let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
     let (pin_cpu, seccomp_sets) = pinning(o);
     let cfg = Config {
