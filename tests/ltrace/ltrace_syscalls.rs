@@ -144,7 +144,12 @@ fn syscall_lines_as_ltrace() {
             // The cases this is about occur: a prototype with a string
             // read at return, one without, a name ltrace's table lacks,
             // and calls inside library calls.
-            for s in ["SYS_read(3, \"\\177ELF", "SYS_rt_sigprocmask(0, 0x", "SYS_334(", "<... getpid resumed>"] {
+            for s in [
+                "SYS_read(3, \"\\177ELF",
+                "SYS_rt_sigprocmask(0, 0x",
+                "SYS_334(",
+                "<... getpid resumed>",
+            ] {
                 assert!(want.trace.contains(s), "{s}: {}", want.trace);
             }
         }
@@ -180,7 +185,10 @@ fn syscalls_of_both_processes_with_f_as_ltrace() {
         return;
     }
     let got = run(&rltrace(), &opts, &p);
-    let (g, w) = (per_process(&normalize(&got)), per_process(&normalize(&want)));
+    let (g, w) = (
+        per_process(&normalize(&got)),
+        per_process(&normalize(&want)),
+    );
     assert!(w.contains_key("CHILD"), "{}", want.trace);
     for (who, wl) in &w {
         let gl = g.get(who).cloned().unwrap_or_default();
@@ -215,8 +223,18 @@ fn syscall_counts_as_ltrace() {
         return;
     }
     let got = run(&rltrace(), &["-S", "-c"], &p);
-    assert!(rows(&want.trace).iter().any(|(n, _)| n == "SYS_pread"), "{}", want.trace);
-    assert_eq!(rows(&got.trace), rows(&want.trace), "rltrace:\n{}\nltrace:\n{}", got.trace, want.trace);
+    assert!(
+        rows(&want.trace).iter().any(|(n, _)| n == "SYS_pread"),
+        "{}",
+        want.trace
+    );
+    assert_eq!(
+        rows(&got.trace),
+        rows(&want.trace),
+        "rltrace:\n{}\nltrace:\n{}",
+        got.trace,
+        want.trace
+    );
 }
 
 /// The kernel backend cannot stop at syscalls: `auto` takes ptrace and
@@ -241,7 +259,10 @@ fn kernel_backend_leaves_syscalls_to_ptrace() {
         .lines()
         .find(|l| l.starts_with("rltrace: backend "))
         .unwrap_or_else(|| panic!("no backend line: {err}"));
-    assert!(line.starts_with("rltrace: backend ptrace: ") && line.contains("-S"), "{line}");
+    assert!(
+        line.starts_with("rltrace: backend ptrace: ") && line.contains("-S"),
+        "{line}"
+    );
     let out = Command::new(rltrace())
         .args(["--backend", "kernel", "-S", "-o", "/dev/null"])
         .arg(&*p)
@@ -249,5 +270,8 @@ fn kernel_backend_leaves_syscalls_to_ptrace() {
         .expect("rltrace");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("-S") && err.contains("use --backend ptrace"), "{err}");
+    assert!(
+        err.contains("-S") && err.contains("use --backend ptrace"),
+        "{err}"
+    );
 }

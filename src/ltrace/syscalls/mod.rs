@@ -115,13 +115,9 @@ impl Syscalls {
         nr: u64,
         args: [u64; 6],
         out: &mut Out,
-        summary: &mut Summary,
         count: bool,
     ) {
         let shown = names::ltrace_name(arch, nr);
-        if count {
-            summary.call(&shown);
-        }
         let id = self.next_id;
         self.next_id += 1;
         let (mut call, mut decoded) = (None, None);
@@ -180,6 +176,9 @@ impl Syscalls {
         };
         let dur = p.at.elapsed();
         if count {
+            // Counted at the return, as ltrace: a call that does not
+            // return (`exit_group`) is not in the table.
+            summary.call(&p.shown);
             summary.time(&p.shown, dur);
             return;
         }
