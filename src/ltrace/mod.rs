@@ -45,6 +45,7 @@ pub mod cli;
 pub mod filter;
 pub mod format;
 pub mod inject;
+pub mod linkmap;
 pub mod man;
 pub mod msg;
 pub mod output;
@@ -314,7 +315,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
     };
     let sys = o
         .syscalls
-        .then(|| syscalls::Syscalls::new(o.string_len, o.json));
+        .then(|| syscalls::Syscalls::new(protos.clone(), hopts.fmt, hopts.array_len, o.ip, o.json));
     let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
     let (pin_cpu, seccomp_sets) = pinning(o);
     let cfg = Config {

@@ -157,3 +157,66 @@ fn frames_of_nested_probes_same_without_plt() {
     let _ = std::fs::remove_dir_all(&root);
     assert_eq!(traces[0], traces[1]);
 }
+
+/// The names gdb gives the loaded libraries (`info sharedlibrary`, read
+/// from the dynamic linker's `link_map` list), stopped in `func`.
+fn gdb_library_names(prog: &Path, func: &str) -> Vec<String> {
+    let out = std::process::Command::new("gdb")
+        .args([
+            "-nx",
+            "-batch",
+            "-ex",
+            "set breakpoint pending on",
+            "-ex",
+            &format!("break {func}"),
+            "-ex",
+            "run",
+        ])
+        .args(["-ex", "info sharedlibrary", "-ex", "kill"])
+        .arg(prog)
+        .output()
+        .expect("gdb");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter(|l| l.starts_with("0x"))
+        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+        .collect()
+}
+
+/// A library found through a search path with `..` in it: the dynamic
+/// linker names it `DIR/sub/../libltnest1.so` (what ltrace prints, and
+/// what gdb shows), /proc/PID/maps `DIR/libltnest1.so`. ltrace here has
+/// no `-w`, so the oracle is gdb's list of the linker's names.
+#[test]
+fn frame_modules_are_the_dynamic_linkers_names() {
+    if !common::have("gdb") {
+        eprintln!("skip: gdb is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rltrace-where-lm-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).expect("temp dir");
+    let rpath = format!("-Wl,-rpath,{}/sub/..", dir.display());
+    let Some(prog) = nest_prog_with(&dir, &[&rpath]) else {
+        return;
+    };
+    let names = gdb_library_names(&prog, "func2");
+    let t = trace(&rltrace(), &["-w", "2", "-e", "func2@libltnest1.so"], &prog);
+    let _ = std::fs::remove_dir_all(&dir);
+    let want = names
+        .iter()
+        .find(|n| n.ends_with("/libltnest1.so"))
+        .unwrap_or_else(|| panic!("gdb did not list libltnest1.so: {names:?}"));
+    assert!(want.contains("/sub/../"), "the case occurs: {want}");
+    let lines: Vec<&str> = t.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("func2(0"))
+        .unwrap_or_else(|| panic!("no func2 call:\n{t}"));
+    let frame = lines[at + 1];
+    let module = frame
+        .strip_prefix(" > ")
+        .and_then(|f| f.split_once('('))
+        .map(|(m, _)| m)
+        .unwrap_or_else(|| panic!("not a frame line: {frame:?}\n{t}"));
+    assert_eq!(module, want, "{t}");
+}

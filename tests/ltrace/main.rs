@@ -19,5 +19,6 @@ mod ltrace_options;
 mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_protos;
+mod ltrace_syscalls;
 mod ltrace_util;
 mod ltrace_where;

@@ -344,10 +344,10 @@ impl Ltrace {
             .skip(1)
             .take(self.o.where_depth)
             .map(|f| {
-                let module = p
-                    .map
-                    .find(f.pc)
-                    .map_or("unmapped_area", |m| m.path.as_str());
+                // The dynamic linker's name where it has one (ltrace's).
+                let module = p.map.find(f.pc).map_or("unmapped_area", |m| {
+                    p.link_names.get(&m.path).unwrap_or(&m.path).as_str()
+                });
                 match sym.symbol_of_return_address(&p.map, f.pc) {
                     Some((name, off)) => {
                         let name = if self.o.fmt.demangle {

@@ -203,6 +203,9 @@ impl Ltrace {
             return;
         };
         let problems = p.place_all(&self.resolver, &mut self.cache, &self.o.sel);
+        if self.o.where_depth > 0 {
+            p.read_link_names();
+        }
         if self.o.debug & super::cli::debug::GENERAL != 0 {
             let n = p.sites.len();
             eprintln!("rltrace: [{}] {n} breakpoint(s) placed", p.space.pid);
@@ -528,15 +531,7 @@ impl Handler for Ltrace {
                     return;
                 }
                 if let Some(s) = self.sys.as_mut() {
-                    s.entry(
-                        tid,
-                        arch,
-                        nr,
-                        args,
-                        &mut self.out,
-                        &mut self.summary,
-                        self.o.count,
-                    );
+                    s.entry(tid, arch, nr, args, &mut self.out, self.o.count);
                 }
             }
             Event::SyscallExit { tid, ret } => {
