@@ -20,6 +20,7 @@ mod engine;
 mod strace72_consts;
 mod strace72_diff;
 mod strace72_options;
+mod strace72_summary;
 mod strace_diff;
 mod strace_dumpio;
 mod strace_engine_opts;
