@@ -34,7 +34,7 @@ fn oracle() -> Option<Command> {
 
 /// The tracer's own name in its messages (strace 7.2 prints its full
 /// path) made one word, so the two tracers' messages compare.
-fn tracer_names(line: &str) -> String {
+pub(crate) fn tracer_names(line: &str) -> String {
     let l = Regex::new(r"^\S*(?:strace|TRACER): ")
         .unwrap()
         .replace(line, "TRACER: ");

@@ -78,7 +78,9 @@ impl Strace {
                 st.after_syscall(tid, p.entry.name);
             }
         }
-        if self.counting() && p.shown {
+        // strace 7.2 counts only what passes -e status= (-z/-Z) in the
+        // -c table too (6.1 counted every traced call).
+        if self.counting() && p.shown && status_ok {
             let t = if self.o.wall_clock {
                 now.duration_since(p.start)
             } else {
