@@ -2,9 +2,9 @@
  * caller's DWARF call sites (DW_OP_entry_value, DW_TAG_call_site_parameter):
  * at each stop in leaf(), gdb's `bt` shows its caller's parameter as
  *   same:    n=n@entry=5        (still the value it was called with)
- *   changed: n=<new>, n@entry=5 (reassigned; the call site still says 5)
+ *   changed: n=20, n@entry=5    (reassigned; the call site still says 5)
  *   dead:    n=n@entry=7        (its register reused: only the entry value)
- *   lost:    n=<optimized out>  (dead, and the call site has no value)
+ *   lost:    n=33, then n=<optimized out> (the call site has no value)
  *   pair:    both forms at once, two parameters.
  * Each function is called with constants, so each call site has a value. */
 #include <stdio.h>

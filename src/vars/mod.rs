@@ -29,8 +29,9 @@
 //!
 //! Non-goals: C++ beyond plain structs (no `this` adjustment, no virtual
 //! bases, no templates), thread-local variables, `DW_OP_entry_value`
-//! (reported as [`Unavailable::EntryValue`], where gdb would search call
-//! sites), implicit pointers, vector registers wider than 64 bits, type
+//! without the frame's callers ([`Vars::read`]: reported as
+//! [`Unavailable::EntryValue`]; [`Vars::read_param`] with the stack finds
+//! it in the caller's call site, `entry.rs`), implicit pointers, vector registers wider than 64 bits, type
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 

@@ -11,6 +11,7 @@ mod break_bt;
 mod break_hits;
 mod break_spec;
 mod breakpoint;
+mod bt_entry;
 mod bt_optimized;
 mod disasm;
 mod dwarf_vars;
