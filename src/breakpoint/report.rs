@@ -571,12 +571,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn entry_values_print_as_gdb_default() {
+        let mut a = Named::new("n".into(), "int".into(), Value::Int(5));
+        a.entry = Some(EntryValue::Same);
+        let mut b = Named::new("m".into(), "int".into(), Value::Int(20));
+        b.entry = Some(EntryValue::Differs(Value::Int(5)));
+        let c = Named::new("k".into(), "int".into(), Value::sym("<optimized out>"));
+        assert_eq!(
+            args_text(&[a, b, c]),
+            "n=n@entry=5, m=20, m@entry=5, k=<optimized out>"
+        );
+    }
+
+    #[test]
     fn hit_prints_a_frame_line_and_locals() {
-        let named = |name: &str, ty: &str, value| Named {
-            name: name.into(),
-            ty: ty.into(),
-            value,
-        };
+        let named = |name: &str, ty: &str, value| Named::new(name.into(), ty.into(), value);
         let frame = FrameVals {
             function: "visit".into(),
             args: vec![
