@@ -92,12 +92,48 @@ pub fn gdb_backtrace_with(
     depth: Depth,
     tails: TailCalls<'_>,
 ) -> Vec<BtFrame> {
+    gdb_backtrace_origins(symbols, map, frames, depth, tails)
+        .into_iter()
+        .map(|l| l.frame)
+        .collect()
+}
+
+/// One line of a backtrace and where it comes from (what its arguments
+/// are read in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BtLine {
+    /// The line.
+    pub frame: BtFrame,
+    /// The index of the unwound frame it is in (for a tail-call frame: of
+    /// the frame below it, its caller).
+    pub unwound: usize,
+    /// The pc of a tail-call frame, else `None`.
+    pub tail_pc: Option<u64>,
+    /// Which of the unwound frame's functions it is: 0 the innermost
+    /// inlined call, the last the out-of-line function.
+    pub inline: usize,
+}
+
+/// [`gdb_backtrace_with`], each line with its origin.
+pub fn gdb_backtrace_origins(
+    symbols: &Symbolizer,
+    map: &ModuleMap,
+    frames: &[UnwoundFrame],
+    depth: Depth,
+    tails: TailCalls<'_>,
+) -> Vec<BtLine> {
     let mut out = Vec::new();
     // The out-of-line function of the frame before (the callee).
     let mut callee: Option<String> = None;
-    for f in frames {
+    for (i, f) in frames.iter().enumerate() {
+        let line = |frame, tail_pc, inline| BtLine {
+            frame,
+            unwound: i,
+            tail_pc,
+            inline,
+        };
         if f.signal_trampoline {
-            out.push(BtFrame::SignalHandlerCalled);
+            out.push(line(BtFrame::SignalHandlerCalled, None, 0));
             callee = None;
             continue;
         }
@@ -110,7 +146,7 @@ pub fn gdb_backtrace_with(
                         .symbolize_return_address(map, pc)
                         .into_iter()
                         .take(1)
-                        .map(BtFrame::Code),
+                        .map(|fr| line(BtFrame::Code(fr), Some(pc), 0)),
                 );
             }
         }
@@ -123,7 +159,11 @@ pub fn gdb_backtrace_with(
             .last()
             .is_some_and(|s| s.function.as_deref() == Some("main"));
         callee = sym.last().and_then(|s| s.function.clone());
-        out.extend(sym.into_iter().map(BtFrame::Code));
+        out.extend(
+            sym.into_iter()
+                .enumerate()
+                .map(|(k, fr)| line(BtFrame::Code(fr), None, k)),
+        );
         if is_main && !depth.past_main {
             break;
         }

@@ -29,14 +29,16 @@
 //!
 //! Non-goals: C++ beyond plain structs (no `this` adjustment, no virtual
 //! bases, no templates), thread-local variables, `DW_OP_entry_value`
-//! (reported as [`Unavailable::EntryValue`], where gdb would search call
-//! sites), implicit pointers, vector registers wider than 64 bits, type
+//! without the frame's callers ([`Vars::read`]: reported as
+//! [`Unavailable::EntryValue`]; [`Vars::read_param`] with the stack finds
+//! it in the caller's call site, `entry.rs`), implicit pointers, vector registers wider than 64 bits, type
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 
 mod callsite;
 mod data;
 mod decode;
+mod entry;
 mod error;
 mod location;
 mod module;
@@ -47,6 +49,7 @@ mod scope;
 mod types;
 
 pub use crate::vars::decode::DecodeOpts;
+pub use crate::vars::entry::{EntryValue, ParamValue, StackFrame};
 pub use crate::vars::error::{Unavailable, VarError};
 pub use crate::vars::path::{parse_path, PathError, PathStep};
 pub use crate::vars::types::{Ty, TypeKind};
@@ -119,6 +122,9 @@ pub struct VarDesc {
     pub ty: Ty,
     data: Arc<VarData>,
     bias: u64,
+    /// Where its out-of-line function is entered (file address), for a
+    /// parameter of one: its value at entry is looked up there.
+    entry_pc: Option<u64>,
 }
 
 impl std::fmt::Debug for VarDesc {
@@ -226,7 +232,7 @@ impl Vars {
         if data.frames.is_empty() {
             return None;
         }
-        let desc = |v: &Arc<VarData>, kind| VarDesc {
+        let desc = |v: &Arc<VarData>, kind, entry_pc| VarDesc {
             name: v.name.clone(),
             kind,
             ty: Ty {
@@ -235,6 +241,7 @@ impl Vars {
             },
             data: v.clone(),
             bias,
+            entry_pc,
         };
         let frames = data
             .frames
@@ -246,8 +253,16 @@ impl Vars {
                     m: m.clone(),
                     r: Some(r),
                 }),
-                params: f.params.iter().map(|v| desc(v, VarKind::Param)).collect(),
-                locals: f.locals.iter().map(|v| desc(v, VarKind::Local)).collect(),
+                params: f
+                    .params
+                    .iter()
+                    .map(|v| desc(v, VarKind::Param, f.entry.filter(|_| !f.inlined)))
+                    .collect(),
+                locals: f
+                    .locals
+                    .iter()
+                    .map(|v| desc(v, VarKind::Local, None))
+                    .collect(),
             })
             .collect();
         Some(Scope { frames })
@@ -319,7 +334,7 @@ impl Vars {
         mem: &mut dyn Memory,
         opts: DecodeOpts,
     ) -> Result<Value, VarError> {
-        let raw = read_raw(var, frame, mem)?;
+        let raw = read_raw(var, frame, mem, None)?;
         Ok(
             crate::vars::decode::Decoder::new(&var.ty.m, Some(mem), opts).value(
                 var.ty.r,
@@ -451,7 +466,7 @@ impl Vars {
                 .find(|v| v.name == name)
         });
         if let Some(var) = local {
-            let raw = read_raw(var, frame, mem).map_err(PathError::Var)?;
+            let raw = read_raw(var, frame, mem, None).map_err(PathError::Var)?;
             let start = crate::vars::place::Place::from_raw(var.ty.r, raw);
             return Ok((var.ty.m.clone(), start.walk(&var.ty.m, &steps, Some(mem))?));
         }
@@ -483,7 +498,7 @@ impl Vars {
                     .find(|v| v.name == name)
             })
             .ok_or_else(|| PathError::NotFound(name.to_string()))?;
-        let raw = read_raw(var, frame, mem).map_err(PathError::Var)?;
+        let raw = read_raw(var, frame, mem, None).map_err(PathError::Var)?;
         let addr = raw.addr.ok_or(PathError::NotInMemory)?;
         let module = map
             .find(scope_pc)
@@ -578,7 +593,12 @@ impl Vars {
 }
 
 /// The bytes of `var` in `frame`: one memory read per location piece.
-fn read_raw(var: &VarDesc, frame: &FrameRegs, mem: &mut dyn Memory) -> Result<Raw, VarError> {
+fn read_raw(
+    var: &VarDesc,
+    frame: &FrameRegs,
+    mem: &mut dyn Memory,
+    callers: Option<&dyn location::EntryValues>,
+) -> Result<Raw, VarError> {
     let m = &var.ty.m;
     let size = var
         .ty
@@ -603,6 +623,7 @@ fn read_raw(var: &VarDesc, frame: &FrameRegs, mem: &mut dyn Memory) -> Result<Ra
                 frame,
                 bias: var.bias,
                 frame_base: var.data.frame_base.as_deref(),
+                callers,
             };
             let expr = loc.at(env.vaddr()).ok_or(VarError::OptimizedOut)?;
             let pieces = env.evaluate(expr, mem, 0)?;

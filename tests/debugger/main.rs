@@ -12,6 +12,7 @@ mod break_hits;
 mod break_langs;
 mod break_spec;
 mod breakpoint;
+mod bt_entry;
 mod bt_optimized;
 mod disasm;
 mod dwarf_vars;
