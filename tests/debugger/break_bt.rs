@@ -3,7 +3,8 @@
 //!
 //! Programs: `testprogs/bt_signal.c` (a handler reached from SIGSEGV and
 //! from raise(): gdb's `<signal handler called>` frame), `testprogs/bt_deep.c`
-//! (a 1,000-deep recursion: all 1,003 frames). Variants: the default stops
+//! (a 1,000-deep recursion: all 1,003 frames), `testprogs/bt_cxx_inline.cc`
+//! (C++ methods of a template class inlined at -O2). Variants: the default stops
 //! at `main` (gdb's `backtrace past-main off`), `--past-main` goes on as
 //! gdb's `set backtrace past-main on`, `--bt=N` is gdb's `bt N`.
 //!
@@ -60,7 +61,21 @@ fn frame_name(line: &str) -> String {
         return line.to_string();
     }
     let end = line.find(['+', ' ']).unwrap_or(line.len());
-    line[..end].to_string()
+    let name = &line[..end];
+    // A C++ frame's parameter list (`ns::f(int)`); gdb's frame name has none.
+    let Some(body) = name.strip_suffix(')') else {
+        return name.to_string();
+    };
+    let mut depth = 1;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 1 => return name[..i].to_string(),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    name.to_string()
 }
 
 /// The frame names of the first JSON record of `kind` in rtrace's output,
@@ -186,11 +201,42 @@ fn thousand_deep_recursion_has_every_frame() {
     assert_eq!(ten, gdb10);
 }
 
+/// gdb's frames through inlined C++ methods of a template class at -O2
+/// (`testprogs/bt_cxx_inline.cc`): `leaf`, then `Acc::add` and
+/// `Runner<Acc>::run` inlined into `main`.
+#[test]
+fn cxx_inlined_methods_as_gdb() {
+    if !common::have("g++") {
+        eprintln!("skip: g++ is not installed");
+        return;
+    }
+    let prog = common::testprog_variant("bt_cxx_inline", "O2", &["-O2"]);
+    let ours = break_names(&["--bt"], "calc::leaf", &prog, &[]);
+    assert_eq!(
+        ours,
+        [
+            "calc::leaf",
+            "calc::Acc::add",
+            "calc::Runner<calc::Acc>::run",
+            "main"
+        ]
+    );
+    if !need_gdb() {
+        return;
+    }
+    let gdb = gdb_names(&["break calc::leaf"], &[], "bt", &prog, &[]);
+    assert_eq!(ours, gdb);
+}
+
 #[test]
 fn frame_names_from_rendered_frames() {
     assert_eq!(frame_name("main+0x1d (/x/a.c:6) [/x/a]"), "main");
     assert_eq!(frame_name("relay [inlined] (/x/a.c:6) [/x/a]"), "relay");
     assert_eq!(frame_name("?? [/lib/libc.so.6]"), "??");
+    assert_eq!(
+        frame_name("ns::R<ns::A>::run(int) [inlined] (a.cc:3) [/x/a]"),
+        "ns::R<ns::A>::run"
+    );
     assert_eq!(
         frame_name("<signal handler called>"),
         "<signal handler called>"
