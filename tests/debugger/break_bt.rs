@@ -27,8 +27,7 @@ fn gdb_names(
     prog: &Path,
     args: &[&str],
 ) -> Vec<String> {
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
+    let mut cmd = common::gdb_batch();
     for s in settings {
         cmd.args(["-ex", s]);
     }

@@ -93,16 +93,7 @@ fn gdbs(spec: &str, prog: &Path) -> Option<Vec<Hit>> {
         "end".into(),
         "run".into(),
     ];
-    let path = common::child::temp_path("gdb-langs");
-    std::fs::write(&path, script.join("\n") + "\n").expect("gdb script");
-    let out = Command::new("gdb")
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off", "-x"])
-        .arg(&path)
-        .arg(prog)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gdb");
-    let _ = std::fs::remove_file(&path);
+    let out = common::gdb_script(&script, prog);
     let text = String::from_utf8_lossy(&out.stdout);
     if String::from_utf8_lossy(&out.stderr).contains("not defined") {
         return None;

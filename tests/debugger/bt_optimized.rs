@@ -15,8 +15,7 @@ use std::process::{Command, Stdio};
 /// (function, line) of each frame of gdb's `bt` at the first stop of
 /// `break FUNC`, and the indices gdb marks as tail-call frames.
 fn gdb_frames(func: &str, prog: &Path) -> (Vec<(String, u32)>, Vec<usize>) {
-    let out = Command::new("gdb")
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+    let out = common::gdb_batch()
         .args(["-ex", &format!("break {func}"), "-ex", "run", "-ex", "bt"])
         .args(["-ex", GDB_FRAME_TYPES, "--args"])
         .arg(prog)

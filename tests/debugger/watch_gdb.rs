@@ -55,8 +55,7 @@ fn gdb_changes_after(cmds: &[&str], prog: &Path) -> Vec<Change> {
 /// gdb's output for `gdb -batch -ex CMD… -ex continue…` on `prog`, run
 /// until the program exits (asserted).
 pub(crate) fn gdb_continue_to_exit(cmds: &[&str], prog: &Path) -> String {
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
+    let mut cmd = common::gdb_batch();
     for c in cmds {
         cmd.args(["-ex", c]);
     }

@@ -219,9 +219,8 @@ pub const RANDOMIZED: &str = "!randomized";
 
 /// gdb's output at the program's stop, split at `echo @@KEY` markers.
 pub fn gdb(prog: &Path, args: &[&str], commands: &[(&str, &str)]) -> HashMap<String, Vec<String>> {
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-        .args(["-iex", "set width 0", "-iex", "set height 0"])
+    let mut cmd = crate::common::gdb_batch();
+    cmd.args(["-iex", "set width 0", "-iex", "set height 0"])
         .args(["-ex", "run"]);
     for (key, c) in commands {
         cmd.args(["-ex", &format!("echo @@{key}\\n"), "-ex", c]);
