@@ -82,15 +82,21 @@ impl ValueFormatter for DwarfFormatter {
     }
 }
 
-/// A data object named `name` (raw name, as C spells it) in an ELF image:
-/// `(file vaddr, size, is_tls)`.
+/// A data object named `name` in an ELF image: `(file vaddr, size,
+/// is_tls)`. The name is the symbol's as C spells it, or its demangled
+/// one: a C++ `ns::counter` or `ns::S::total`, a Rust `krate::COUNT`, as
+/// gdb names them.
 fn data_object(data: &[u8], name: &str) -> Option<(u64, u64, bool)> {
     let file = object::File::parse(data).ok()?;
     file.symbols()
         .chain(file.dynamic_symbols())
         .filter(|s| s.is_definition())
         .filter(|s| matches!(s.kind(), SymbolKind::Data | SymbolKind::Tls))
-        .find(|s| s.name().ok() == Some(name))
+        .find(|s| {
+            s.name().is_ok_and(|raw| {
+                raw == name || raw.starts_with("_") && crate::symbols::demangle(raw) == name
+            })
+        })
         .map(|s| (s.address(), s.size(), s.kind() == SymbolKind::Tls))
 }
 

@@ -19,5 +19,6 @@ mod dwarf_vars;
 mod symbols;
 mod unwind;
 mod watch_gdb;
+mod watch_langs;
 mod watch_local;
 mod watchpoint;
