@@ -306,6 +306,17 @@ mod tests {
         }
     }
 
+    /// A table of 16-byte global functions named `names`, 0x1000 apart.
+    fn table_of(names: &[&str]) -> SymbolTable {
+        SymbolTable::from_symbols(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| sym(0x1000 * (i as u64 + 1), 16, n, true))
+                .collect(),
+        )
+    }
+
     #[test]
     fn plain_names_match_cxx_components_as_gdb_wild_matching() {
         let names = [
@@ -318,13 +329,7 @@ mod tests {
             "_ZN1r4main17h0123456789abcdefE", // Rust: r::main
             "main",
         ];
-        let t = SymbolTable::from_symbols(
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| sym(0x1000 * (i as u64 + 1), 16, n, true))
-                .collect(),
-        );
+        let t = table_of(&names);
         let found = |p: &str| {
             let mut v: Vec<&str> = t.find(p).iter().map(|s| s.name.as_str()).collect();
             v.sort();
@@ -353,13 +358,7 @@ mod tests {
             "_RNvMNtCs6GmmlP4bgsG_1r3geoNtB2_1P3len",
             "_RNvXNtCs6GmmlP4bgsG_1r3geoNtB2_1PNtNtCs1234_4core5clone5Clone5clone",
         ];
-        let t = SymbolTable::from_symbols(
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| sym(0x1000 * (i as u64 + 1), 16, n, true))
-                .collect(),
-        );
+        let t = table_of(&names);
         let found = |p: &str| -> Vec<String> { t.find(p).iter().map(|s| s.name.clone()).collect() };
         assert_eq!(found("r::geo::P::len"), [names[0]]);
         assert_eq!(found("<r::geo::P>::len"), [names[0]]);
