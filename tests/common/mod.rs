@@ -219,6 +219,30 @@ pub fn testprog_variant(name: &str, variant: &str, extra_flags: &[&str]) -> Path
     build_cached(name, format!("{name}-{variant}"), extra_flags)
 }
 
+/// Whether gcc can build and run a 32-bit program here (`-m32`); says
+/// `skip:` with the reason when it cannot (Debian: gcc-multilib).
+pub fn m32() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    let ok = *OK.get_or_init(|| {
+        let dir = target_dir().join("m32-probe");
+        let _ = fs::create_dir_all(&dir);
+        let src = dir.join(format!("p{}.c", std::process::id()));
+        let exe = dir.join(format!("p{}", std::process::id()));
+        fs::write(&src, "int main(void){return 0;}\n").is_ok()
+            && Command::new("gcc")
+                .args(["-m32", "-o"])
+                .arg(&exe)
+                .arg(&src)
+                .output()
+                .is_ok_and(|o| o.status.success())
+            && Command::new(&exe).status().is_ok_and(|s| s.success())
+    });
+    if !ok {
+        eprintln!("skip: gcc cannot build 32-bit programs (install gcc-multilib)");
+    }
+    ok
+}
+
 /// Whether `tool` is an executable file: on `$PATH` for a bare name, or at
 /// the given path when it contains a `/`.
 pub fn have(tool: &str) -> bool {

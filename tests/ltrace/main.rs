@@ -20,5 +20,6 @@ mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_protos;
 mod ltrace_syscalls;
+mod ltrace_sysnames;
 mod ltrace_util;
 mod ltrace_where;

@@ -190,7 +190,7 @@ fn listns_matches_strace_7_2() {
 /// structures these calls share with x86_64) prints as strace 7.2 does.
 #[test]
 fn i386_personality_matches_strace_7_2() {
-    if !crate::strace_i386::m32() {
+    if !crate::common::m32() {
         return;
     }
     let cases = [

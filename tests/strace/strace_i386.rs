@@ -8,33 +8,9 @@
 
 use crate::common;
 
-use common::{have, normalize, rstrace, testprog, testprog_variant};
+use common::{have, m32, normalize, rstrace, testprog, testprog_variant};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-/// Can gcc build and link a 32-bit program here?
-pub(crate) fn m32() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    let ok = *OK.get_or_init(|| {
-        let dir = common::target_dir().join("m32-probe");
-        let _ = std::fs::create_dir_all(&dir);
-        let src = dir.join(format!("p{}.c", std::process::id()));
-        let exe = dir.join(format!("p{}", std::process::id()));
-        std::fs::write(&src, "int main(void){return 0;}\n").is_ok()
-            && Command::new("gcc")
-                .args(["-m32", "-o"])
-                .arg(&exe)
-                .arg(&src)
-                .output()
-                .is_ok_and(|o| o.status.success())
-            && Command::new(&exe).status().is_ok_and(|s| s.success())
-    });
-    if !ok {
-        eprintln!("skip: gcc cannot build 32-bit programs (install gcc-multilib)");
-    }
-    ok
-}
 
 fn prog32(name: &str) -> PathBuf {
     testprog_variant(name, "m32", &["-m32"])
