@@ -24,6 +24,7 @@
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod affinity;
 pub mod child;
 pub mod private;
 pub mod schema;

@@ -13,6 +13,7 @@ mod break_spec;
 mod breakpoint;
 mod disasm;
 mod dwarf_vars;
+mod pinning;
 mod symbols;
 mod unwind;
 mod watch_gdb;
