@@ -161,7 +161,7 @@ fn main() -> ExitCode {
     let ptrace_only = args.iter().any(|a| a == "--ptrace-only");
     let rows: Vec<(Tool, usize)> = rows
         .into_iter()
-        .filter(|r| !ptrace_only || (r.1 == 0 && r.0.opts.iter().any(|o| *o == "ptrace")))
+        .filter(|r| !ptrace_only || (r.1 == 0 && r.0.opts.contains(&"ptrace")))
         .collect();
     let n_rl = rows.len();
     let base: Vec<Option<usize>> = rows.iter().map(|r| Some(n_rl + r.1)).collect();

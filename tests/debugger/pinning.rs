@@ -150,6 +150,8 @@ fn attach_and_detach(args: &[&str], ready: &str) {
     assert_eq!(before.len(), 2, "{before:?}");
     if before.iter().all(|(_, l)| single_cpu(l)) {
         println!("skip: the program may run on one CPU only, nothing to pin");
+        drop(pin);
+        assert!(p.wait().expect("wait").success());
         return;
     }
     let mut r = common::default_sigint(&mut Command::new(common::rtrace()))
