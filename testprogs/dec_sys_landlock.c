@@ -21,9 +21,9 @@ int main(void)
 	int rs = rc;
 	printf("landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|"
 	       "LANDLOCK_ACCESS_FS_READ_FILE|LANDLOCK_ACCESS_FS_READ_DIR}, 8, 0) = %s\n", RET);
-	attr.fs = 1 | 0x10000;
+	attr.fs = 1 | 0x40000000;
 	CALL(syscall(SYS_landlock_create_ruleset, &attr, 8, 0));
-	printf("landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|0x10000}, 8, 0)"
+	printf("landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|0x40000000}, 8, 0)"
 	       " = %s\n", RET);
 	CALL(syscall(SYS_landlock_create_ruleset, &attr, 4, 0));
 	printf("landlock_create_ruleset(%p, 4, 0) = %s\n", (void *)&attr, RET);

@@ -199,6 +199,7 @@ pub fn main(args: cli::BreakArgs) -> i32 {
         pin_cpu: o.cpu_pin,
         pin_attached: o.cpu_pin,
         syscalls: false,
+        exit_kill: false,
     };
     let pids = o.pids.clone();
     let command = o.command.clone();

@@ -15,8 +15,17 @@
 //! +0.000456 [pid 100 tid 101]   ret fib -> 5 (0x5) in 3.2us
 //! ```
 //!
+//! A parameter whose value at the function's entry is known (optimized
+//! code: the caller's DWARF call site says what it passed) prints as gdb's
+//! default `print entry-values` does: `n=n@entry=5` when it still has that
+//! value, `n=6, n@entry=5` when not. `--bt` frames with DWARF show their
+//! function's arguments the same way after the name:
+//! `g(n=n@entry=5)+0x0 (t.c:18) [/bin/t]`.
+//!
 //! JSON hit records carry `function`, and `args`/`locals` as arrays of
-//! `{"name", "type", "value"}` with the value in rtrace's JSON value form
+//! `{"name", "type", "value"}` (a parameter's value at entry as `entry`,
+//! when known), `bt_args` beside `backtrace` (per frame its arguments, or
+//! null), with the value in rtrace's JSON value form
 //! (the value layer's `Serialize`). Each JSON object kind is a
 //! `#[derive(Serialize)]` struct here (`HitJson`, `ReturnJson`,
 //! `KilledJson`, `CountJson`): `type` first, then its keys in sorted
@@ -27,6 +36,7 @@
 use crate::probe::disasm::{self, Line};
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
+use crate::vars::EntryValue;
 use rtrace_arch::x86_64::REG_NAMES;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -54,7 +64,7 @@ pub enum Record<'a> {
         /// Registers (`--regs`).
         regs: Option<&'a [u64]>,
         /// Frames (`--bt`).
-        bt: Option<&'a [String]>,
+        bt: Option<&'a [BtEntry]>,
         /// The function and its arguments from DWARF, if there is DWARF
         /// for the address.
         frame: Option<&'a FrameVals>,
@@ -101,8 +111,44 @@ pub struct Named {
     pub ty: String,
     /// Its value (`<optimized out>` and unreadable memory are values too).
     pub value: Value,
+    /// A parameter's value at its function's entry, when known.
+    pub entry: Option<EntryValue>,
 }
 
+impl Named {
+    /// A variable without an entry value.
+    pub fn new(name: String, ty: String, value: Value) -> Named {
+        Named {
+            name,
+            ty,
+            value,
+            entry: None,
+        }
+    }
+}
+
+/// One `--bt` line: the frame, and its function's arguments when there is
+/// DWARF for it.
+#[derive(Clone, Debug)]
+pub struct BtEntry {
+    /// `func+0xoff (file:line) [module]`.
+    pub text: String,
+    /// The arguments, in declaration order.
+    pub args: Option<Vec<Named>>,
+}
+
+impl BtEntry {
+    /// The text line: the arguments in parentheses after the function's
+    /// name, `g(n=n@entry=5)+0x0 (t.c:18) [/bin/t]`.
+    fn line(&self) -> String {
+        let Some(args) = &self.args else {
+            return self.text.clone();
+        };
+        let at = self.text.find(['+', ' ']).unwrap_or(self.text.len());
+        let (name, rest) = self.text.split_at(at);
+        format!("{name}({}){rest}", args_text(args))
+    }
+}
 /// The DWARF view of the function a hit is in.
 #[derive(Clone, Debug)]
 pub struct FrameVals {
@@ -126,6 +172,8 @@ struct NamedJson<'a> {
     #[serde(rename = "type")]
     ty: &'a str,
     value: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'a Value>,
 }
 
 /// Variables as a JSON array of [`NamedJson`].
@@ -137,19 +185,43 @@ impl Serialize for NamedList<'_> {
             name: &n.name,
             ty: &n.ty,
             value: &n.value,
+            entry: match &n.entry {
+                Some(EntryValue::Same) => Some(&n.value),
+                Some(EntryValue::Differs(v)) => Some(v),
+                None => None,
+            },
         }))
     }
+}
+
+/// `bt_args`: per `--bt` frame its arguments, or null.
+struct BtArgs<'a>(&'a [BtEntry]);
+
+impl Serialize for BtArgs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|b| b.args.as_deref().map(NamedList)))
+    }
+}
+
+/// Arguments as gdb's frame lines show them: `n=5`, `n=n@entry=5`,
+/// `n=6, n@entry=5`.
+fn args_text(args: &[Named]) -> String {
+    let one = |a: &Named| match &a.entry {
+        None => format!("{}={}", a.name, named_text(a)),
+        Some(EntryValue::Same) => format!("{0}={0}@entry={1}", a.name, named_text(a)),
+        Some(EntryValue::Differs(v)) => {
+            let mut e = String::new();
+            render_value(&mut e, v, &RenderOpts::default());
+            format!("{0}={1}, {0}@entry={e}", a.name, named_text(a))
+        }
+    };
+    args.iter().map(one).collect::<Vec<_>>().join(", ")
 }
 
 /// `func(a=1, s="x") at file.c:12` from the DWARF frame and the site's
 /// `func+0xoff (file.c:12)` label.
 fn frame_line(f: &FrameVals, label: &str) -> String {
-    let args: Vec<String> = f
-        .args
-        .iter()
-        .map(|a| format!("{}={}", a.name, named_text(a)))
-        .collect();
-    let mut s = format!("{}({})", f.function, args.join(", "));
+    let mut s = format!("{}({})", f.function, args_text(&f.args));
     if let Some(at) = label
         .rsplit_once(" (")
         .and_then(|(_, r)| r.strip_suffix(')'))
@@ -198,7 +270,9 @@ struct HitJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<NamedList<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    backtrace: Option<&'a [String]>,
+    backtrace: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bt_args: Option<BtArgs<'a>>,
     depth: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     disasm: Option<disasm::Json<'a>>,
@@ -345,7 +419,7 @@ impl Sink {
                 }
                 for f in bt.unwrap_or(&[]) {
                     s.push_str("\n    ");
-                    s.push_str(f);
+                    s.push_str(&f.line());
                 }
                 s
             }
@@ -400,7 +474,8 @@ impl Sink {
                 ty: "hit",
                 addr: format!("{addr:#x}"),
                 args: frame.map(|f| NamedList(&f.args)),
-                backtrace: bt,
+                backtrace: bt.map(|b| b.iter().map(|e| e.text.as_str()).collect()),
+                bt_args: bt.map(BtArgs),
                 depth,
                 disasm: disasm.map(|d| disasm::Json(d, addr)),
                 function: frame.map(|f| f.function.as_str()),
@@ -496,12 +571,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn entry_values_print_as_gdb_default() {
+        let mut a = Named::new("n".into(), "int".into(), Value::Int(5));
+        a.entry = Some(EntryValue::Same);
+        let mut b = Named::new("m".into(), "int".into(), Value::Int(20));
+        b.entry = Some(EntryValue::Differs(Value::Int(5)));
+        let c = Named::new("k".into(), "int".into(), Value::sym("<optimized out>"));
+        assert_eq!(
+            args_text(&[a, b, c]),
+            "n=n@entry=5, m=20, m@entry=5, k=<optimized out>"
+        );
+    }
+
+    #[test]
     fn hit_prints_a_frame_line_and_locals() {
-        let named = |name: &str, ty: &str, value| Named {
-            name: name.into(),
-            ty: ty.into(),
-            value,
-        };
+        let named = |name: &str, ty: &str, value| Named::new(name.into(), ty.into(), value);
         let frame = FrameVals {
             function: "visit".into(),
             args: vec![

@@ -3,14 +3,14 @@
 //! and both together for conditions ([`DwarfValues`]).
 
 use super::report::{FrameVals, Named};
-use crate::engine::memory::proc::ProcMem;
 use crate::engine::ptrace::Tid;
 pub use crate::probe::cond::RegValues;
 use crate::probe::cond::{EvalError, Expr as CondExpr, FrameValues, ValueProvider};
 use crate::symbols::ModuleMap;
+use crate::unwind::trap::Unhijacked;
 use crate::unwind::Unwinder;
 use crate::value::Value;
-use crate::vars::{FrameRegs, PathError, Vars};
+use crate::vars::{DecodeOpts, FrameRegs, PathError, VarDesc, Vars};
 use rtrace_arch::x86_64::PC;
 
 /// The DWARF view of one stopped thread at a hit: the innermost frame
@@ -20,8 +20,9 @@ pub struct HitFrame<'a> {
     vars: &'a Vars,
     map: &'a ModuleMap,
     unwinder: &'a mut Unwinder,
-    /// Tracee memory.
-    pub mem: ProcMem,
+    /// Tracee memory (return addresses rtrace replaced read as the
+    /// originals, so callers unwind).
+    mem: Unhijacked,
     /// Registers as stopped (pc past the INT3).
     regs: &'a [u64],
     /// The breakpoint address.
@@ -30,12 +31,14 @@ pub struct HitFrame<'a> {
 }
 
 impl<'a> HitFrame<'a> {
-    /// The frame of thread `tid` stopped at breakpoint `addr` with `regs`.
+    /// The frame of thread `tid` stopped at breakpoint `addr` with `regs`,
+    /// return addresses in stack slots `hijacked` replaced (slot,
+    /// original).
     pub fn new(
         vars: &'a Vars,
         map: &'a ModuleMap,
         unwinder: &'a mut Unwinder,
-        tid: Tid,
+        (tid, hijacked): (Tid, Vec<(u64, u64)>),
         addr: u64,
         regs: &'a [u64],
     ) -> HitFrame<'a> {
@@ -43,7 +46,7 @@ impl<'a> HitFrame<'a> {
             vars,
             map,
             unwinder,
-            mem: ProcMem::new(tid),
+            mem: Unhijacked::new(tid, hijacked),
             regs,
             addr,
             frame: None,
@@ -89,13 +92,7 @@ impl<'a> HitFrame<'a> {
                 .vars
                 .lookup_typed(self.map, &frame, &mut self.mem, path)
             {
-                Ok((value, ty)) => {
-                    return Named {
-                        name: text.to_string(),
-                        ty,
-                        value,
-                    }
-                }
+                Ok((value, ty)) => return Named::new(text.to_string(), ty, value),
                 // An enumerator name: the integer below.
                 Err(PathError::NotFound(_)) => {}
                 Err(e) => return print_error(text, e),
@@ -119,22 +116,61 @@ impl<'a> HitFrame<'a> {
         let frame = self.frame();
         let scope = self.vars.scope(self.map, frame.lookup_pc())?;
         let f = scope.frames.into_iter().next()?;
-        let mut read = |v: &crate::vars::VarDesc| Named {
-            name: v.name.clone(),
-            ty: v.ty.name(),
-            value: self
-                .vars
-                .read(v, &frame, &mut self.mem)
-                .unwrap_or_else(|e| e.to_value()),
+        // Optimized code: the callers, for values at entry.
+        let stack: Vec<FrameRegs> = if f.params.iter().any(|v| self.vars.needs_callers(v)) {
+            let mut at = self.regs.to_vec();
+            at[PC] = self.addr;
+            let init = crate::unwind::from_prstatus_x86_64(&at);
+            self.vars
+                .stack(self.unwinder, self.map, &init, &mut self.mem, MAX_CALLERS)
+                .into_iter()
+                .map(|s| s.regs)
+                .collect()
+        } else {
+            vec![frame.clone()]
         };
-        let args = f.params.iter().map(&mut read).collect();
+        let args = f
+            .params
+            .iter()
+            .map(|v| param(self.vars, self.map, v, &stack, &mut self.mem))
+            .collect();
         let locs = if locals {
+            let mut read = |v: &crate::vars::VarDesc| {
+                let value = self.vars.read(v, &frame, &mut self.mem);
+                Named::new(
+                    v.name.clone(),
+                    v.ty.name(),
+                    value.unwrap_or_else(|e| e.to_value()),
+                )
+            };
             f.locals.iter().map(&mut read).collect()
         } else {
             Vec::new()
         };
         let function = f.function.unwrap_or_else(|| "??".to_string());
         Some((FrameVals { function, args }, locs))
+    }
+}
+
+/// Frames unwound for the values at entry of a hit's parameters (each
+/// caller's call value may need its own caller's).
+const MAX_CALLERS: usize = 10;
+
+/// Parameter `v` of the function at `stack[0]` read with its callers:
+/// its value and, when known, its value at entry.
+pub fn param(
+    vars: &Vars,
+    map: &ModuleMap,
+    v: &VarDesc,
+    stack: &[FrameRegs],
+    mem: &mut dyn crate::engine::memory::Memory,
+) -> Named {
+    let p = vars.read_param(map, v, stack, mem, DecodeOpts::default());
+    Named {
+        name: v.name.clone(),
+        ty: v.ty.name(),
+        value: p.value.unwrap_or_else(|e| e.to_value()),
+        entry: p.entry,
     }
 }
 
@@ -151,21 +187,17 @@ pub fn print_regs(values: &mut RegValues<'_>, text: &str, expr: &CondExpr) -> Na
 
 fn print_int(text: &str, v: Result<i64, EvalError>) -> Named {
     match v {
-        Ok(n) => Named {
-            name: text.to_string(),
-            ty: "long".to_string(),
-            value: Value::Int(n),
-        },
+        Ok(n) => Named::new(text.to_string(), "long".to_string(), Value::Int(n)),
         Err(e) => print_error(text, e),
     }
 }
 
 fn print_error(text: &str, e: impl std::fmt::Display) -> Named {
-    Named {
-        name: text.to_string(),
-        ty: String::new(),
-        value: Value::sym_owned(format!("<{e}>")),
-    }
+    Named::new(
+        text.to_string(),
+        String::new(),
+        Value::sym_owned(format!("<{e}>")),
+    )
 }
 
 /// Condition values at an entry hit: registers and `$argN` from

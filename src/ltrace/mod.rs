@@ -45,6 +45,7 @@ pub mod cli;
 pub mod filter;
 pub mod format;
 pub mod inject;
+pub mod linkmap;
 pub mod man;
 pub mod msg;
 pub mod output;
@@ -314,7 +315,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
     };
     let sys = o
         .syscalls
-        .then(|| syscalls::Syscalls::new(o.string_len, o.json));
+        .then(|| syscalls::Syscalls::new(protos.clone(), hopts.fmt, hopts.array_len, o.ip, o.json));
     let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
     // Every traced call is two round trips between the program and
     // rltrace: on one CPU each is a context switch, across CPUs a wake-up
@@ -337,6 +338,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         pin_cpu: pin,
         pin_attached: pin,
         syscalls: o.syscalls,
+        exit_kill: false,
     };
     run(o, cfg, &mut h, user)
 }

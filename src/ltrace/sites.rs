@@ -97,6 +97,9 @@ pub struct Proc {
     pub warned: HashSet<String>,
     /// PLT stubs whose GOT slot is bound: where their jump leads.
     pub jump_cache: HashMap<u64, u64>,
+    /// `-w`: the dynamic linker's name of each loaded object, by the
+    /// path the module map gives its file (`super::linkmap`).
+    pub link_names: HashMap<String, String>,
 }
 
 /// Analyses of module files, by path.
@@ -114,7 +117,7 @@ impl ModCache {
     }
 }
 
-fn auxv_value(pid: Tid, key: u64) -> Option<u64> {
+pub(super) fn auxv_value(pid: Tid, key: u64) -> Option<u64> {
     let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
     auxv.chunks_exact(16).find_map(|p| {
         let k = u64::from_ne_bytes(p[..8].try_into().ok()?);
@@ -138,6 +141,7 @@ impl Proc {
             map: ModuleMap::default(),
             warned: HashSet::new(),
             jump_cache: HashMap::new(),
+            link_names: HashMap::new(),
         }
     }
 
@@ -151,6 +155,7 @@ impl Proc {
             map: self.map.clone(),
             warned: HashSet::new(),
             jump_cache: self.jump_cache.clone(),
+            link_names: self.link_names.clone(),
         }
     }
 
@@ -336,6 +341,17 @@ impl Proc {
             problems.extend(self.resolve_got());
         }
         problems
+    }
+
+    /// `-w`: reads the dynamic linker's object names again (after
+    /// [`Proc::place_all`], at each change of the library list).
+    pub fn read_link_names(&mut self) {
+        let pid = self.space.pid;
+        let phdr = auxv_value(pid, libc::AT_PHDR);
+        let phnum = auxv_value(pid, libc::AT_PHNUM);
+        if let (Some(phdr), Some(phnum)) = (phdr, phnum) {
+            self.link_names = super::linkmap::names_by_path(pid, phdr, phnum, &self.map);
+        }
     }
 
     /// Places entry breakpoints for GOT slots that now point at code.

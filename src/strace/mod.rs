@@ -39,6 +39,27 @@ fn usage_exit(e: &cli::UsageError) -> i32 {
     1
 }
 
+/// `-V`: strace 7.2's layout (name and version; copyright and licence;
+/// the optional features) with rstrace's own facts.
+fn version_text() -> String {
+    // strace lists m32-mpers when it decodes a second personality's
+    // structures: rstrace does for i386 on x86_64 (no x32).
+    let mpers = if Arch::native_personalities().len() > 1 {
+        " m32-mpers"
+    } else {
+        ""
+    };
+    format!(
+        "rstrace -- version {}\n\
+         Copyright (c) The rtrace developers.\n\
+         This is free software; see the source for copying conditions.  There is NO\n\
+         warranty; not even for MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.\n\
+         \n\
+         Optional features enabled: stack-trace=rtrace stack-demangle{mpers}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Resolves `-u USERNAME` to (uid, gid, groups).
 fn lookup_user(name: &str) -> Option<(u32, u32, Vec<u32>)> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
@@ -69,7 +90,7 @@ pub fn main(args: &[OsString]) -> i32 {
         return 0;
     }
     if o.version {
-        println!("rstrace (rtrace) {}", env!("CARGO_PKG_VERSION"));
+        print!("{}", version_text());
         return 0;
     }
     let sink = match sink::Sink::open(o.output.as_deref(), o.append, o.output_separately) {
@@ -200,6 +221,10 @@ impl Handler for Layered<'_> {
         self.strace.hold(tid)
     }
 
+    fn done(&mut self) -> bool {
+        self.strace.done()
+    }
+
     fn idle(&mut self) {
         self.strace.idle();
     }
@@ -273,6 +298,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         pin_cpu: o.cpu_pin && o.daemonize == 0,
         pin_attached: false,
         syscalls: true,
+        exit_kill: o.kill_on_exit,
     };
     let user = match &o.user {
         Some(u) => match lookup_user(u) {
@@ -289,6 +315,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
     let outfname = o.output.clone();
     let command = o.command.clone();
     let env = o.env.clone();
+    let argv0 = o.argv0.clone();
     let mut h = Layered {
         strace: trace::Strace::new(o, sink),
         layer,
@@ -317,9 +344,13 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         h.strace.attached.push(pid);
     }
     if launching {
+        let mut args = command.clone();
+        if let Some(name) = &argv0 {
+            args[0] = name.clone();
+        }
         let cmd = spawn::Command {
             program: command[0].clone(),
-            args: command.clone(),
+            args,
             env,
             user,
         };
@@ -354,6 +385,15 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         h.strace.finish();
         report_output_error(&h.strace, outfname.as_deref());
         return Ended::Interrupted(sig);
+    }
+    if h.strace.limit_reached() && tracer.live() > 0 {
+        // --syscall-limit: the tracees run on untraced; like strace 7.2,
+        // rstrace then ends with status 0 without waiting for them.
+        h.strace.detach_at_limit();
+        tracer.detach_all(&mut h);
+        h.strace.finish();
+        report_output_error(&h.strace, outfname.as_deref());
+        return Ended::Done(Outcome::None);
     }
     h.strace.finish();
     report_output_error(&h.strace, outfname.as_deref());

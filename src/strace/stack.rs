@@ -12,7 +12,8 @@ use crate::unwind::{from_prstatus_x86_64, symbolize_frames, Unwinder};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Frames printed at most (strace's libdw backend stops at 256).
+/// Frames printed at most by default (strace's default
+/// `--stack-trace-frame-limit`).
 const MAX_FRAMES: usize = 256;
 
 /// Syscalls after which the mappings of the process may have changed.
@@ -37,12 +38,22 @@ pub struct StackTracer {
     symbols: Symbolizer,
     unwinder: Unwinder,
     maps: HashMap<i32, ModuleMap>,
+    /// `--stack-trace-frame-limit` (`None`: [`MAX_FRAMES`]).
+    frame_limit: Option<usize>,
 }
 
 impl StackTracer {
+    /// A tracer printing at most `limit` frames per stack.
+    pub fn with_frame_limit(limit: Option<usize>) -> StackTracer {
+        StackTracer {
+            frame_limit: limit,
+            ..StackTracer::default()
+        }
+    }
+
     /// The stack of the stopped thread `tid`, one ` > …` line per frame.
     pub fn render(&mut self, tid: i32, out: &mut String) {
-        let Some(frames) = self.frames(tid) else {
+        let Some((frames, more)) = self.frames_limited(tid) else {
             out.push_str(" > unexpected_backtracing_error [0x0]\n");
             return;
         };
@@ -53,6 +64,10 @@ impl StackTracer {
                 let _ = writeln!(out, " > {}", StraceStyle(fr));
             }
         }
+        // strace's words when the stack goes on past the frame limit.
+        if more {
+            out.push_str(" > too many stack frames\n");
+        }
     }
 
     /// The symbolized stack of the stopped thread `tid`, innermost first:
@@ -61,6 +76,13 @@ impl StackTracer {
     /// registers or the memory map cannot be read. `--json -k` puts these
     /// in the syscall record.
     pub fn frames(&mut self, tid: i32) -> Option<Vec<Frame>> {
+        self.frames_limited(tid).map(|(f, _)| f)
+    }
+
+    /// [`Self::frames`], at most the frame limit of them, and whether the
+    /// stack went on beyond it.
+    fn frames_limited(&mut self, tid: i32) -> Option<(Vec<Frame>, bool)> {
+        let limit = self.frame_limit.unwrap_or(MAX_FRAMES);
         let mut t = Tracee::new(tid);
         let words = t.regs().ok()?;
         let map = match self.maps.entry(tid) {
@@ -72,16 +94,17 @@ impl StackTracer {
         let regs = from_prstatus_x86_64(&words);
         let raw = self
             .unwinder
-            .unwind_frames(&self.symbols, map, &regs, &mut t, MAX_FRAMES);
+            .unwind_frames(&self.symbols, map, &regs, &mut t, limit + 1);
+        let more = raw.len() > limit;
         let mut out = Vec::with_capacity(raw.len());
-        for f in &raw {
+        for f in raw.iter().take(limit) {
             let sym = symbolize_frames(&self.symbols, map, std::slice::from_ref(f));
             out.push(sym.last().cloned().unwrap_or(Frame {
                 pc: f.pc,
                 ..Frame::default()
             }));
         }
-        Some(out)
+        Some((out, more))
     }
 
     /// Forgets the module map of `tid` after `syscall` if it may have

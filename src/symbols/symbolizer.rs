@@ -137,6 +137,18 @@ impl Symbolizer {
         self.symbolize_at(map, pc, 1)
     }
 
+    /// The symbol-table entry a return address `pc` belongs to (the call
+    /// before it is looked up): its name as stored (mangled) and `pc`'s
+    /// offset from its start. No DWARF, no inlining: what a symbol-table
+    /// unwinder (libunwind's `unw_get_proc_name`, ltrace's `-w`) names.
+    pub fn symbol_of_return_address(&self, map: &ModuleMap, pc: u64) -> Option<(String, u64)> {
+        let mapping = map.find(pc)?;
+        let module = self.module(map, mapping)?;
+        let vaddr = mapping.file_vaddr(pc)?;
+        let sym = module.symbols().lookup(vaddr.wrapping_sub(1))?;
+        Some((sym.name.clone(), vaddr - sym.addr))
+    }
+
     fn symbolize_at(&self, map: &ModuleMap, pc: u64, adjust: u64) -> Vec<Frame> {
         let mut base = Frame {
             pc,

@@ -93,7 +93,11 @@ impl SymbolTable {
     }
 
     /// Symbols whose raw or demangled name equals `pattern`, or matches it
-    /// as a glob (`*`, `?`, `[...]`) when it contains one of those.
+    /// as a glob (`*`, `?`, `[...]`) when it contains one of those. A plain
+    /// name also matches a demangled name's last components, as gdb's
+    /// linespecs do for C++ (`wild` matching, gdb's default): `twice` and
+    /// `Shape::area` select `ns::twice(int)` and `ns::Shape::area() const`,
+    /// with or without the parameter list or template arguments.
     pub fn find(&self, pattern: &str) -> Vec<&Symbol> {
         let is_glob = pattern.contains(['*', '?', '[']);
         let matches = |name: &str| {
@@ -114,10 +118,67 @@ impl SymbolTable {
                     return false;
                 }
                 // Also without the parameter list (`ns::f` for `ns::f(int)`).
-                matches(&d) || d.find('(').is_some_and(|p| matches(&d[..p]))
+                matches(&d)
+                    || d.find('(').is_some_and(|p| matches(&d[..p]))
+                    || !is_glob && is_cxx(&s.name) && wild_match(pattern, &d)
+                    || inherent_path(&d).is_some_and(|p| matches(&p))
             })
             .collect()
     }
+}
+
+/// A Rust v0 inherent method, `<krate::m::Type>::len`, as the path gdb
+/// and Rust's legacy mangling name it: `krate::m::Type::len`. Not a
+/// trait method (`<T as Trait>::f`).
+fn inherent_path(d: &str) -> Option<String> {
+    let inner = d.strip_prefix('<')?;
+    let close = inner.find(">::")?;
+    let ty = &inner[..close];
+    (!ty.contains([' ', '<'])).then(|| format!("{ty}{}", &inner[close + 1..]))
+}
+
+/// An Itanium C++ name, not a Rust legacy one (also `_ZN…E`): gdb
+/// wild-matches C++ names only (`break main` in a Rust program is not
+/// `prog::main`).
+fn is_cxx(raw: &str) -> bool {
+    raw.starts_with("_Z") && rustc_demangle::try_demangle(raw).is_err()
+}
+
+/// gdb's wild matching of a plain `pattern` against the demangled name
+/// `d`: `pattern` is `d`'s trailing `::`-separated components, compared
+/// with the parameter list (`area(int) const`) or without it and then
+/// also without the last component's template arguments (`f` for
+/// `ns::f<int>(int)`). A return type before the name (a template
+/// function's) is not part of the components.
+fn wild_match(pattern: &str, d: &str) -> bool {
+    let suffix = |name: &str| {
+        name.strip_suffix(pattern)
+            .is_some_and(|head| head.is_empty() || head.ends_with("::") || head.ends_with(' '))
+    };
+    if suffix(d) {
+        return true;
+    }
+    let Some(p) = d.find('(') else {
+        return false;
+    };
+    let base = &d[..p];
+    if suffix(base) {
+        return true;
+    }
+    base.strip_suffix('>')
+        .and_then(|b| {
+            // The `<` that opens the last component's template arguments.
+            let mut depth = 1;
+            b.char_indices().rev().find_map(|(i, c)| {
+                match c {
+                    '>' => depth += 1,
+                    '<' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            })
+        })
+        .is_some_and(|open| suffix(&base[..open]))
 }
 
 fn collect(image: &ElfImage, out: &mut Vec<Symbol>) -> Result<(), object::Error> {
@@ -243,6 +304,65 @@ mod tests {
             name: name.into(),
             global,
         }
+    }
+
+    /// A table of 16-byte global functions named `names`, 0x1000 apart.
+    fn table_of(names: &[&str]) -> SymbolTable {
+        SymbolTable::from_symbols(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| sym(0x1000 * (i as u64 + 1), 16, n, true))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn plain_names_match_cxx_components_as_gdb_wild_matching() {
+        let names = [
+            "_ZN2ns5twiceEi",                 // ns::twice(int)
+            "_ZN2ns5twiceEd",                 // ns::twice(double)
+            "_ZNK2ns5Shape4areaEi",           // ns::Shape::area(int) const
+            "_ZNK2ns5Shape4areaEv",           // ns::Shape::area() const
+            "_ZN2ns1fIiEEvT_",                // void ns::f<int>(int)
+            "_ZN2ns8untwiceEv",               // ns::untwice()
+            "_ZN1r4main17h0123456789abcdefE", // Rust: r::main
+            "main",
+        ];
+        let t = table_of(&names);
+        let found = |p: &str| {
+            let mut v: Vec<&str> = t.find(p).iter().map(|s| s.name.as_str()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(found("twice"), ["_ZN2ns5twiceEd", "_ZN2ns5twiceEi"]);
+        assert_eq!(found("twice(double)"), ["_ZN2ns5twiceEd"]);
+        assert_eq!(found("ns::twice"), ["_ZN2ns5twiceEd", "_ZN2ns5twiceEi"]);
+        assert_eq!(
+            found("Shape::area"),
+            ["_ZNK2ns5Shape4areaEi", "_ZNK2ns5Shape4areaEv"]
+        );
+        assert_eq!(found("area(int) const"), ["_ZNK2ns5Shape4areaEi"]);
+        assert_eq!(found("f"), ["_ZN2ns1fIiEEvT_"]);
+        assert_eq!(found("f<int>"), ["_ZN2ns1fIiEEvT_"]);
+        // Whole components only; Rust names are not wild-matched.
+        assert!(found("wice").is_empty());
+        assert!(found("s::twice").is_empty());
+        assert_eq!(found("main"), ["main"]);
+    }
+
+    #[test]
+    fn rust_v0_inherent_methods_by_their_path() {
+        // <r::geo::P>::len and <r::geo::P as core::clone::Clone>::clone.
+        let names = [
+            "_RNvMNtCs6GmmlP4bgsG_1r3geoNtB2_1P3len",
+            "_RNvXNtCs6GmmlP4bgsG_1r3geoNtB2_1PNtNtCs1234_4core5clone5Clone5clone",
+        ];
+        let t = table_of(&names);
+        let found = |p: &str| -> Vec<String> { t.find(p).iter().map(|s| s.name.clone()).collect() };
+        assert_eq!(found("r::geo::P::len"), [names[0]]);
+        assert_eq!(found("<r::geo::P>::len"), [names[0]]);
+        assert!(found("r::geo::P::clone").is_empty());
     }
 
     #[test]

@@ -90,6 +90,10 @@ fn fcntl(c: &mut Ctx) -> Step {
         "F_SETFD" => flags_arg(c, 2, &xlat::FD_FLAGS, "FD_???"),
         "F_SETOWN" => c.pid_or_pgid(2),
         "F_SETPIPE_SZ" => lld_arg(c, 2),
+        // Linux 6.10: is fd the same file as arg (strace 7.2 prints it as an fd).
+        "F_DUPFD_QUERY" => c.fd(2),
+        // Linux 6.19: a struct delegation, printed as its address.
+        "F_GETDELEG" | "F_SETDELEG" => c.ptr(2),
         "F_DUPFD" | "F_DUPFD_CLOEXEC" => {
             lld_arg(c, 2);
             return Step::Done(RetFmt::Fd);

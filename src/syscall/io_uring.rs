@@ -1,19 +1,20 @@
-//! io_uring_setup, io_uring_enter and io_uring_register, as strace 6.1's
-//! `io_uring.c` prints them: `struct io_uring_params` (the caller's part at
-//! entry, the kernel's answer at exit), enter flags with the signal mask, and
-//! each register opcode's argument (buffers, files, eventfds, probes,
-//! restrictions, io-wq affinity and limits, ring descriptors, buffer rings).
+//! io_uring_setup and io_uring_register, as strace 7.2's `io_uring.c`
+//! prints them: `struct io_uring_params` (the caller's part at entry, the
+//! kernel's answer at exit, with the ring offsets' `user_addr`), and each
+//! register opcode (with IORING_REGISTER_USE_REGISTERED_RING) and its
+//! argument (buffers, files, eventfds, probes, restrictions, io-wq affinity
+//! and limits, ring descriptors, buffer rings). io_uring_enter is in
+//! `io_uring_enter.rs`.
 
 use crate::syscall::array::array_at;
 use crate::syscall::printers::{le16, le32, le64, xflags, xint};
-use crate::syscall::signal::sigset_at;
 use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
 
 pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("io_uring_setup", io_uring_setup),
-    ("io_uring_enter", io_uring_enter),
+    ("io_uring_enter", super::io_uring_enter::io_uring_enter),
     ("io_uring_register", io_uring_register),
 ];
 
@@ -110,27 +111,10 @@ fn params_value(c: &mut Ctx, b: &[u8]) -> Value {
             .map(|(i, n)| Field::new(n, Value::UInt(le32(b, off + 4 * i))))
             .collect();
         nonzero_x(&mut o, "resv1", le32(b, off + 28));
-        nonzero_x(&mut o, "resv2", le64(b, off + 32));
+        o.push(Field::new("user_addr", xint(le64(b, off + 32))));
         f.push(Field::new(name, Value::structure(o)));
     }
     Value::structure(f)
-}
-
-/// `io_uring_enter(fd, to_submit, min_complete, flags, sig, sigsz)`.
-fn io_uring_enter(c: &mut Ctx) -> Step {
-    c.fd(0);
-    c.uint(1);
-    c.uint(2);
-    let flags = c.arg(3) as u32 as u64;
-    let v = xflags(c, flags, &xlat::URING_ENTER_FLAGS, "IORING_ENTER_???");
-    c.push(v);
-    let addr = c.arg_ulong(4);
-    // strace 6.1 prints a signal set even under IORING_ENTER_EXT_ARG.
-    let min = c.arch.word_size() as u64;
-    let v = sigset_at(c, addr, c.arg_ulong(5), min);
-    c.push(v);
-    c.ulong(5);
-    Step::Done(RetFmt::Int)
 }
 
 const REG_BUFFERS: u64 = 0;
@@ -151,14 +135,45 @@ const UNREG_RING_FDS: u64 = 21;
 const REG_PBUF_RING: u64 = 22;
 const UNREG_PBUF_RING: u64 = 23;
 
+/// IORING_REGISTER_USE_REGISTERED_RING: the descriptor is an index into
+/// the registered rings; the opcode is the rest.
+const USE_REGISTERED_RING: u64 = 1 << 31;
+
+/// The opcode, then `|IORING_REGISTER_USE_REGISTERED_RING` when that bit
+/// is set (each part in the -X style, as strace 7.2 prints it).
+fn opcode_value(c: &Ctx, op: u64) -> Value {
+    let base = c.enum_value(
+        op & !USE_REGISTERED_RING,
+        &xlat::URING_REGISTER_OPCODES,
+        "IORING_REGISTER_???",
+    );
+    if op & USE_REGISTERED_RING == 0 {
+        return base;
+    }
+    let name = "IORING_REGISTER_USE_REGISTERED_RING";
+    let bit = match c.opts.xlat_style {
+        1 => Value::Hex(USE_REGISTERED_RING),
+        2 => Value::Commented(
+            Box::new(Value::Hex(USE_REGISTERED_RING)),
+            Cow::Borrowed(name),
+        ),
+        _ => Value::sym(name),
+    };
+    Value::Joined(vec![base, bit], "|")
+}
+
 /// `io_uring_register(fd, opcode, arg, nr_args)`.
 fn io_uring_register(c: &mut Ctx) -> Step {
     let op = c.arg(1) as u32 as u64;
     let addr = c.arg_ulong(2);
     let nr = c.arg(3) as u32 as u64;
+    let full_op = op;
+    // The argument is the masked opcode's.
+    let op = op & !USE_REGISTERED_RING;
     if c.entering() {
         c.fd(0);
-        c.xenum(1, &xlat::URING_REGISTER_OPCODES, "IORING_REGISTER_???");
+        let v = opcode_value(c, full_op);
+        c.push(v);
         match op {
             REG_PROBE => {
                 // strace 6.1: more than 256 ops or unreadable memory print
@@ -541,6 +556,7 @@ fn cpu_mask(c: &mut Ctx, addr: u64, len: u64) -> Value {
 mod tests {
     use super::*;
     use crate::engine::memory::FakeMemory;
+    use crate::syscall::io_uring_enter::io_uring_enter;
     use crate::syscall::testutil::run;
 
     #[test]

@@ -97,7 +97,12 @@ mod tests {
         let attr = m.put(&0x10001u64.to_le_bytes());
         assert_eq!(
             run(landlock_create_ruleset, "landlock_create_ruleset", &[attr, 8, 0], -22, &mut m),
-            "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|0x10000}, 8, 0) = -1 EINVAL (Invalid argument)"
+            "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|LANDLOCK_ACCESS_FS_RESOLVE_UNIX}, 8, 0) = -1 EINVAL (Invalid argument)"
+        );
+        let attr = m.put(&0x8000_0001u64.to_le_bytes());
+        assert_eq!(
+            run(landlock_create_ruleset, "landlock_create_ruleset", &[attr, 8, 0], -22, &mut m),
+            "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|0x80000000}, 8, 0) = -1 EINVAL (Invalid argument)"
         );
         assert_eq!(
             run(

@@ -25,6 +25,7 @@ mod futex;
 mod futex2;
 mod generic;
 mod io_uring;
+mod io_uring_enter;
 mod ioctl;
 mod ioprio;
 mod ipc;

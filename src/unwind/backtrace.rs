@@ -3,8 +3,12 @@
 //! named `<signal handler called>`, nothing below `main` unless asked
 //! (gdb's `backtrace past-main`), no depth limit unless asked (`bt N`).
 //!
-//! Non-goals: gdb's tail-call frames (synthesized from DWARF call sites,
-//! they have no stack frame), `backtrace past-entry`, negative `bt -N`.
+//! Tail-call frames (a function that ended in a jump has no stack frame;
+//! gdb synthesizes it from DWARF call sites) come from a [`TailCalls`]
+//! lookup the caller passes ([`gdb_backtrace_with`]): DWARF variables are a
+//! layer above this one.
+//!
+//! Non-goals: `backtrace past-entry`, negative `bt -N`.
 
 use super::UnwoundFrame;
 use crate::symbols::{Frame, ModuleMap, Symbolizer};
@@ -63,19 +67,88 @@ impl std::fmt::Display for BtFrame {
     }
 }
 
+/// The tail-call frames between a frame in function `callee` (its name)
+/// and the caller that resumes at return address `ret`: their pcs,
+/// innermost first (empty when there were none).
+pub type TailCalls<'a> = &'a mut dyn FnMut(&str, u64) -> Vec<u64>;
+
 /// The lines gdb's `bt` would print for `frames` (from the unwinder),
-/// within `depth`.
+/// within `depth`, without tail-call frames.
 pub fn gdb_backtrace(
     symbols: &Symbolizer,
     map: &ModuleMap,
     frames: &[UnwoundFrame],
     depth: Depth,
 ) -> Vec<BtFrame> {
+    gdb_backtrace_with(symbols, map, frames, depth, &mut |_, _| Vec::new())
+}
+
+/// [`gdb_backtrace`] with the frames of tail calls `tails` finds between
+/// each frame and its caller.
+pub fn gdb_backtrace_with(
+    symbols: &Symbolizer,
+    map: &ModuleMap,
+    frames: &[UnwoundFrame],
+    depth: Depth,
+    tails: TailCalls<'_>,
+) -> Vec<BtFrame> {
+    gdb_backtrace_origins(symbols, map, frames, depth, tails)
+        .into_iter()
+        .map(|l| l.frame)
+        .collect()
+}
+
+/// One line of a backtrace and where it comes from (what its arguments
+/// are read in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BtLine {
+    /// The line.
+    pub frame: BtFrame,
+    /// The index of the unwound frame it is in (for a tail-call frame: of
+    /// the frame below it, its caller).
+    pub unwound: usize,
+    /// The pc of a tail-call frame, else `None`.
+    pub tail_pc: Option<u64>,
+    /// Which of the unwound frame's functions it is: 0 the innermost
+    /// inlined call, the last the out-of-line function.
+    pub inline: usize,
+}
+
+/// [`gdb_backtrace_with`], each line with its origin.
+pub fn gdb_backtrace_origins(
+    symbols: &Symbolizer,
+    map: &ModuleMap,
+    frames: &[UnwoundFrame],
+    depth: Depth,
+    tails: TailCalls<'_>,
+) -> Vec<BtLine> {
     let mut out = Vec::new();
-    for f in frames {
+    // The out-of-line function of the frame before (the callee).
+    let mut callee: Option<String> = None;
+    for (i, f) in frames.iter().enumerate() {
+        let line = |frame, tail_pc, inline| BtLine {
+            frame,
+            unwound: i,
+            tail_pc,
+            inline,
+        };
         if f.signal_trampoline {
-            out.push(BtFrame::SignalHandlerCalled);
+            out.push(line(BtFrame::SignalHandlerCalled, None, 0));
+            callee = None;
             continue;
+        }
+        if let (Some(name), true) = (&callee, f.is_return_address) {
+            // gdb lists a tail-call frame once, named after the innermost
+            // function at its pc (no frames for the calls it is inlined in).
+            for pc in tails(name, f.pc) {
+                out.extend(
+                    symbols
+                        .symbolize_return_address(map, pc)
+                        .into_iter()
+                        .take(1)
+                        .map(|fr| line(BtFrame::Code(fr), Some(pc), 0)),
+                );
+            }
         }
         let sym = if f.is_return_address {
             symbols.symbolize_return_address(map, f.pc)
@@ -85,7 +158,12 @@ pub fn gdb_backtrace(
         let is_main = sym
             .last()
             .is_some_and(|s| s.function.as_deref() == Some("main"));
-        out.extend(sym.into_iter().map(BtFrame::Code));
+        callee = sym.last().and_then(|s| s.function.clone());
+        out.extend(
+            sym.into_iter()
+                .enumerate()
+                .map(|(k, fr)| line(BtFrame::Code(fr), None, k)),
+        );
         if is_main && !depth.past_main {
             break;
         }
@@ -96,15 +174,16 @@ pub fn gdb_backtrace(
     out
 }
 
-/// [`gdb_backtrace`]'s lines rendered as text (what `--bt` prints and its
-/// JSON lists).
+/// [`gdb_backtrace_with`]'s lines rendered as text (what `--bt` prints
+/// and its JSON lists).
 pub fn gdb_backtrace_lines(
     symbols: &Symbolizer,
     map: &ModuleMap,
     frames: &[UnwoundFrame],
     depth: Depth,
+    tails: TailCalls<'_>,
 ) -> Vec<String> {
-    gdb_backtrace(symbols, map, frames, depth)
+    gdb_backtrace_with(symbols, map, frames, depth, tails)
         .iter()
         .map(BtFrame::to_string)
         .collect()

@@ -60,7 +60,7 @@ pub fn unix_ns(t: SystemTime) -> u64 {
 /// The version of the JSON streams' shapes (`rstrace`, `rltrace`, `kernel`,
 /// `break`, `watch`): said by each stream's first line, [`schema_line`].
 /// A recording's header carries `"stream":"record"` and the trace file's
-/// own version instead (`crate::tracefile::VERSION`).
+/// own version instead (`VERSION` of the recording format, one layer up).
 pub const SCHEMA_VERSION: u64 = 1;
 
 /// The first line of a JSON stream: `{"type":"schema","stream":NAME,

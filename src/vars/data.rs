@@ -120,6 +120,11 @@ pub(crate) struct FrameData {
     /// The function's return type (`None`: `void`).
     pub ret: Option<DieRef>,
     pub inlined: bool,
+    /// Where the function is entered (file address; `DW_AT_entry_pc`,
+    /// else `DW_AT_low_pc`, else its first range).
+    pub entry: Option<u64>,
+    /// The function's `DW_AT_frame_base`.
+    pub frame_base: Option<Arc<Loc>>,
     pub params: Vec<Arc<VarData>>,
     pub locals: Vec<Arc<VarData>>,
 }

@@ -110,6 +110,18 @@ pub(crate) struct Env<'a> {
     pub bias: u64,
     /// The enclosing function's `DW_AT_frame_base`.
     pub frame_base: Option<&'a Loc>,
+    /// The frame's callers, for `DW_OP_entry_value` (`None`: not known).
+    pub callers: Option<&'a dyn EntryValues>,
+}
+
+/// Answers `DW_OP_entry_value`: the value an expression over the frame's
+/// registers had when the function was entered, from its caller's call
+/// site.
+pub(crate) trait EntryValues {
+    /// The value of `expr` (one `DW_OP_regN`) at the function's entry;
+    /// [`VarError::OptimizedOut`] when the caller does not tell it.
+    fn entry_value(&self, expr: &Expression<Reader>, mem: &mut dyn Memory)
+        -> Result<u64, VarError>;
 }
 
 impl Env<'_> {
@@ -199,7 +211,14 @@ impl Env<'_> {
                     let vt = self.value_type(off)?;
                     eval.resume_with_base_type(vt)
                 }
-                R::RequiresEntryValue(_) | R::RequiresParameterRef(_) => {
+                R::RequiresEntryValue(e) => {
+                    let callers = self
+                        .callers
+                        .ok_or(VarError::Unavailable(Unavailable::EntryValue))?;
+                    let v = callers.entry_value(&e, mem)?;
+                    eval.resume_with_entry_value(gimli::Value::Generic(v))
+                }
+                R::RequiresParameterRef(_) => {
                     return Err(VarError::Unavailable(Unavailable::EntryValue))
                 }
                 R::RequiresTls(_) => return Err(VarError::Unavailable(Unavailable::Tls)),
@@ -413,6 +432,7 @@ mod tests {
             frame,
             bias: 0x5000,
             frame_base: Some(&base),
+            callers: None,
         };
         let pieces = env.evaluate(&expr(bytes), mem, 0)?;
         env.materialize(&pieces, size, mem)

@@ -29,13 +29,16 @@
 //!
 //! Non-goals: C++ beyond plain structs (no `this` adjustment, no virtual
 //! bases, no templates), thread-local variables, `DW_OP_entry_value`
-//! (reported as [`Unavailable::EntryValue`], where gdb would search call
-//! sites), implicit pointers, vector registers wider than 64 bits, type
+//! without the frame's callers ([`Vars::read`]: reported as
+//! [`Unavailable::EntryValue`]; [`Vars::read_param`] with the stack finds
+//! it in the caller's call site, `entry.rs`), implicit pointers, vector registers wider than 64 bits, type
 //! units (`DW_FORM_ref_sig8`), split DWARF. Corrupt DWARF never panics: it
 //! gives fewer variables or [`VarError::Corrupt`].
 
+mod callsite;
 mod data;
 mod decode;
+mod entry;
 mod error;
 mod location;
 mod module;
@@ -46,6 +49,7 @@ mod scope;
 mod types;
 
 pub use crate::vars::decode::DecodeOpts;
+pub use crate::vars::entry::{EntryValue, ParamValue, StackFrame};
 pub use crate::vars::error::{Unavailable, VarError};
 pub use crate::vars::path::{parse_path, PathError, PathStep};
 pub use crate::vars::types::{Ty, TypeKind};
@@ -118,6 +122,9 @@ pub struct VarDesc {
     pub ty: Ty,
     data: Arc<VarData>,
     bias: u64,
+    /// Where its out-of-line function is entered (file address), for a
+    /// parameter of one: its value at entry is looked up there.
+    entry_pc: Option<u64>,
 }
 
 impl std::fmt::Debug for VarDesc {
@@ -225,7 +232,7 @@ impl Vars {
         if data.frames.is_empty() {
             return None;
         }
-        let desc = |v: &Arc<VarData>, kind| VarDesc {
+        let desc = |v: &Arc<VarData>, kind, entry_pc| VarDesc {
             name: v.name.clone(),
             kind,
             ty: Ty {
@@ -234,6 +241,7 @@ impl Vars {
             },
             data: v.clone(),
             bias,
+            entry_pc,
         };
         let frames = data
             .frames
@@ -245,8 +253,16 @@ impl Vars {
                     m: m.clone(),
                     r: Some(r),
                 }),
-                params: f.params.iter().map(|v| desc(v, VarKind::Param)).collect(),
-                locals: f.locals.iter().map(|v| desc(v, VarKind::Local)).collect(),
+                params: f
+                    .params
+                    .iter()
+                    .map(|v| desc(v, VarKind::Param, f.entry.filter(|_| !f.inlined)))
+                    .collect(),
+                locals: f
+                    .locals
+                    .iter()
+                    .map(|v| desc(v, VarKind::Local, None))
+                    .collect(),
             })
             .collect();
         Some(Scope { frames })
@@ -318,7 +334,7 @@ impl Vars {
         mem: &mut dyn Memory,
         opts: DecodeOpts,
     ) -> Result<Value, VarError> {
-        let raw = read_raw(var, frame, mem)?;
+        let raw = read_raw(var, frame, mem, None)?;
         Ok(
             crate::vars::decode::Decoder::new(&var.ty.m, Some(mem), opts).value(
                 var.ty.r,
@@ -450,13 +466,99 @@ impl Vars {
                 .find(|v| v.name == name)
         });
         if let Some(var) = local {
-            let raw = read_raw(var, frame, mem).map_err(PathError::Var)?;
+            let raw = read_raw(var, frame, mem, None).map_err(PathError::Var)?;
             let start = crate::vars::place::Place::from_raw(var.ty.r, raw);
             return Ok((var.ty.m.clone(), start.walk(&var.ty.m, &steps, Some(mem))?));
         }
         let g = self.global(map, None, &name)?;
         let start = crate::vars::place::Place::at(g.ty.r, g.addr);
         Ok((g.ty.m.clone(), start.walk(&g.ty.m, &steps, Some(mem))?))
+    }
+
+    /// Where the local or parameter `name` of the function at `scope_pc`
+    /// lives in memory in `frame` (a watchpoint on a local: its address and
+    /// size, and its type), as [`GlobalVar`]. [`PathError::NotInMemory`]
+    /// when its location there is a register or a constant.
+    pub fn frame_var(
+        &self,
+        map: &ModuleMap,
+        scope_pc: u64,
+        frame: &FrameRegs,
+        mem: &mut dyn Memory,
+        name: &str,
+    ) -> Result<GlobalVar, PathError> {
+        let scope = self.scope(map, scope_pc);
+        let var = scope
+            .as_ref()
+            .and_then(|s| s.frames.first())
+            .and_then(|f| {
+                f.locals
+                    .iter()
+                    .chain(f.params.iter())
+                    .find(|v| v.name == name)
+            })
+            .ok_or_else(|| PathError::NotFound(name.to_string()))?;
+        let raw = read_raw(var, frame, mem, None).map_err(PathError::Var)?;
+        let addr = raw.addr.ok_or(PathError::NotInMemory)?;
+        let module = map
+            .find(scope_pc)
+            .map(|m| m.path.clone())
+            .unwrap_or_default();
+        Ok(GlobalVar {
+            module,
+            addr,
+            size: var.ty.size().unwrap_or(0),
+            ty: var.ty.clone(),
+        })
+    }
+
+    /// The frames gdb synthesizes for tail calls between a frame whose pc
+    /// is in the function `callee` and its caller, which resumes at the
+    /// return address `ret` (runtime addresses): when the caller's call
+    /// site at `ret` (`DW_TAG_call_site`) names another function, which
+    /// itself ends in a tail call (`DW_AT_call_tail_call`) to `callee`,
+    /// that function had a frame the jump replaced. Returns its pc as gdb
+    /// shows it (the address after the jump), or nothing. One level of
+    /// tail calls, and only when exactly one site of the named function
+    /// tail-calls `callee` (gdb gives up on ambiguous chains too).
+    pub fn tail_call_frames(&self, map: &ModuleMap, callee: &str, ret: u64) -> Vec<u64> {
+        let Some(mapping) = map.find(ret) else {
+            return Vec::new();
+        };
+        let Some((m, bias)) = self.module(map, mapping) else {
+            return Vec::new();
+        };
+        let vret = ret.wrapping_sub(bias);
+        let sites = crate::vars::callsite::sites_of_function_at(&m, vret.wrapping_sub(1));
+        let Some(named) = sites
+            .iter()
+            .find(|s| s.ret == vret && !s.tail)
+            .and_then(|s| s.callee.clone())
+        else {
+            return Vec::new();
+        };
+        if named == callee {
+            return Vec::new();
+        }
+        let path = std::path::Path::new(&mapping.path);
+        let Some(&(_, start, _)) = self
+            .symbols
+            .lookup(path, &named)
+            .iter()
+            .find(|f| f.0 == named)
+        else {
+            return Vec::new();
+        };
+        let tails: Vec<u64> = crate::vars::callsite::sites_of_function_at(&m, start)
+            .into_iter()
+            .filter(|s| s.tail && s.callee.as_deref() == Some(callee))
+            .map(|s| s.ret.wrapping_add(bias))
+            .collect();
+        if tails.len() == 1 {
+            tails
+        } else {
+            Vec::new()
+        }
     }
 
     /// Whether a condition read at `pc` can find the variable `name` (the
@@ -491,7 +593,12 @@ impl Vars {
 }
 
 /// The bytes of `var` in `frame`: one memory read per location piece.
-fn read_raw(var: &VarDesc, frame: &FrameRegs, mem: &mut dyn Memory) -> Result<Raw, VarError> {
+fn read_raw(
+    var: &VarDesc,
+    frame: &FrameRegs,
+    mem: &mut dyn Memory,
+    callers: Option<&dyn location::EntryValues>,
+) -> Result<Raw, VarError> {
     let m = &var.ty.m;
     let size = var
         .ty
@@ -516,6 +623,7 @@ fn read_raw(var: &VarDesc, frame: &FrameRegs, mem: &mut dyn Memory) -> Result<Ra
                 frame,
                 bias: var.bias,
                 frame_base: var.data.frame_base.as_deref(),
+                callers,
             };
             let expr = loc.at(env.vaddr()).ok_or(VarError::OptimizedOut)?;
             let pieces = env.evaluate(expr, mem, 0)?;

@@ -177,6 +177,22 @@ impl ModVars {
         false
     }
 
+    /// Where the function or inlined call `die` is entered (file address):
+    /// `DW_AT_entry_pc`, else `DW_AT_low_pc`, else its first range, as
+    /// gdb's block entry pc.
+    pub fn entry_pc(&self, unit: usize, die: &Die<Reader>) -> Option<u64> {
+        let u = &self.units.get(unit)?.unit;
+        for at in [gimli::DW_AT_entry_pc, gimli::DW_AT_low_pc] {
+            if let Some(v) = die.attr_value(at) {
+                if let Ok(Some(a)) = self.dwarf.attr_address(u, v) {
+                    return Some(a);
+                }
+            }
+        }
+        let mut ranges = self.dwarf.die_ranges(u, die).ok()?;
+        ranges.next().ok()?.map(|r| r.begin)
+    }
+
     /// Globals and enumerators named `name`: definitions first.
     pub fn named(&self, name: &str) -> &[Named] {
         self.globals

@@ -112,6 +112,8 @@ impl Walker<'_> {
                         function: self.m.name(r),
                         ret: self.m.type_of(r),
                         inlined,
+                        entry: self.m.entry_pc(self.unit, die),
+                        frame_base: base.clone(),
                         params: Vec::new(),
                         locals: Vec::new(),
                     });

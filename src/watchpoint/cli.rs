@@ -28,6 +28,9 @@ EXPR:
                   with --exec, a function
   NAME.FIELD, NAME[N], NAME.A[N].B
                   a member or element of a global (placed by DWARF)
+  FUNC:VAR        a local (or parameter) of FUNC, watched in each call of FUNC
+                  from its entry until it returns (then reported as out of
+                  scope, as gdb's 'left the block'); alone, without 'if'
   *ADDR[:LEN]     LEN bytes at ADDR (hex with 0x, or decimal): 1, 2, 4 or 8
                   aligned, or more than 8 over several registers; default 8,
                   1 for --exec
@@ -44,6 +47,7 @@ Examples:
   rtrace watch 'counter if counter > 5' -- ./prog
   rtrace watch cfg.limit --rw --bt -p 1234
   rtrace watch table -- ./prog        (a 32-byte array: DR0-DR3)
+  rtrace watch accumulate:total -- ./prog
   rtrace watch '*0x7ffd1000:4' --count --json -o hits.jsonl -p 1234
   rtrace watch compute --exec -- ./prog";
 

@@ -4,7 +4,7 @@
 //! process's [`ModuleMap`], backtraces from the DWARF [`Unwinder`].
 
 use super::condition::GlobalValues;
-use super::resolve::{FileSymbol, Place, SymbolSource, TypedGlobal};
+use super::resolve::{FileSymbol, LocalFrame, Place, SymbolSource, TypedGlobal};
 use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
@@ -82,15 +82,21 @@ impl ValueFormatter for DwarfFormatter {
     }
 }
 
-/// A data object named `name` (raw name, as C spells it) in an ELF image:
-/// `(file vaddr, size, is_tls)`.
+/// A data object named `name` in an ELF image: `(file vaddr, size,
+/// is_tls)`. The name is the symbol's as C spells it, or its demangled
+/// one: a C++ `ns::counter` or `ns::S::total`, a Rust `krate::COUNT`, as
+/// gdb names them.
 fn data_object(data: &[u8], name: &str) -> Option<(u64, u64, bool)> {
     let file = object::File::parse(data).ok()?;
     file.symbols()
         .chain(file.dynamic_symbols())
         .filter(|s| s.is_definition())
         .filter(|s| matches!(s.kind(), SymbolKind::Data | SymbolKind::Tls))
-        .find(|s| s.name().ok() == Some(name))
+        .find(|s| {
+            s.name().is_ok_and(|raw| {
+                raw == name || raw.starts_with("_") && crate::symbols::demangle(raw) == name
+            })
+        })
         .map(|s| (s.address(), s.size(), s.kind() == SymbolKind::Tls))
 }
 
@@ -299,7 +305,11 @@ impl SymbolSource for ElfSymbols {
                 refresh = true;
                 continue;
             }
-            return Some(gdb_backtrace_lines(&self.sym, map, &frames, depth));
+            let vars = &self.vars;
+            let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
+            return Some(gdb_backtrace_lines(
+                &self.sym, map, &frames, depth, &mut tails,
+            ));
         }
     }
 
@@ -329,6 +339,57 @@ impl SymbolSource for ElfSymbols {
             map,
             mem: &mut Tracee::new(pid),
             arch: native_regs(),
+        })
+    }
+
+    fn local_frame(&mut self, pid: Tid, tid: Tid, var: &str) -> Result<LocalFrame, String> {
+        let mut t = Tracee::new(tid);
+        let words = t
+            .regs()
+            .map_err(|e| format!("cannot read the registers of thread {tid}: {e}"))?;
+        let regs = match Arch::native() {
+            Arch::Aarch64 => unwind::from_prstatus_aarch64(&words),
+            _ => unwind::from_prstatus_x86_64(&words),
+        };
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        let entry = regs.pc;
+        let states = self
+            .unwinder
+            .unwind_states(&self.sym, map, &regs, &mut t, 2);
+        let (Some(inner), Some(caller)) = (states.first(), states.get(1)) else {
+            return Err(format!(
+                "cannot unwind from {entry:#x} to the caller: no way to tell when the frame ends"
+            ));
+        };
+        let cfa = inner
+            .cfa
+            .ok_or_else(|| format!("no CFA at {entry:#x}: no way to place '{var}'"))?;
+        let ret = caller.frame.pc;
+        // Locals are in scope past the prologue; their frame-base
+        // locations (DW_OP_fbreg over the CFA) are the same at the entry.
+        let scope_pc = self.vars.after_prologue(map, entry);
+        let frame = vars::FrameRegs::from_state(inner);
+        let g = self
+            .vars
+            .frame_var(map, scope_pc, &frame, &mut t, var)
+            .map_err(|e| match e {
+                vars::PathError::NotInMemory => format!(
+                    "'{var}' is not in memory in this function (a register or a constant): \
+                     a debug register cannot watch it"
+                ),
+                e => format!("'{var}': {e}"),
+            })?;
+        if g.size == 0 {
+            return Err(format!("'{var}': its type has no size"));
+        }
+        let name = g.ty.name();
+        Ok(LocalFrame {
+            addr: g.addr,
+            size: g.size,
+            formatter: Box::new(DwarfFormatter { ty: g.ty, name }),
+            cfa,
+            ret,
         })
     }
 }

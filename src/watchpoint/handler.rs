@@ -25,7 +25,11 @@
 //!   ([`Handler::detaching`]); threads that exit take their registers with
 //!   them.
 
+mod entry;
+mod scope;
+
 use super::hwregs::DebugRegs;
+use super::local::LocalWatch;
 use super::report::{Found, Hit, Report, Site};
 use super::resolve::{FileSymbol, SymbolSource};
 use super::spec::{self, Cond, Expr, Spec, Watch};
@@ -60,6 +64,9 @@ pub enum Target {
     /// A global the executable (the path) does not define: looked for in
     /// the libraries it loads at start-up, once they are loaded.
     Shared(PathBuf, String),
+    /// A local variable (`func:var`): watched in each activation of the
+    /// function ([`super::local`]).
+    Local(FileSymbol, String),
 }
 
 /// The state of one watched process.
@@ -90,6 +97,8 @@ pub struct Watcher {
     /// its first thread is stopped at (an execute watchpoint, DR0) once
     /// the dynamic linker has loaded the libraries, to place the watches.
     entry_hook: Option<u64>,
+    /// A `func:var` watch: its hooks and the activation being watched.
+    local: Option<LocalWatch>,
     count_only: bool,
     bt: Option<Depth>,
     disasm: Option<usize>,
@@ -145,6 +154,7 @@ impl Watcher {
             armed: BTreeSet::new(),
             active: false,
             entry_hook: None,
+            local: None,
             count_only: o.count_only,
             bt: o.bt,
             disasm: o.disasm,
@@ -159,6 +169,10 @@ impl Watcher {
     /// image; called once the process's address space is final (exec or
     /// attach).
     pub fn start(&mut self, pid: Tid) -> Result<(), String> {
+        if let Some((_, Target::Local(func, var))) = self.exprs.first() {
+            let (func, var) = (func.clone(), var.clone());
+            return self.start_local(pid, func, var);
+        }
         let mut targets = Vec::new();
         for (i, (expr, t)) in self.exprs.iter().enumerate() {
             let (addr, len) = match t {
@@ -181,6 +195,9 @@ impl Watcher {
                     let f = &mut self.formatters[i];
                     type_by_dwarf(self.symbols.as_mut(), f, pid, &sym, (addr, sym.size));
                     (addr, sym.size)
+                }
+                Target::Local(..) => {
+                    return Err(format!("{expr}: a local is watched alone"));
                 }
                 Target::Dwarf(exe, text) => {
                     let g = self
@@ -223,75 +240,6 @@ impl Watcher {
             .collect();
         self.report.plan(&plan, &conds);
         Ok(())
-    }
-
-    /// Whether a watch waits for the libraries loaded at start-up.
-    fn needs_libraries(&self) -> bool {
-        self.exprs
-            .iter()
-            .any(|(_, t)| matches!(t, Target::Shared(..)))
-    }
-
-    /// Stops the launched program's thread `tid` (at its exec stop, in the
-    /// dynamic linker) at the program's entry point, where the libraries
-    /// it needs are loaded and relocated: an execute watchpoint, so no
-    /// code is changed; [`Watcher::at_entry`] takes it out.
-    fn hook_entry(&mut self, tid: Tid) -> Result<(), String> {
-        let entry = crate::symbols::entry_point(tid)
-            .ok_or_else(|| format!("cannot read the entry point of process {tid} (auxv)"))?;
-        let slot = rtrace_arch::x86_debugreg::Slot::new(0).expect("slot 0");
-        let hook = Watch {
-            id: 0,
-            expr: Expr::Addr {
-                addr: entry,
-                len: Some(1),
-            },
-            addr: entry,
-            len: 1,
-            kind: Kind::Exec,
-            pieces: vec![spec::Piece {
-                slot,
-                addr: entry,
-                len: 1,
-            }],
-        };
-        let regs = DebugRegs::native(&[hook])?;
-        regs.arm(&Tracee::new(tid))
-            .map_err(|e| format!("cannot stop process {tid} at its entry point: {e}"))?;
-        self.regs = Some(regs);
-        self.armed.insert(tid);
-        self.tgid = Some(tid);
-        self.entry_hook = Some(entry);
-        Ok(())
-    }
-
-    /// At a debug trap of thread `tid` while [`Watcher::hook_entry`]'s
-    /// watchpoint is set: at the entry point, clears it, places the
-    /// watches (now that the libraries are loaded) and arms the thread.
-    /// False if the trap is not the hook's.
-    fn at_entry(&mut self, tid: Tid) -> bool {
-        let Some(entry) = self.entry_hook else {
-            return false;
-        };
-        let t = Tracee::new(tid);
-        let words = t.regs().unwrap_or_default();
-        if words.is_empty() || rtrace_arch::native::Regs::pc(&words) != entry {
-            return false;
-        }
-        if let Some(hook) = self.regs.take() {
-            if let Err(e) = hook.disarm(&t) {
-                self.report.note(&format!(
-                    "could not clear the entry-point watchpoint of thread {tid}: {e}"
-                ));
-            }
-        }
-        self.armed.remove(&tid);
-        self.entry_hook = None;
-        match self.start(tid) {
-            Ok(()) => self.arm(tid),
-            Err(e) => self.fail(e),
-        }
-        true
     }
 
     /// Decodes the values of watch `index` (0-based, command-line order)
@@ -354,7 +302,13 @@ impl Watcher {
         if !self.armed.remove(&tid) {
             return;
         }
-        let Some(regs) = &self.regs else { return };
+        let frame = self
+            .local
+            .as_mut()
+            .and_then(|l| l.frame.take_if(|f| f.tid == tid));
+        let Some(regs) = frame.as_ref().map(|f| &f.regs).or(self.regs.as_ref()) else {
+            return;
+        };
         let t = Tracee::new(tid);
         match regs.disarm(&t) {
             Ok(()) => self.report.thread("cleared", tid, self.thread_notes),
@@ -378,7 +332,7 @@ impl Watcher {
     /// Reports the hits of one trap; false if no slot of ours fired.
     fn on_trap(&mut self, tid: Tid) -> bool {
         let Some(regs) = &self.regs else { return false };
-        let mut t = Tracee::new(tid);
+        let t = Tracee::new(tid);
         let slots = match regs.take_hits(&t) {
             Ok(s) => s,
             Err(_) => return false,
@@ -386,6 +340,14 @@ impl Watcher {
         if slots.is_empty() {
             return false;
         }
+        self.report_slots(tid, slots);
+        true
+    }
+
+    /// Reports the hits of the data watches whose `slots` fired in one
+    /// trap of thread `tid`.
+    fn report_slots(&mut self, tid: Tid, slots: Vec<rtrace_arch::x86_debugreg::Slot>) {
+        let mut t = Tracee::new(tid);
         let words = t.regs().unwrap_or_default();
         let pc = if words.is_empty() {
             0
@@ -468,7 +430,6 @@ impl Watcher {
             };
             self.report.hit(&hit);
         }
-        true
     }
 
     /// Whether watch `i` has no condition or its condition holds now; a
@@ -610,6 +571,9 @@ impl Handler for Watcher {
                     // with the address space the watches referred to.
                     self.armed.clear();
                     self.armed.remove(&old_tid);
+                    if let Some(l) = &mut self.local {
+                        l.frame = None;
+                    }
                     self.active = false;
                     self.report.note(&format!(
                         "process {tid} executed a new program: watchpoints removed"
@@ -625,6 +589,9 @@ impl Handler for Watcher {
             } if !self.armed.contains(&child) => self.detach.push(child),
             Event::Exited { tid, .. } | Event::Killed { tid, .. } => {
                 self.armed.remove(&tid);
+                if let Some(l) = &mut self.local {
+                    l.frame.take_if(|f| f.tid == tid);
+                }
             }
             _ => {}
         }
@@ -648,7 +615,7 @@ impl Handler for Watcher {
         if code != TRAP_HWBKPT {
             return Resume::Deliver;
         }
-        if self.at_entry(tid) || self.on_trap(tid) {
+        if self.at_entry(tid) || self.local_trap(tid) || self.on_trap(tid) {
             Resume::Suppress
         } else {
             Resume::Deliver

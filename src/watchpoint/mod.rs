@@ -43,8 +43,11 @@
 //! linker has loaded them (launched: at the program's entry point, see
 //! [`handler`]; attached: at once).
 //!
+//! Locals: `func:var` is watched in each activation of `func`, from its
+//! entry until it returns ([`local`]).
+//!
 //! Non-goals (for now): watches in libraries loaded later (dlopen),
-//! `lib:var` spelling, members of library globals, locals, following
+//! `lib:var` spelling, members of library globals, following
 //! forked children, aarch64 (`NT_ARM_HW_WATCH`).
 
 pub mod cli;
@@ -52,6 +55,7 @@ pub mod condition;
 mod elfsym;
 pub mod handler;
 pub mod hwregs;
+pub mod local;
 pub mod report;
 pub mod resolve;
 pub mod spec;
@@ -104,6 +108,15 @@ fn target(
             };
             Ok(Target::Symbol(sym, len))
         }
+        Expr::Local { func, var } => {
+            if kind == Kind::Exec {
+                return Err(format!(
+                    "cannot watch the local {expr} for execution: give a function name or *ADDR"
+                ));
+            }
+            let sym = symbols.find(exe, func, true)?;
+            Ok(Target::Local(sym, var.clone()))
+        }
         Expr::Path { var, text } => {
             if kind == Kind::Exec {
                 return Err(format!(
@@ -135,6 +148,20 @@ pub fn build(
         return Err("--bt needs the DWARF unwinder, which this build does not have yet".into());
     }
     let mut resolved = Vec::new();
+    if let Some(s) = specs.iter().find(|s| matches!(s.expr, Expr::Local { .. })) {
+        if specs.len() > 1 {
+            return Err(format!(
+                "the local {} is watched alone: give no other EXPR with it",
+                s.expr
+            ));
+        }
+        if s.cond.is_some() {
+            return Err(format!(
+                "'{} if ...': conditions on a local watch are not supported yet",
+                s.expr
+            ));
+        }
+    }
     for s in specs {
         if s.cond.is_some() && opts.kind == Kind::Exec {
             return Err(format!(
@@ -155,7 +182,7 @@ pub fn build(
             Target::Fixed(a, l) => (s.expr.clone(), *a, *l),
             Target::Symbol(sym, l) => (s.expr.clone(), sym.vaddr, *l),
             // Placed at run time; checked then.
-            Target::Dwarf(..) | Target::Shared(..) => (s.expr.clone(), 0, 1),
+            Target::Dwarf(..) | Target::Shared(..) | Target::Local(..) => (s.expr.clone(), 0, 1),
         })
         .collect();
     let plan = spec::plan(&provisional, opts.kind).map_err(|e| e.to_string())?;
@@ -224,6 +251,7 @@ pub fn main(args: cli::WatchArgs) -> i32 {
         pin_cpu: o.cpu_pin,
         pin_attached: o.cpu_pin,
         syscalls: false,
+        exit_kill: false,
     };
     let mut tracer = Tracer::new(cfg);
     if let Some(pid) = o.pid {

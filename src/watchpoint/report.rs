@@ -174,6 +174,19 @@ impl WatchJson<'_> {
     }
 }
 
+/// A local watch's activation has returned (`scope`): the caller resumes
+/// at `pc`.
+#[derive(Serialize)]
+struct ScopeJson<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    addr: String,
+    expr: String,
+    pc: PlaceJson<'a>,
+    tid: Tid,
+    watch: usize,
+}
+
 /// A thread armed or cleared (`tid`), or a note (`message`).
 #[derive(Serialize)]
 struct NoteJson<'a> {
@@ -333,6 +346,31 @@ impl Report {
                     cond.map_or(String::new(), |c| format!(" if {c}"))
                 ));
             }
+        }
+    }
+
+    /// The activation a `func:var` watch was placed in has returned
+    /// (gdb: "Watchpoint N deleted because the program has left the block
+    /// in which its expression is valid."); the caller resumes at `at`.
+    pub fn left_scope(&mut self, tid: Tid, w: &Watch, at: &Place) {
+        if self.json {
+            self.line(&json_text(&ScopeJson {
+                ty: "scope",
+                addr: hex(w.addr),
+                expr: w.expr.to_string(),
+                pc: place_json(at),
+                tid,
+                watch: w.id,
+            }));
+        } else {
+            let func = match &w.expr {
+                super::spec::Expr::Local { func, .. } => func.as_str(),
+                _ => "its function",
+            };
+            self.line(&format!(
+                "[pid {tid}] watch {} {}: out of scope, {func} returned; continuing at {:#x} in {}",
+                w.id, w.expr, at.addr, at
+            ));
         }
     }
 

@@ -84,6 +84,22 @@ pub struct TypedGlobal {
     pub formatter: Box<dyn ValueFormatter>,
 }
 
+/// A local variable of a function a thread has just entered: where it
+/// lives in this activation and how that activation ends.
+pub struct LocalFrame {
+    /// Runtime address of the variable in this activation.
+    pub addr: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Decodes its bytes by its DWARF type.
+    pub formatter: Box<dyn ValueFormatter>,
+    /// The activation's canonical frame address: the caller's stack
+    /// pointer once the function has returned.
+    pub cfa: u64,
+    /// The return address: where the caller resumes.
+    pub ret: u64,
+}
+
 /// Symbol lookups for the watch tool.
 pub trait SymbolSource {
     /// A data object (`code == false`) or function (`code == true`) named
@@ -129,6 +145,12 @@ pub trait SymbolSource {
     /// stopped with register words `regs`
     /// ([`super::condition::GlobalValues`]).
     fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError>;
+
+    /// The local (or parameter) `var` of the function thread `tid` of
+    /// process `pid` is stopped at the first instruction of, placed in
+    /// this activation by DWARF (read in the scope past the prologue), with
+    /// the activation's CFA and return address from the unwinder.
+    fn local_frame(&mut self, pid: Tid, tid: Tid, var: &str) -> Result<LocalFrame, String>;
 }
 
 /// No symbol information: names cannot be resolved, places are addresses.
@@ -190,6 +212,12 @@ impl SymbolSource for NoSymbols {
             args: None,
             at_return: false,
         })
+    }
+
+    fn local_frame(&mut self, _pid: Tid, _tid: Tid, var: &str) -> Result<LocalFrame, String> {
+        Err(format!(
+            "cannot place the local '{var}': this build reads no DWARF"
+        ))
     }
 }
 

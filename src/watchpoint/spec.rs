@@ -84,6 +84,14 @@ pub enum Expr {
         /// The whole expression as typed.
         text: String,
     },
+    /// A local variable (or parameter) of a function, `func:var`: watched
+    /// in each activation of `func`, from its entry until it returns.
+    Local {
+        /// The function.
+        func: String,
+        /// The variable.
+        var: String,
+    },
     /// `*ADDR[:LEN]`.
     Addr {
         /// Address in the tracee.
@@ -108,6 +116,14 @@ fn is_ident(s: &str) -> bool {
     c.next()
         .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_' || x == '$' || x == ':')
+}
+
+/// `func:var` (one colon; `ns::name` is a C++ name): the function and the
+/// local.
+fn local_parts(s: &str) -> Option<(&str, &str)> {
+    let (func, var) = s.split_once(':')?;
+    let plain = |x: &str| is_ident(x) && !x.contains(':');
+    (plain(func) && plain(var)).then_some((func, var))
 }
 
 impl Expr {
@@ -147,6 +163,17 @@ impl Expr {
             ));
         }
         let rest = &s[var_len..];
+        if let Some((func, local)) = local_parts(var) {
+            if !rest.is_empty() {
+                return Err(format!(
+                    "{s:?}: a local is watched whole: give {func}:{local}"
+                ));
+            }
+            return Ok(Expr::Local {
+                func: func.to_string(),
+                var: local.to_string(),
+            });
+        }
         if rest.is_empty() {
             return Ok(Expr::Symbol(var.to_string()));
         }
@@ -167,6 +194,7 @@ impl fmt::Display for Expr {
         match self {
             Expr::Symbol(s) => f.write_str(s),
             Expr::Path { text, .. } => f.write_str(text),
+            Expr::Local { func, var } => write!(f, "{func}:{var}"),
             Expr::Addr { addr, len: Some(l) } => write!(f, "*{addr:#x}:{l}"),
             Expr::Addr { addr, len: None } => write!(f, "*{addr:#x}"),
         }
@@ -373,6 +401,17 @@ mod tests {
         assert!(Expr::parse("*zz").is_err());
         assert!(Expr::parse("1abc").is_err());
         assert_eq!(Expr::parse("*0x10:4").unwrap().to_string(), "*0x10:4");
+        let local = Expr::parse("accumulate:total").unwrap();
+        assert_eq!(
+            local,
+            Expr::Local {
+                func: "accumulate".into(),
+                var: "total".into()
+            }
+        );
+        assert_eq!(local.to_string(), "accumulate:total");
+        assert_eq!(Expr::parse("ns::x"), Ok(Expr::Symbol("ns::x".into())));
+        assert!(Expr::parse("f:v.x").unwrap_err().contains("watched whole"));
     }
 
     #[test]

@@ -171,6 +171,31 @@ fn break_and_watch_follow_their_schemas() {
     let objs = check("break", &err);
     assert!(objs.iter().any(|o| o["type"] == "hit") && objs.iter().any(|o| o["type"] == "return"));
 
+    // -O2: backtrace arguments with values at entry (bt_args, entry).
+    let entry = common::testprog_variant("bt_entry", "O2", &["-O2"]);
+    let (st, _, err) = run(
+        &common::rtrace(),
+        &[
+            "break",
+            "--json",
+            "--bt",
+            "same",
+            "--",
+            entry.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(st.code(), Some(0), "{err}");
+    let objs = check("break", &err);
+    let hit = objs.iter().find(|o| o["type"] == "hit").expect("a hit");
+    assert_eq!(hit["bt_args"][0][0]["entry"], 5, "{err}");
+    let broken = err.replace("\"entry\":5", "\"entry\":true");
+    assert!(
+        Schemas::load()
+            .check_lines("break.schema.json", &broken)
+            .is_err(),
+        "an entry that is no value passed: {broken}"
+    );
+
     let wp = common::testprog("wp_write");
     let (st, out, err) = run(
         &common::rtrace(),

@@ -66,6 +66,24 @@ pub fn wait_bounded(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
     child.wait().expect("wait")
 }
 
+/// Checks `cond` every few milliseconds until it holds; fails naming
+/// `what` (with `cond`'s last answer) after `secs` seconds. Only for states
+/// nothing notifies a test of: another process's `/proc` state, a file
+/// growing. Anything a test can block on (a pipe, a child's exit) is
+/// waited for by [`next_line`] or [`wait_bounded`] instead.
+pub fn poll_until(secs: u64, what: &str, mut cond: impl FnMut() -> Result<(), String>) {
+    let end = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        match cond() {
+            Ok(()) => return,
+            Err(last) if std::time::Instant::now() >= end => {
+                panic!("{what} within {secs} s: {last}")
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
 /// Runs `cmd args` (stdin from /dev/null) with the limit [`RUN_LIMIT_SECS`];
 /// its status, stdout and stderr.
 pub fn run(cmd: &Path, args: &[&str]) -> (ExitStatus, String, String) {

@@ -20,6 +20,7 @@
 //!   fixed placeholders before outputs are compared.
 //! * [`strace72()`] runs strace 7.2 (fetched by `.ci/strace-72`), the oracle
 //!   of the differential tests against current strace.
+//! * [`gdb_batch`] / [`gdb_script`] start gdb, the debugger tests' oracle.
 //! * [`child`] runs and waits for child processes under a time limit, reads
 //!   pipes line by line with a deadline, and names unique temporary paths.
 //!
@@ -28,12 +29,17 @@
 
 pub mod affinity;
 pub mod child;
+pub mod gdb;
 pub mod private;
 pub mod schema;
 pub mod strace72;
 
 #[allow(unused_imports)]
-pub use child::{count_lines, lines_of, next_line, run, run_within, temp_path, wait_bounded};
+pub use child::{
+    count_lines, lines_of, next_line, poll_until, run, run_within, temp_path, wait_bounded,
+};
+#[allow(unused_imports)]
+pub use gdb::{gdb_batch, gdb_script};
 #[allow(unused_imports)]
 pub use private::PrivateCopy;
 #[allow(unused_imports)]

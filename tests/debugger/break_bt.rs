@@ -3,16 +3,17 @@
 //!
 //! Programs: `testprogs/bt_signal.c` (a handler reached from SIGSEGV and
 //! from raise(): gdb's `<signal handler called>` frame), `testprogs/bt_deep.c`
-//! (a 1,000-deep recursion: all 1,003 frames). Variants: the default stops
+//! (a 1,000-deep recursion: all 1,003 frames), `testprogs/bt_cxx_inline.cc`
+//! (C++ methods of a template class inlined at -O2). Variants: the default stops
 //! at `main` (gdb's `backtrace past-main off`), `--past-main` goes on as
 //! gdb's `set backtrace past-main on`, `--bt=N` is gdb's `bt N`.
 //!
 //! gdb's tail-call frames (synthesized from DWARF call sites, e.g. glibc's
-//! `__pthread_kill_internal` on the raise() path) are left out of gdb's
-//! list, as in `unwind.rs`: rtrace does not synthesize them yet.
+//! `__pthread_kill_internal` on the raise() path, with glibc's debug file)
+//! are compared like any other: rtrace synthesizes them too.
 
 use crate::common;
-use crate::unwind::{parse_gdb_frame, GDB_FRAME_TYPES};
+use crate::unwind::parse_gdb_frame;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,8 +27,7 @@ fn gdb_names(
     prog: &Path,
     args: &[&str],
 ) -> Vec<String> {
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
+    let mut cmd = common::gdb_batch();
     for s in settings {
         cmd.args(["-ex", s]);
     }
@@ -35,7 +35,7 @@ fn gdb_names(
     for s in stop {
         cmd.args(["-ex", s]);
     }
-    cmd.args(["-ex", "run", "-ex", bt, "-ex", GDB_FRAME_TYPES]);
+    cmd.args(["-ex", "run", "-ex", bt]);
     let out = cmd
         .arg("--args")
         .arg(prog)
@@ -44,17 +44,10 @@ fn gdb_names(
         .output()
         .expect("run gdb");
     let text = String::from_utf8_lossy(&out.stdout);
-    let tailcalls: Vec<usize> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("TAILCALL "))
-        .filter_map(|n| n.trim().parse().ok())
-        .collect();
     let names: Vec<String> = text
         .lines()
         .filter_map(parse_gdb_frame)
-        .enumerate()
-        .filter(|(i, _)| !tailcalls.contains(i))
-        .map(|(_, f)| f.function)
+        .map(|f| f.function)
         .collect();
     assert!(!names.is_empty(), "no backtrace from gdb:\n{text}");
     names
@@ -67,7 +60,21 @@ fn frame_name(line: &str) -> String {
         return line.to_string();
     }
     let end = line.find(['+', ' ']).unwrap_or(line.len());
-    line[..end].to_string()
+    let name = &line[..end];
+    // A C++ frame's parameter list (`ns::f(int)`); gdb's frame name has none.
+    let Some(body) = name.strip_suffix(')') else {
+        return name.to_string();
+    };
+    let mut depth = 1;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 1 => return name[..i].to_string(),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    name.to_string()
 }
 
 /// The frame names of the first JSON record of `kind` in rtrace's output,
@@ -193,11 +200,42 @@ fn thousand_deep_recursion_has_every_frame() {
     assert_eq!(ten, gdb10);
 }
 
+/// gdb's frames through inlined C++ methods of a template class at -O2
+/// (`testprogs/bt_cxx_inline.cc`): `leaf`, then `Acc::add` and
+/// `Runner<Acc>::run` inlined into `main`.
+#[test]
+fn cxx_inlined_methods_as_gdb() {
+    if !common::have("g++") {
+        eprintln!("skip: g++ is not installed");
+        return;
+    }
+    let prog = common::testprog_variant("bt_cxx_inline", "O2", &["-O2"]);
+    let ours = break_names(&["--bt"], "calc::leaf", &prog, &[]);
+    assert_eq!(
+        ours,
+        [
+            "calc::leaf",
+            "calc::Acc::add",
+            "calc::Runner<calc::Acc>::run",
+            "main"
+        ]
+    );
+    if !need_gdb() {
+        return;
+    }
+    let gdb = gdb_names(&["break calc::leaf"], &[], "bt", &prog, &[]);
+    assert_eq!(ours, gdb);
+}
+
 #[test]
 fn frame_names_from_rendered_frames() {
     assert_eq!(frame_name("main+0x1d (/x/a.c:6) [/x/a]"), "main");
     assert_eq!(frame_name("relay [inlined] (/x/a.c:6) [/x/a]"), "relay");
     assert_eq!(frame_name("?? [/lib/libc.so.6]"), "??");
+    assert_eq!(
+        frame_name("ns::R<ns::A>::run(int) [inlined] (a.cc:3) [/x/a]"),
+        "ns::R<ns::A>::run"
+    );
     assert_eq!(
         frame_name("<signal handler called>"),
         "<signal handler called>"

@@ -57,16 +57,8 @@ fn gdb(setup: &[&str], prog: &Path) -> Vec<String> {
         ]);
     }
     script.push("run");
-    let path = common::child::temp_path("gdb-script");
-    std::fs::write(&path, script.join("\n") + "\n").expect("gdb script");
-    let out = Command::new("gdb")
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off", "-x"])
-        .arg(&path)
-        .arg(prog)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gdb");
-    let _ = std::fs::remove_file(&path);
+    let script: Vec<String> = script.iter().map(|l| l.to_string()).collect();
+    let out = common::gdb_script(&script, prog);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.strip_prefix("hit "))

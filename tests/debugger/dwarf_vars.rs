@@ -38,7 +38,6 @@ use rtrace::unwind::Unwinder;
 use rtrace::value::text::{render_value, RenderOpts};
 use rtrace::value::Value;
 use rtrace::vars::{format_value, PathError, VarDesc, VarError, Vars};
-use std::process::Command;
 use support::*;
 
 /// What gdb prints at the stop in `inspect`, by key.
@@ -435,8 +434,7 @@ fn breakpoint_addresses_after_the_prologue() {
         if !common::have("gdb") {
             continue;
         }
-        let out = Command::new("gdb")
-            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        let out = common::gdb_batch()
             .args([
                 "-ex",
                 "break inspect",

@@ -9,12 +9,17 @@ mod common;
 
 mod break_bt;
 mod break_hits;
+mod break_langs;
 mod break_spec;
 mod breakpoint;
+mod bt_entry;
+mod bt_optimized;
 mod disasm;
 mod dwarf_vars;
 mod pinning;
 mod symbols;
 mod unwind;
 mod watch_gdb;
+mod watch_langs;
+mod watch_local;
 mod watchpoint;

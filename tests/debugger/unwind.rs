@@ -138,8 +138,7 @@ fn gdb_backtrace(prog: &Path, debug_files: bool) -> Vec<BtFrame> {
     } else {
         "/nonexistent"
     };
-    let out = Command::new("gdb")
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+    let out = common::gdb_batch()
         .args(["-iex", &format!("set debug-file-directory {debug_dir}")])
         .args([
             "-ex",

@@ -36,8 +36,26 @@ fn gdb_changes(watch: &str, prog: &Path) -> Vec<Change> {
 
 /// gdb's stops for `gdb -batch -ex CMD… -ex continue…` on `prog`.
 fn gdb_changes_after(cmds: &[&str], prog: &Path) -> Vec<Change> {
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
+    let text = gdb_continue_to_exit(cmds, prog);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut got = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(old) = l.strip_prefix("Old value = ") else {
+            continue;
+        };
+        let new = lines[i + 1]
+            .strip_prefix("New value = ")
+            .unwrap_or_else(|| panic!("no new value after line {i}:\n{text}"));
+        got.push((gdb_value(old), gdb_value(new), frame_function(lines[i + 2])));
+    }
+    assert!(!got.is_empty(), "no stops from gdb:\n{text}");
+    got
+}
+
+/// gdb's output for `gdb -batch -ex CMD… -ex continue…` on `prog`, run
+/// until the program exits (asserted).
+pub(crate) fn gdb_continue_to_exit(cmds: &[&str], prog: &Path) -> String {
+    let mut cmd = common::gdb_batch();
     for c in cmds {
         cmd.args(["-ex", c]);
     }
@@ -52,24 +70,12 @@ fn gdb_changes_after(cmds: &[&str], prog: &Path) -> Vec<Change> {
         .stdin(Stdio::null())
         .output()
         .expect("run gdb");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         text.contains("exited normally"),
         "gdb did not finish:\n{text}"
     );
-    let lines: Vec<&str> = text.lines().collect();
-    let mut got = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(old) = l.strip_prefix("Old value = ") else {
-            continue;
-        };
-        let new = lines[i + 1]
-            .strip_prefix("New value = ")
-            .unwrap_or_else(|| panic!("no new value after line {i}:\n{text}"));
-        got.push((gdb_value(old), gdb_value(new), frame_function(lines[i + 2])));
-    }
-    assert!(!got.is_empty(), "no stops from gdb:\n{text}");
-    got
+    text
 }
 
 /// The function of a gdb frame line: `set (v=7) at f.c:18` or

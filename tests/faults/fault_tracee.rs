@@ -8,14 +8,14 @@
 use crate::common;
 
 use common::{
-    count_lines, have, lines_of, next_line, rltrace, rstrace, rtrace, run, temp_path, testprog,
-    testprog_variant, wait_bounded,
+    count_lines, have, lines_of, next_line, poll_until, rltrace, rstrace, rtrace, run, temp_path,
+    testprog, testprog_variant, wait_bounded,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The `+++`/`---` marker lines with pids and addresses normalized, sorted:
 /// what rstrace and strace must agree on.
@@ -150,11 +150,10 @@ fn sigstop_and_sigcont_from_outside() {
         assert_eq!(next_line(&pout, "echo one"), "echo one");
         // SAFETY: signalling the program we started.
         unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
-        let end = Instant::now() + Duration::from_secs(10);
-        while !matches!(proc_state(pid), 'T' | 't') {
-            assert!(Instant::now() < end, "never stopped: {}", proc_state(pid));
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        poll_until(10, "stopped", || match proc_state(pid) {
+            'T' | 't' => Ok(()),
+            s => Err(format!("state {s}")),
+        });
         // Stopped means stopped: input waits, no answer comes.
         writeln!(pin, "two").expect("write");
         assert!(
@@ -682,13 +681,13 @@ fn stripped_binary_by_name_says_it_has_no_symbol_table() {
 
 /// Waits until `pid` sleeps in a syscall (blocked in its read).
 fn wait_blocked(pid: u32) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(format!("/proc/{pid}/wchan")).is_ok_and(|w| w != "0")
-        || proc_state(pid) != 'S'
-    {
-        assert!(Instant::now() < end, "never blocked: {}", proc_state(pid));
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    poll_until(10, "blocked in a syscall", || {
+        let asleep = std::fs::read_to_string(format!("/proc/{pid}/wchan")).is_ok_and(|w| w != "0");
+        match proc_state(pid) {
+            'S' if asleep => Ok(()),
+            s => Err(format!("state {s}")),
+        }
+    });
 }
 
 /// `TOOL fault_stop`, the trace on a pipe (line by line, as strace

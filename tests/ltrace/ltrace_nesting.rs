@@ -15,6 +15,12 @@ use std::process::Command;
 /// Builds libltnest2.so, libltnest1.so (calling it) and the program `ltnest`
 /// in `dir`; None (with the reason printed) without gcc.
 fn nest_prog(dir: &Path) -> Option<PathBuf> {
+    nest_prog_with(dir, &[])
+}
+
+/// [`nest_prog`] with `flags` given to every compile and link (`-no-pie`,
+/// `-fno-plt`, `-Wl,-z,now`…).
+pub(crate) fn nest_prog_with(dir: &Path, flags: &[&str]) -> Option<PathBuf> {
     if !common::have("gcc") {
         eprintln!("skip: gcc is not installed");
         return None;
@@ -24,6 +30,7 @@ fn nest_prog(dir: &Path) -> Option<PathBuf> {
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let gcc = |args: &[&str]| {
         let out = Command::new("gcc")
+            .args(flags)
             .args(args)
             .current_dir(dir)
             .output()

@@ -7,15 +7,19 @@
 mod common;
 
 mod ltrace;
+mod ltrace_builds;
 mod ltrace_diff;
 mod ltrace_inject;
 mod ltrace_json;
 mod ltrace_kcount;
 mod ltrace_kernel;
+mod ltrace_langs;
 mod ltrace_nesting;
 mod ltrace_options;
 mod ltrace_pinning;
 mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_protos;
+mod ltrace_syscalls;
 mod ltrace_util;
+mod ltrace_where;

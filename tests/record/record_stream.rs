@@ -9,7 +9,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 fn rtrace() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rtrace"))
@@ -233,12 +232,13 @@ fn record_killed(d: &Path, opts: &[&str], min_bytes: u64) -> PathBuf {
         .unwrap();
     // The paced writer puts what was recorded in the file every 50 ms:
     // wait for the file to grow (a condition, with a deadline).
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::metadata(&file).map_or(0, |m| m.len()) < min_bytes {
-        assert!(Instant::now() < deadline, "the recording never grew");
+    common::poll_until(60, "the recording grows", || {
         assert!(child.try_wait().unwrap().is_none(), "the recorder ended");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        match std::fs::metadata(&file).map_or(0, |m| m.len()) {
+            n if n >= min_bytes => Ok(()),
+            n => Err(format!("{n} of {min_bytes} bytes")),
+        }
+    });
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     file

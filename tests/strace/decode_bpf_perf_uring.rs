@@ -1,15 +1,16 @@
 //! bpf(2), perf_event_open(2) and io_uring_setup/enter/register
 //! (`src/syscall/{bpf,perf_event,io_uring}.rs`): `testprogs/dec_bpf.c`,
 //! `dec_perf.c` and `dec_uring.c` make the calls with raw syscall(); their
-//! lines under rstrace must be identical to strace 6.1's (after normalising
-//! addresses and the system-wide BPF ids), plain, with `-v` and with `-y`.
+//! lines under rstrace must be identical to strace 6.1's (io_uring: strace
+//! 7.2's, which knows the newer opcodes, features and `user_addr`) after
+//! normalising addresses and the system-wide BPF ids, plain, with `-v` and
+//! with `-y`.
 //! Assertions on specific decoded fields make the test fail if a decoder
 //! regresses to a bare pointer even where strace is not installed.
 
 use crate::common;
 
 use common::{have, normalize, rstrace, testprog};
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 const BPF: &str = "bpf";
@@ -53,10 +54,10 @@ fn mask_ids(line: &str) -> String {
 
 /// Runs `prog` under `tracer` with `opts`; the traced calls' lines, normalised.
 /// `None` when the program could not set up (exit 77).
-fn trace(tracer: &Path, opts: &[&str], set: &str, prog: &str, tag: &str) -> Option<Vec<String>> {
+fn trace(mut cmd: Command, opts: &[&str], set: &str, prog: &str, tag: &str) -> Option<Vec<String>> {
     let out =
         std::env::temp_dir().join(format!("rtrace-dec-bpu-{tag}-{}.trace", std::process::id()));
-    let res = Command::new(tracer)
+    let res = cmd
         .args(opts)
         .arg("-e")
         .arg(format!("trace={set}"))
@@ -90,12 +91,42 @@ fn trace(tracer: &Path, opts: &[&str], set: &str, prog: &str, tag: &str) -> Opti
 
 /// rstrace's lines, and strace's identical lines when strace is installed.
 fn compare(prog: &str, set: &str, opts: &[&str], tag: &str) -> Option<Vec<String>> {
-    let ours = trace(&rstrace(), opts, set, prog, &format!("{tag}-r"))?;
-    if !have("strace") {
-        eprintln!("skip the strace comparison of {tag}: strace is not installed");
-        return Some(ours);
-    }
-    let theirs = trace(Path::new("strace"), opts, set, prog, &format!("{tag}-s"))?;
+    let oracle = if have("strace") {
+        Ok(Command::new("strace"))
+    } else {
+        Err("strace is not installed".to_string())
+    };
+    compare_with(oracle, prog, set, opts, tag)
+}
+
+/// [`compare`] against strace 7.2.
+fn compare72(prog: &str, set: &str, opts: &[&str], tag: &str) -> Option<Vec<String>> {
+    compare_with(common::strace72(), prog, set, opts, tag)
+}
+
+/// rstrace's lines, and `oracle`'s identical lines when it is at hand.
+fn compare_with(
+    oracle: Result<Command, String>,
+    prog: &str,
+    set: &str,
+    opts: &[&str],
+    tag: &str,
+) -> Option<Vec<String>> {
+    let ours = trace(
+        Command::new(rstrace()),
+        opts,
+        set,
+        prog,
+        &format!("{tag}-r"),
+    )?;
+    let oracle = match oracle {
+        Ok(c) => c,
+        Err(why) => {
+            eprintln!("skip the strace comparison of {tag}: {why}");
+            return Some(ours);
+        }
+    };
+    let theirs = trace(oracle, opts, set, prog, &format!("{tag}-s"))?;
     let n = ours.len().max(theirs.len());
     let mut diffs = Vec::new();
     for i in 0..n {
@@ -208,7 +239,7 @@ fn perf_matches_strace_verbose() {
 
 #[test]
 fn io_uring_matches_strace() {
-    let Some(l) = compare("dec_uring", URING, &[], "uring") else {
+    let Some(l) = compare72("dec_uring", URING, &[], "uring") else {
         return;
     };
     assert_has(
@@ -230,11 +261,53 @@ fn io_uring_matches_strace() {
 
 #[test]
 fn io_uring_matches_strace_fd_paths() {
-    let Some(l) = compare("dec_uring", URING, &["-y"], "uring-y") else {
+    let Some(l) = compare72("dec_uring", URING, &["-y"], "uring-y") else {
         return;
     };
     assert_has(
         &l,
         &["io_uring_setup(4, {flags=0", "anon_inode:[io_uring]>"],
     );
+}
+
+/// `testprogs/dec_uring72.c`: setup flags up to IORING_SETUP_SQ_REWIND,
+/// the features and ring offsets' `user_addr` of a ring, io_uring_enter's
+/// `struct io_uring_getevents_arg` (signal set and timeout dereferenced)
+/// and newer flags, the register opcodes 24-38 and
+/// IORING_REGISTER_USE_REGISTERED_RING: every line as strace 7.2 prints it,
+/// plain, `-v`, `-X raw` and `-X verbose`.
+#[test]
+fn io_uring_newer_values_match_strace_7_2() {
+    for (opts, tag) in [
+        (&[][..], "uring72"),
+        (&["-v"], "uring72-v"),
+        (&["-X", "raw"], "uring72-raw"),
+        (&["-X", "verbose"], "uring72-verbose"),
+    ] {
+        let Some(l) = compare72("dec_uring72", URING, opts, tag) else {
+            return;
+        };
+        let raw = opts.contains(&"raw");
+        let needles: &[&str] = if raw {
+            &[
+                "io_uring_setup(1, {flags=0x",
+                "{sigmask=[12], sigmask_sz=8, min_wait_usec=7, ts={tv_sec=0, tv_nsec=1000}}, 24) = 0",
+                "io_uring_register(3, 0x8|0x",
+            ]
+        } else {
+            &[
+                "IORING_FEAT_LINKED_FILE|IORING_FEAT_REG_REG_RING|",
+                ", user_addr=0}, cq_off={",
+                "IORING_SETUP_SINGLE_ISSUER|IORING_SETUP_DEFER_TASKRUN",
+                "IORING_SETUP_SQE_MIXED|IORING_SETUP_SQ_REWIND|0x",
+                "min_wait_usec=7, ts={tv_sec=0, tv_nsec=1000}}, 24) = 0",
+                "{sigmask=NULL, sigmask_sz=8, min_wait_usec=0, ts=NULL}, 16) = 0",
+                "IORING_REGISTER_SYNC_CANCEL",
+                "IORING_REGISTER_BPF_FILTER",
+                "IORING_REGISTER_PROBE",
+                "IORING_REGISTER_USE_REGISTERED_RING",
+            ]
+        };
+        assert_has(&l, needles);
+    }
 }

@@ -13,11 +13,11 @@ use std::process::{Command, Stdio};
 
 /// A traced run: the tracer's own options, the calls traced, the program
 /// and its arguments.
-struct Run<'a> {
-    opts: &'a [&'a str],
-    calls: &'a str,
-    prog: &'a Path,
-    args: &'a [&'a str],
+pub(crate) struct Run<'a> {
+    pub(crate) opts: &'a [&'a str],
+    pub(crate) calls: &'a str,
+    pub(crate) prog: &'a Path,
+    pub(crate) args: &'a [&'a str],
 }
 
 /// Traces `r.prog` with `r.opts` and `-e trace=<calls>` into a file and
@@ -56,7 +56,7 @@ fn both(r: &Run) -> Option<(Vec<String>, Vec<String>)> {
     Some((lines(&want), lines(&got)))
 }
 
-fn compare(calls: &str, prog: &Path) {
+pub(crate) fn compare(calls: &str, prog: &Path) {
     compare_run(&Run {
         opts: &[],
         calls,
@@ -67,7 +67,7 @@ fn compare(calls: &str, prog: &Path) {
 
 /// [`compare`], then again under each of `-v`, `-X raw`, `-X verbose` and
 /// `-e verbose=none` (structures as addresses).
-fn compare_variants(calls: &str, prog: &Path) {
+pub(crate) fn compare_variants(calls: &str, prog: &Path) {
     compare(calls, prog);
     let variants: [&[&str]; 4] = [
         &["-v"],
@@ -85,7 +85,7 @@ fn compare_variants(calls: &str, prog: &Path) {
     }
 }
 
-fn compare_run(r: &Run) {
+pub(crate) fn compare_run(r: &Run) {
     let Some((want, got)) = both(r) else {
         return;
     };

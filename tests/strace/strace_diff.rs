@@ -249,7 +249,9 @@ fn threaded_program() {
 #[test]
 fn forking_program() {
     let p = testprog("forker");
-    compare("forker", &[p.to_str().unwrap()]);
+    // Whether pthread_join waits (a futex wait) depends on whether the
+    // thread is done first: strace's own runs differ there.
+    compare_except("forker", &[p.to_str().unwrap()], &["futex"]);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use strace_opts_util::*;
 // Summaries: calls, errors and names are compared; times only by format.
 
 /// One parsed `-c` table: rows of (calls, errors, name), then the total row.
-fn summary_rows(name: &str, table: &str) -> Vec<(u64, u64, String)> {
+pub(crate) fn summary_rows(name: &str, table: &str) -> Vec<(u64, u64, String)> {
     let header = "% time     seconds  usecs/call     calls    errors syscall";
     let dash = "------ ----------- ----------- --------- --------- ----------------";
     let row = Regex::new(r"^ *(\d+\.\d\d) +(\d+\.\d{6}) +(\d+) +(\d+) +(\d*) (\S+)$").unwrap();

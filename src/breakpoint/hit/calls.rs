@@ -3,10 +3,13 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
+use crate::breakpoint::report::BtEntry;
+use crate::breakpoint::values::param;
 use crate::probe::disasm;
 use crate::probe::shadow::{self, MAX_SHADOW};
-use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
-use crate::unwind::trap::frames_at_trap;
+use crate::unwind::backtrace::{gdb_backtrace_origins, BtFrame, Depth};
+use crate::unwind::trap::{regs_at_trap, Unhijacked};
+use crate::vars::FrameRegs;
 use rtrace_arch::insn_x86::MAX_INSN_LEN;
 
 impl Breaker {
@@ -30,7 +33,15 @@ impl Breaker {
             .maps
             .entry(id)
             .or_insert_with(|| self.resolver.map(pid));
-        let mut hf = HitFrame::new(&self.vars, map, &mut self.unwinder, tid, addr, &regs);
+        let hijacked = thread.shadow.iter().map(|s| (s.slot, s.ret)).collect();
+        let mut hf = HitFrame::new(
+            &self.vars,
+            map,
+            &mut self.unwinder,
+            (tid, hijacked),
+            addr,
+            &regs,
+        );
         if let (Some(&entry), Some((site, slot))) = (self.moved.get(&(id, addr)), innermost) {
             // Past the prologue, this very call's return probe (set at the
             // entry) is already pending: it is not an outer call.
@@ -290,8 +301,10 @@ impl Breaker {
 
     /// Frames for `--bt`, unwound with DWARF CFI (frame pointers where
     /// there is none) from the breakpoint address; return addresses rtrace
-    /// replaced with its trampoline read as the originals.
-    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64], depth: Depth) -> Vec<String> {
+    /// replaced with its trampoline read as the originals. Each frame with
+    /// DWARF has its function's arguments, read with the frames outside it
+    /// (values at entry come from the caller's call site).
+    fn backtrace(&mut self, id: u64, tid: Tid, regs: &[u64], depth: Depth) -> Vec<BtEntry> {
         let Some(space) = self.tasks.spaces.get(&id) else {
             return Vec::new();
         };
@@ -307,8 +320,46 @@ impl Breaker {
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
         let sym = self.resolver.symbolizer();
-        let max = depth.max_unwound();
-        let frames = frames_at_trap(&mut self.unwinder, sym, map, tid, regs, hijacked, max);
-        gdb_backtrace_lines(sym, map, &frames, depth)
+        // A few frames past the last shown: its callers' call sites.
+        let max = depth.max_unwound().saturating_add(BT_CALLERS);
+        let mut mem = Unhijacked::new(tid, hijacked);
+        let init = regs_at_trap(regs);
+        let states = self.unwinder.unwind_states(sym, map, &init, &mut mem, max);
+        let frames: Vec<_> = states.iter().map(|s| s.frame).collect();
+        let vars = &self.vars;
+        let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
+        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails);
+        let stack = vars.stack_frames(map, &states);
+        let regs_of: Vec<FrameRegs> = stack.iter().map(|s| s.regs.clone()).collect();
+        lines
+            .into_iter()
+            .map(|l| {
+                let k = stack
+                    .iter()
+                    .position(|s| s.unwound == l.unwound && s.tail_pc == l.tail_pc);
+                let args = match (&l.frame, k) {
+                    (BtFrame::Code(f), Some(k)) => {
+                        let scope = vars.scope(map, regs_of[k].lookup_pc());
+                        scope
+                            .and_then(|s| s.frames.into_iter().nth(l.inline))
+                            .filter(|sf| sf.function == f.function)
+                            .map(|sf| {
+                                sf.params
+                                    .iter()
+                                    .map(|v| param(vars, map, v, &regs_of[k..], &mut mem))
+                                    .collect()
+                            })
+                    }
+                    _ => None,
+                };
+                BtEntry {
+                    text: l.frame.to_string(),
+                    args,
+                }
+            })
+            .collect()
     }
 }
+
+/// Frames unwound past the last `--bt` line, for its values at entry.
+const BT_CALLERS: usize = 4;

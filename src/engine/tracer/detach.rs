@@ -11,6 +11,8 @@ impl Tracer {
     /// interrupted first: ptrace can only detach a stopped tracee. A signal
     /// that was about to be delivered is passed on with the detach.
     pub fn detach_all(&mut self, h: &mut dyn Handler) {
+        // First, before the wait below takes (and drops) their stops.
+        self.let_go_awaiting(h);
         let tids: Vec<Tid> = self.tasks.keys().copied().collect();
         for &tid in &tids {
             self.unpin(tid);

@@ -20,14 +20,17 @@
 //!
 //! Submodules: [`stops`] decodes one wait status (syscall stops, ptrace
 //! events); [`pinning`] keeps tasks on rtrace's CPU and hides it;
-//! [`kept`] runs the tasks a tool let go that must stay traced; [`detach`]
-//! lets tracees go; [`procfs`] reads the /proc facts the loop needs.
+//! [`kept`] runs the tasks a tool let go that must stay traced;
+//! [`unfollowed`] takes the pin off children rstrace does not follow;
+//! [`detach`] lets tracees go; [`procfs`] reads the /proc facts the loop
+//! needs.
 
 mod detach;
 mod kept;
 mod pinning;
 mod procfs;
 mod stops;
+mod unfollowed;
 
 pub use procfs::{eperm_reason, list_threads};
 
@@ -195,6 +198,13 @@ pub trait Handler {
         None
     }
 
+    /// Polled before each wait: true ends [`Tracer::run`] with the tracees
+    /// still attached (stopped or running), for the tool to detach them
+    /// (rstrace's `--syscall-limit`).
+    fn done(&mut self) -> bool {
+        false
+    }
+
     /// Called before the loop blocks waiting for the next stop (a tool
     /// that may be killed meanwhile writes out what it holds).
     fn idle(&mut self) {}
@@ -232,6 +242,10 @@ pub struct Config {
     /// Stop at syscalls at all (breakpoint tools turn this off and run
     /// tracees with `PTRACE_CONT`).
     pub syscalls: bool,
+    /// `PTRACE_O_EXITKILL` for a command launched with `-D` too (a
+    /// command launched as rtrace's child always has it): tracees die
+    /// with rtrace (rstrace's `--kill-on-exit`).
+    pub exit_kill: bool,
 }
 
 #[derive(Debug)]
@@ -340,6 +354,8 @@ pub struct Tracer {
     keep_let_go: bool,
     /// Tasks kept stopped by [`Handler::hold`].
     held: usize,
+    /// Unfollowed children still to be let go ([`unfollowed`]).
+    kids: unfollowed::Unfollowed,
 }
 
 /// Personality of a `PTRACE_GET_SYSCALL_INFO` arch token.
@@ -402,6 +418,7 @@ impl Tracer {
             pinned_now: false,
             keep_let_go,
             held: 0,
+            kids: unfollowed::Unfollowed::default(),
         }
     }
 
@@ -414,7 +431,14 @@ impl Tracer {
             self.pin = Pin::pin_self();
             self.pinned_now = self.pin.is_some();
         }
-        let pid = spawn::spawn(cmd, self.options | opts::EXITKILL, self.filter.as_deref());
+        // A pinned command's unfollowed children are seen, to be unpinned
+        // and let go (unfollowed.rs).
+        let mut options = self.options | opts::EXITKILL;
+        if self.pin.is_some() && !self.cfg.follow_forks {
+            options |= opts::TRACEFORK | opts::TRACEVFORK | opts::TRACECLONE;
+            self.kids.watching = true;
+        }
+        let pid = spawn::spawn(cmd, options, self.filter.as_deref());
         let pid = match pid {
             Ok(p) => p,
             Err(e) => {
@@ -441,7 +465,12 @@ impl Tracer {
     /// tracer.
     pub fn launch_daemonized(&mut self, cmd: &spawn::Command, level: u8) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
-        let pid = spawn::spawn_daemonized(cmd, self.options, self.filter.as_deref(), level)?;
+        let options = if self.cfg.exit_kill {
+            self.options | opts::EXITKILL
+        } else {
+            self.options
+        };
+        let pid = spawn::spawn_daemonized(cmd, options, self.filter.as_deref(), level)?;
         // Like an attached process, it is let go, never killed, when
         // rtrace is interrupted (strace forgets it as its child).
         let mut t = Task::new(false, true);
@@ -542,15 +571,19 @@ impl Tracer {
         let _ = r;
     }
 
-    /// Runs until every tracee is gone or rtrace is interrupted.
+    /// Runs until every tracee is gone, rtrace is interrupted or the
+    /// handler is [`Handler::done`].
     pub fn run(&mut self, h: &mut dyn Handler) -> io::Result<()> {
         // Output files are written out every 100 ms from here on, whatever
         // the tracees do (see output/paced.rs for why not from this loop).
         crate::output::paced::start();
         let mut ru: libc::rusage = crate::sys::process::empty_rusage();
-        while !self.tasks.is_empty() {
+        while !self.tasks.is_empty() || !self.kids.awaiting.is_empty() {
             if let Some(sig) = signals::take_pending() {
                 self.interrupted = Some(sig);
+                return Ok(());
+            }
+            if h.done() {
                 return Ok(());
             }
             if self.held > 0 {

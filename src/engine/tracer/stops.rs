@@ -17,7 +17,8 @@ impl Tracer {
             match st {
                 // A wake-up child of our signal handler, or an unknown child.
                 Status::Exited(_) | Status::Killed { .. } => {
-                    if !crate::engine::signals::is_waker(tid)
+                    if !self.unfollowed_gone(tid)
+                        && !crate::engine::signals::is_waker(tid)
                         && !crate::engine::delay::is_waker(tid)
                     {
                         h.event(Event::Unknown { tid, exited: true }, stamp);
@@ -26,10 +27,10 @@ impl Tracer {
                 }
                 // Traced without being followed: a clone with CLONE_PTRACE
                 // (the kernel attaches such a child to its parent's
-                // tracer). Let it go, as strace does.
+                // tracer), or a child seen only to be unpinned. Let it go,
+                // as strace does (unfollowed.rs).
                 _ if !self.cfg.follow_forks => {
-                    let _ = ptrace::detach(tid, 0);
-                    h.event(Event::Unknown { tid, exited: false }, stamp);
+                    self.let_go_unfollowed(tid, h, stamp);
                     return;
                 }
                 _ => {
@@ -242,6 +243,12 @@ impl Tracer {
 
     fn on_event(&mut self, tid: Tid, ev: i32, h: &mut dyn Handler, stamp: &Stamp) {
         match ev {
+            event::FORK | event::VFORK | event::CLONE if !self.cfg.follow_forks => {
+                // Asked for only to unpin the child (unfollowed.rs).
+                if let Ok(child) = ptrace::event_msg(tid) {
+                    self.unfollowed_child(tid, child as Tid);
+                }
+            }
             event::FORK | event::VFORK | event::CLONE => {
                 if let Ok(child) = ptrace::event_msg(tid) {
                     let child = child as Tid;

@@ -335,15 +335,30 @@ impl Ltrace {
         let sym = self.resolver.symbolizer();
         let depth = self.o.where_depth + 1;
         let frames = frames_at_trap(&mut self.unwinder, sym, &p.map, tid, regs, hijacked, depth);
-        // The first frame is the breakpoint itself (the stub or function).
-        crate::unwind::symbolize_frames(sym, &p.map, &frames[1.min(frames.len())..])
+        // The first frame is the breakpoint itself (the stub or function);
+        // the others are return addresses, named as ltrace's libunwind
+        // names them: the symbol-table entry (mangled unless `-C`), the
+        // offset from its start, `???` when no symbol holds the address.
+        frames
             .iter()
-            .filter(|f| !f.inlined)
+            .skip(1)
             .take(self.o.where_depth)
             .map(|f| {
-                let func = f.function.as_deref().unwrap_or("??");
-                let off = f.offset_in_function.unwrap_or(0);
-                format!(" > {}({func}+{off:#x}) [{:#x}]", f.module, f.pc)
+                // The dynamic linker's name where it has one (ltrace's).
+                let module = p.map.find(f.pc).map_or("unmapped_area", |m| {
+                    p.link_names.get(&m.path).unwrap_or(&m.path).as_str()
+                });
+                match sym.symbol_of_return_address(&p.map, f.pc) {
+                    Some((name, off)) => {
+                        let name = if self.o.fmt.demangle {
+                            crate::symbols::demangle(&name)
+                        } else {
+                            name.as_str().into()
+                        };
+                        format!(" > {module}({name}+{off:#x}) [{:#x}]", f.pc)
+                    }
+                    None => format!(" > {module}(???) [{:#x}]", f.pc),
+                }
             })
             .collect()
     }
@@ -423,8 +438,12 @@ impl Ltrace {
             &rtext,
             Some(dur),
         );
-        for l in &entry.bt {
-            self.out.line("", l);
+        // ltrace ends each backtrace with an empty line.
+        if !entry.bt.is_empty() {
+            for l in &entry.bt {
+                self.out.line("", l);
+            }
+            self.out.line("", "");
         }
         Resume::Suppress
     }

@@ -203,6 +203,9 @@ impl Ltrace {
             return;
         };
         let problems = p.place_all(&self.resolver, &mut self.cache, &self.o.sel);
+        if self.o.where_depth > 0 {
+            p.read_link_names();
+        }
         if self.o.debug & super::cli::debug::GENERAL != 0 {
             let n = p.sites.len();
             eprintln!("rltrace: [{}] {n} breakpoint(s) placed", p.space.pid);
@@ -234,7 +237,7 @@ impl Ltrace {
         let site = p.sites.get(&addr).expect("site");
         let is_plt = site.plt_owner.is_some();
         let mut replace = false;
-        let mut hit = None;
+        let mut hits = Vec::new();
         match site.kind {
             Kind::Hook => replace = true,
             Kind::Entry => {
@@ -262,29 +265,55 @@ impl Ltrace {
                 } else {
                     site.name.clone()
                 };
-                let shown = match (&owner, &site.x_lib) {
-                    (Some(o), _) if !self.o.hide_caller => Some(format!("{o}->{bare}")),
-                    (Some(_), _) => Some(bare.clone()),
-                    (None, Some(l)) if l == MAIN => Some(bare.clone()),
-                    (None, Some(l)) => Some(format!("{bare}@{l}")),
-                    (None, None) => None,
-                };
-                let lib = if !self.o.json {
-                    None
-                } else if is_plt {
-                    p.jump_cache.get(&addr).and_then(|&t| module_name(p, t))
-                } else {
-                    match &site.x_lib {
-                        Some(l) if l != MAIN => Some(l.clone()),
-                        _ => module_name(p, addr),
+                // A `-fno-plt` call's site is the function's entry, which a
+                // `-x` of the same function shares: the caller's call and
+                // the entry are two calls, as a PLT stub and the entry are
+                // (ltrace's `<unfinished ...>` then `name@lib(…)`).
+                let as_call = owner.map(|o| {
+                    let shown = if self.o.hide_caller {
+                        bare.clone()
+                    } else {
+                        format!("{o}->{bare}")
+                    };
+                    let lib = if !self.o.json {
+                        None
+                    } else if is_plt {
+                        p.jump_cache.get(&addr).and_then(|&t| module_name(p, t))
+                    } else {
+                        module_name(p, addr)
+                    };
+                    (shown, Some(o), lib)
+                });
+                let as_entry = site.x_lib.as_ref().map(|l| {
+                    let shown = if l == MAIN {
+                        bare.clone()
+                    } else {
+                        format!("{bare}@{l}")
+                    };
+                    let lib = if !self.o.json {
+                        None
+                    } else if l != MAIN {
+                        Some(l.clone())
+                    } else {
+                        module_name(p, addr)
+                    };
+                    (shown, None, lib)
+                });
+                if ret.is_some() {
+                    for (shown, caller, lib) in as_call.into_iter().chain(as_entry) {
+                        hits.push((site.name.clone(), shown, bare.clone(), caller, lib));
                     }
-                };
-                if let (Some(shown), Some(ret)) = (shown, ret) {
-                    hit = Some((site.name.clone(), shown, bare, owner, lib, ret));
                 }
             }
         }
-        if let Some((name, shown, bare, caller, lib, ret)) = hit {
+        for (name, shown, bare, caller, lib) in hits {
+            // Re-read: the call before this one on the same frame has
+            // swapped the return address for the trampoline.
+            let p = self.tasks.spaces.get_mut(&id).expect("space of a thread");
+            if !p.space.mem.read(sp, &mut retaddr) {
+                break;
+            }
+            let ret = u64::from_le_bytes(retaddr);
             let hit = calls::Hit {
                 name: &name,
                 shown,
@@ -502,15 +531,7 @@ impl Handler for Ltrace {
                     return;
                 }
                 if let Some(s) = self.sys.as_mut() {
-                    s.entry(
-                        tid,
-                        arch,
-                        nr,
-                        args,
-                        &mut self.out,
-                        &mut self.summary,
-                        self.o.count,
-                    );
+                    s.entry(tid, arch, nr, args, &mut self.out, self.o.count);
                 }
             }
             Event::SyscallExit { tid, ret } => {

@@ -74,7 +74,7 @@ fn options_fit(o: &Options) -> Result<(), String> {
             "-x: function entries are not counted",
         ),
         (o.no_plt, "-L: no library calls to count"),
-        (o.syscalls, "-S: system calls are not counted"),
+        (o.syscalls, "-S: system calls need ptrace's syscall stops"),
         (
             o.user.is_some(),
             "-u: running as another user is not supported",

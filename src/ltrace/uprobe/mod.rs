@@ -449,6 +449,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         pin_cpu: false,
         pin_attached: false,
         syscalls: false,
+        exit_kill: false,
     };
     let mut tracer = Tracer::new(cfg);
     let cmd = spawn::Command {

@@ -165,7 +165,12 @@ pub fn chrome(header: &Value, pass: &mut EventPass, out: &mut dyn Write) -> io::
         )?;
         sep = ",";
         if let Some(d) = e.dur {
-            write!(out, ",\"dur\":{}", micros(d))?;
+            // The end's microseconds minus the start's, not the duration's:
+            // a viewer adds `ts + dur` in floating point, and only this
+            // makes that sum the end exactly (Sterbenz), so slices that
+            // nest here (end to the nanosecond) nest in the viewer too.
+            let dur = (e.ts + d) as f64 / 1000.0 - e.ts as f64 / 1000.0;
+            write!(out, ",\"dur\":{}", json!(dur))?;
         }
         // The body is a non-empty object: `{"ph":…}`.
         write!(out, ",{}", &e.body[1..])?;

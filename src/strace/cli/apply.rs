@@ -4,6 +4,16 @@
 use super::table::Long;
 use super::{err, err_hint, Options, Seen, TimeFormat, UsageError};
 use crate::strace::filter::{self, NameSet, SyscallSet};
+/// strace 7.2's words for `-kk` / `--stack-trace=source` in a build without
+/// libdw: rstrace's stacks have no source lines either.
+const NO_SOURCE_LINES: &str = "Stack traces with source line information \
+     (-kk/--stack-trace=source option) are not supported by this build of strace";
+
+/// `-N`: strace 7.2 prints each argument's name; rstrace's decoders do
+/// not know the names, so it refuses rather than ignoring the option.
+const ARG_NAMES_UNSUPPORTED: &str =
+    "-N/--arg-names (syscall argument names) is not supported by rstrace";
+
 /// strace's `error_opt_arg`: `invalid -X argument: 'V'` or, when the option
 /// was given by its long name, `invalid --NAME argument: 'V'`.
 fn opt_arg_err(c: u8, lname: Option<&str>, v: &str) -> UsageError {
@@ -117,7 +127,14 @@ pub(super) fn apply_short(
             };
             o.interruptible = Some(n);
         }
-        b'k' => o.stack_traces = true,
+        b'k' => {
+            // strace's -kk (source lines, libdw builds only).
+            if o.stack_traces {
+                return Err(err(NO_SOURCE_LINES));
+            }
+            o.stack_traces = true
+        }
+        b'N' => return Err(err(ARG_NAMES_UNSUPPORTED)),
         b'n' => o.syscall_number = true,
         b'o' => o.output = Some(v),
         b'O' => {
@@ -247,6 +264,41 @@ pub(super) fn apply_long(
                 "SELinux context printing (--secontext option) is not supported by this build of strace",
             ))
         }
+        Long::StackTrace => match val.as_deref() {
+            None | Some("symbol") => o.stack_traces = true,
+            Some("source") => return Err(err(NO_SOURCE_LINES)),
+            Some(v) => return Err(bad(v)),
+        },
+        Long::StackTraceFrameLimit => {
+            let v = val.as_deref().unwrap_or("");
+            // strace: `i <= 0 || i > -1U / 4` is an invalid argument.
+            match filter::string_to_uint(v, (u32::MAX / 4) as u64) {
+                Some(n) if n > 0 => o.stack_frame_limit = Some(n as usize),
+                _ => return Err(bad(v)),
+            }
+        }
+        Long::SyscallLimit => {
+            let v = val.as_deref().unwrap_or("");
+            // strace reads a long long: 0, negative and overflowing
+            // values are invalid.
+            match filter::string_to_uint(v, i64::MAX as u64) {
+                Some(n) if n > 0 => o.syscall_limit = Some(n),
+                _ => return Err(bad(v)),
+            }
+        }
+        Long::KillOnExit => o.kill_on_exit = true,
+        Long::Argv0 => o.argv0 = val.map(Into::into),
+        Long::AlwaysShowPid => o.always_show_pid = true,
+        Long::Color => match val.as_deref().unwrap_or("") {
+            // rstrace never colours its output: "never" is what it does.
+            "never" => {}
+            "auto" | "always" => {
+                return Err(err(
+                    "colorized output (--color=auto|always) is not supported by rstrace",
+                ))
+            }
+            v => return Err(bad(v)),
+        },
         Long::Qualify(key) => apply_qualify(o, seen, key, val.as_deref().unwrap_or(""))?,
         Long::Quiet => {
             apply_qualify(o, seen, "quiet", val.as_deref().unwrap_or("attach,personality"))?
@@ -271,6 +323,10 @@ pub(super) fn apply_long(
 const QUALIFIERS: &[(&str, &str)] = &[
     ("trace", "trace"),
     ("t", "trace"),
+    ("trace-fd", "trace-fds"),
+    ("trace-fds", "trace-fds"),
+    ("fd", "trace-fds"),
+    ("fds", "trace-fds"),
     ("abbrev", "abbrev"),
     ("a", "abbrev"),
     ("verbose", "verbose"),
@@ -294,6 +350,7 @@ const QUALIFIERS: &[(&str, &str)] = &[
     ("fault", "fault"),
     ("inject", "inject"),
     ("kvm", "kvm"),
+    ("namespace", "namespace"),
     ("decode-fd", "decode-fds"),
     ("decode-fds", "decode-fds"),
     ("decode-pid", "decode-pids"),
@@ -326,6 +383,7 @@ fn apply_qualify(
 ) -> Result<(), UsageError> {
     match qual {
         "trace" => o.trace = SyscallSet::parse(val)?,
+        "trace-fds" => o.trace_fds = Some(crate::strace::dumpio::FdSet::parse(val)?),
         "abbrev" => o.abbrev = SyscallSet::parse(val)?,
         "verbose" => o.verbose = SyscallSet::parse(val)?,
         "raw" => o.raw = SyscallSet::parse(val)?,
@@ -361,6 +419,14 @@ fn apply_qualify(
                 return Err(err(format!("invalid -e kvm= argument: '{val}'")));
             }
             o.kvm_vcpu = true;
+        }
+        "namespace" => {
+            if val != "new" {
+                return Err(err(format!("invalid -e namespace= argument: '{val}'")));
+            }
+            return Err(err(
+                "printing namespace IDs (-e namespace=new) is not supported by rstrace",
+            ));
         }
         "secontext" => {
             return Err(err(

@@ -15,6 +15,9 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
     if argc == 0 && o.pids.is_empty() {
         return Err(err_hint("must have PROG [ARGS] or -p PID"));
     }
+    if argc == 0 && o.argv0.is_some() {
+        return Err(err_hint("PROG [ARGS] must be specified with --argv0"));
+    }
     if argc == 0 && seen.daemonize {
         return Err(err_hint(
             "PROG [ARGS] must be specified with -D/--daemonize",
@@ -103,6 +106,17 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
             o.seccomp = Some(false);
         }
     }
+    if o.syscall_limit.is_some() {
+        if o.seccomp == Some(true) {
+            o.warnings.push(
+                "--seccomp-bpf is not enabled because it is not compatible with --syscall-limit"
+                    .into(),
+            );
+        }
+        // Once the limit detaches them, filtered tasks would get ENOSYS
+        // for the calls the filter sends to a tracer they no longer have.
+        o.seccomp = Some(false);
+    }
     if seen.opt_f {
         if o.follow {
             o.warnings.push("deprecated option -F ignored".into());
@@ -136,7 +150,7 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
     if o.summary_only {
         let ignored = [
             (o.instruction_pointer, "-i/--instruction-pointer"),
-            (o.stack_traces, "-k/--stack-traces"),
+            (o.stack_traces, "-k/--stack-trace"),
             (o.syscall_number, "-n/--syscall-number"),
             (o.relative.is_some(), "-r/--relative-timestamps"),
             (
@@ -175,6 +189,10 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
     let (set, notes) = crate::strace::filter::path_rule::select_paths(&o.trace_paths, announce);
     o.warnings.extend(notes);
     o.trace_path_set = Some(set);
+    if o.stack_frame_limit.is_some() && !o.stack_traces {
+        o.warnings
+            .push("--stack-trace-frame-limit has no effect without -k/--stack-trace".into());
+    }
     if let Some(user) = &o.user {
         if !running_as_root() {
             return Err(err("You must be root to use the -u/--username option"));
@@ -182,6 +200,11 @@ pub(super) fn after_parse(o: &mut Options, seen: &mut Seen) -> Result<(), UsageE
         if !user_known(user) {
             return Err(err(format!("Cannot find user '{user}'")));
         }
+    }
+    if o.kill_on_exit && !o.pids.is_empty() {
+        return Err(err(
+            "--kill-on-exit and -p/--attach are mutually exclusive options",
+        ));
     }
     match o.output.as_deref() {
         Some(out) if out.starts_with('|') || out.starts_with('!') => {

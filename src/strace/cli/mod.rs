@@ -121,8 +121,22 @@ pub struct Options {
     pub instruction_pointer: bool,
     /// `-n`.
     pub syscall_number: bool,
-    /// `-k`.
+    /// `-k` / `--stack-trace[=symbol]`.
     pub stack_traces: bool,
+    /// `--stack-trace-frame-limit=N`: frames per `-k` stack (`None`: 256).
+    pub stack_frame_limit: Option<usize>,
+    /// `--syscall-limit=N`: detach from every tracee once N syscalls were
+    /// traced (printed, or counted with `-c`).
+    pub syscall_limit: Option<u64>,
+    /// `--trace-fds=SET` / `-e trace-fds=SET`: only syscalls on these
+    /// descriptors (with `-P`, on these or on the paths).
+    pub trace_fds: Option<super::dumpio::FdSet>,
+    /// `--argv0=NAME`: the launched command's argv[0].
+    pub argv0: Option<OsString>,
+    /// `--kill-on-exit`: tracees die with rstrace (`PTRACE_O_EXITKILL`).
+    pub kill_on_exit: bool,
+    /// `--always-show-pid`: the pid prefix on every line.
+    pub always_show_pid: bool,
     /// `-I`.
     pub interruptible: Option<u8>,
     /// `-e trace=`.
@@ -209,6 +223,12 @@ impl Default for Options {
             instruction_pointer: false,
             syscall_number: false,
             stack_traces: false,
+            stack_frame_limit: None,
+            syscall_limit: None,
+            trace_fds: None,
+            argv0: None,
+            kill_on_exit: false,
+            always_show_pid: false,
             interruptible: None,
             trace: SyscallSet::all(),
             abbrev: SyscallSet::all(),
@@ -352,7 +372,7 @@ fn parse_into(o: &mut Options, args: &[OsString]) -> Result<(), UsageError> {
                 Long::Short(c) => apply_short(o, &mut seen, c, val, Some(lname))?,
                 _ => apply_long(o, &mut seen, what, lname, val)?,
             }
-            if o.help || o.version {
+            if o.help {
                 return Ok(());
             }
             continue;
@@ -389,11 +409,16 @@ fn parse_into(o: &mut Options, args: &[OsString]) -> Result<(), UsageError> {
                 let shown = a[j - 1..].chars().next().unwrap_or('?');
                 return Err(err_hint(format!("invalid option -- '{shown}'")));
             }
-            if o.help || o.version {
+            if o.help {
                 return Ok(());
             }
         }
         i += 1;
+    }
+    // strace 7.2 prints its version once every option was read (so a bad
+    // option after -V is still an error), before the checks that follow.
+    if o.version {
+        return Ok(());
     }
     o.command = args[i.min(args.len())..].to_vec();
     after_parse(o, &mut seen)?;

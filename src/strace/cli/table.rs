@@ -4,10 +4,10 @@
 
 use super::{err_hint, UsageError};
 /// Short options that take an argument (strace's optstring
-/// `+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yzZ`).
+/// `+a:Ab:cCdDe:E:fFhiI:kNno:O:p:P:qrs:S:tTu:U:vVwxX:yYzZ`).
 pub const WITH_ARG: &[u8] = b"abeEIoOpPsSuUX";
 /// Short options without an argument.
-pub const NO_ARG: &[u8] = b"AcCdDfFhiknqrtTvVwxyYzZ";
+pub const NO_ARG: &[u8] = b"AcCdDfFhikNnqrtTvVwxyYzZ";
 
 /// What a long option does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,20 @@ pub enum Long {
     Tips,
     /// `--secontext[=…]`.
     Secontext,
+    /// `--stack-trace[=symbol|source]` / `--stack-traces[=…]`.
+    StackTrace,
+    /// `--stack-trace-frame-limit=N`.
+    StackTraceFrameLimit,
+    /// `--syscall-limit=N`.
+    SyscallLimit,
+    /// `--kill-on-exit`.
+    KillOnExit,
+    /// `--argv0=NAME`.
+    Argv0,
+    /// `--always-show-pid`.
+    AlwaysShowPid,
+    /// `--color=WHEN`.
+    Color,
     /// `--trace=`, `--abbrev=`, …: `-e KEY=VALUE`.
     Qualify(&'static str),
     /// `--quiet[=…]`: `-e quiet=VALUE`, default `attach,personality`.
@@ -57,7 +71,7 @@ pub(super) const NONE: u8 = 0;
 pub(super) const REQUIRED: u8 = 1;
 const OPTIONAL: u8 = 2;
 
-/// strace 6.1's long options in its table order (getopt lists ambiguous
+/// strace 7.2's long options in its table order (getopt lists ambiguous
 /// prefixes in this order), then rstrace's own.
 const LONG: &[(&str, Long, u8)] = &[
     ("columns", Long::Short(b'a'), REQUIRED),
@@ -75,8 +89,17 @@ const LONG: &[(&str, Long, u8)] = &[
     ("help", Long::Short(b'h'), NONE),
     ("instruction-pointer", Long::Short(b'i'), NONE),
     ("interruptible", Long::Short(b'I'), REQUIRED),
-    ("stack-traces", Long::Short(b'k'), NONE),
+    ("kill-on-exit", Long::KillOnExit, NONE),
+    ("stack-trace", Long::StackTrace, OPTIONAL),
+    ("stack-traces", Long::StackTrace, OPTIONAL),
+    (
+        "stack-trace-frame-limit",
+        Long::StackTraceFrameLimit,
+        REQUIRED,
+    ),
+    ("syscall-limit", Long::SyscallLimit, REQUIRED),
     ("syscall-number", Long::Short(b'n'), NONE),
+    ("arg-names", Long::Short(b'N'), NONE),
     ("output", Long::Short(b'o'), REQUIRED),
     ("summary-syscall-overhead", Long::Short(b'O'), REQUIRED),
     ("attach", Long::Short(b'p'), REQUIRED),
@@ -100,7 +123,11 @@ const LONG: &[(&str, Long, u8)] = &[
     ("failing-only", Long::Short(b'Z'), NONE),
     ("seccomp-bpf", Long::SeccompBpf, NONE),
     ("tips", Long::Tips, OPTIONAL),
+    ("argv0", Long::Argv0, REQUIRED),
+    ("always-show-pid", Long::AlwaysShowPid, NONE),
+    ("color", Long::Color, REQUIRED),
     ("trace", Long::Qualify("trace"), REQUIRED),
+    ("trace-fds", Long::Qualify("trace-fds"), REQUIRED),
     ("abbrev", Long::Qualify("abbrev"), REQUIRED),
     ("verbose", Long::Qualify("verbose"), REQUIRED),
     ("raw", Long::Qualify("raw"), REQUIRED),
@@ -111,6 +138,7 @@ const LONG: &[(&str, Long, u8)] = &[
     ("fault", Long::Qualify("fault"), REQUIRED),
     ("inject", Long::Qualify("inject"), REQUIRED),
     ("kvm", Long::Qualify("kvm"), REQUIRED),
+    ("namespace", Long::Qualify("namespace"), REQUIRED),
     ("quiet", Long::Quiet, OPTIONAL),
     ("silent", Long::Quiet, OPTIONAL),
     ("silence", Long::Quiet, OPTIONAL),

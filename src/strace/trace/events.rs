@@ -265,7 +265,9 @@ impl Handler for Strace {
                     s.open_line = None;
                 }
                 self.threads.remove(&tid);
-                if !self.o.quiet_set.contains(quiet::ATTACH) && self.attached.contains(&tid) {
+                if !self.o.quiet_set.contains(quiet::ATTACH)
+                    && (self.detaching_all || self.attached.contains(&tid))
+                {
                     self.message(&format!("Process {tid} detached"));
                 }
                 if self.known.remove(&tid) {
@@ -277,6 +279,10 @@ impl Handler for Strace {
 
     fn detach_requests(&mut self) -> Vec<i32> {
         std::mem::take(&mut self.detach_queue)
+    }
+
+    fn done(&mut self) -> bool {
+        self.limit_reached()
     }
 
     fn idle(&mut self) {

@@ -60,13 +60,27 @@ impl Strace {
         // An injected retval= is a success whatever its value.
         let forced_ok = p.injected.as_ref().is_some_and(|f| f.action.retval);
         let failed = is_error(ret) && !forced_ok;
+        let status_ok = self.o.status.contains(if failed {
+            status::FAILED
+        } else {
+            status::SUCCESSFUL
+        });
+        // --syscall-limit counts what strace 7.2 counts: calls that pass
+        // the trace, path, fd and status filters, printed or (-c) counted.
+        if p.shown && status_ok {
+            if let Some(left) = self.limit_left.as_mut() {
+                *left = left.saturating_sub(1);
+            }
+        }
         if !p.shown || !self.printing() {
             // Untraced calls still change the mappings -k caches.
             if let Some(st) = self.stack.as_mut() {
                 st.after_syscall(tid, p.entry.name);
             }
         }
-        if self.counting() && p.shown {
+        // strace 7.2 counts only what passes -e status= (-z/-Z) in the
+        // -c table too (6.1 counted every traced call).
+        if self.counting() && p.shown && status_ok {
             let t = if self.o.wall_clock {
                 now.duration_since(p.start)
             } else {
@@ -83,11 +97,7 @@ impl Strace {
         if !p.shown || !self.printing() {
             return;
         }
-        if !self.o.status.contains(if failed {
-            status::FAILED
-        } else {
-            status::SUCCESSFUL
-        }) {
+        if !status_ok {
             return;
         }
         let opts = self.opts_for(p.arch, p.nr);

@@ -7,7 +7,10 @@ use super::*;
 impl Strace {
     /// The leader: pid prefix, timestamps, `-n` number, `-i` address.
     pub(super) fn leader(&mut self, out: &mut String, tid: i32, ip: Ip) {
-        if !self.sink.separate() {
+        let separate = self.sink.separate();
+        // --always-show-pid: the `PID ` prefix on every line, -ff files
+        // and a single tracee included (strace's print_pid_pfx).
+        if !separate || self.o.always_show_pid {
             let comm = if self.o.decode_pids_comm {
                 let fds = &mut self.fds;
                 self.comms
@@ -18,7 +21,10 @@ impl Strace {
             } else {
                 None
             };
-            if self.sink.to_file && (self.o.follow || self.o.pids.len() > 1 || self.pid_prefix) {
+            if self.o.always_show_pid
+                || (self.sink.to_file
+                    && (self.o.follow || self.o.pids.len() > 1 || self.pid_prefix))
+            {
                 match comm {
                     // strace pads the bare number only.
                     Some(c) => {

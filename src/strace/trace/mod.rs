@@ -126,6 +126,11 @@ pub struct Strace {
     launched_seen: bool,
     /// The launched command's first exec went by (`-b execve` spares it).
     initial_exec_seen: bool,
+    /// `--syscall-limit`: calls still to trace before detaching.
+    limit_left: Option<u64>,
+    /// Every task is being let go (the syscall limit was reached): each
+    /// gets strace's "Process N detached".
+    detaching_all: bool,
     /// Tasks to stop tracing, handed to the engine after the event.
     detach_queue: Vec<i32>,
     /// `-k` state.
@@ -188,7 +193,9 @@ impl Strace {
         let render = RenderOpts { xflag: o.xflag };
         let count_only = o.summary_only;
         let defer = !o.status.is_complete(status::COUNT);
-        let stack = o.stack_traces.then(super::stack::StackTracer::default);
+        let stack = o
+            .stack_traces
+            .then(|| super::stack::StackTracer::with_frame_limit(o.stack_frame_limit));
         let inject = Injections::new(std::mem::take(&mut o.inject))
             .with_replay(o.replay.take().map(super::replay::Replay::new));
         let mut fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
@@ -202,7 +209,9 @@ impl Strace {
         if o.decode_pids_ns {
             fds = Box::new(super::pidns::PidnsResolver::new(fds));
         }
+        let limit_left = o.syscall_limit;
         Strace {
+            limit_left,
             inject,
             resume_sigs: HashMap::new(),
             holds: HashMap::new(),
@@ -228,6 +237,7 @@ impl Strace {
             launched_seen: false,
             initial_exec_seen: false,
             detach_queue: Vec::new(),
+            detaching_all: false,
         }
     }
 
@@ -294,6 +304,21 @@ impl Strace {
     /// with more than one, every line of a `-o` file gets the `PID ` prefix.
     pub fn startup_done(&mut self, n: usize) {
         self.pid_prefix = n > 1;
+    }
+
+    /// `--syscall-limit` was reached: time to let every tracee go.
+    pub fn limit_reached(&self) -> bool {
+        self.limit_left == Some(0)
+    }
+
+    /// The syscall limit was reached: says so (strace 7.2's words) and
+    /// marks every task for its "Process N detached" as the engine lets
+    /// them go.
+    pub fn detach_at_limit(&mut self) {
+        if !self.o.quiet_set.contains(quiet::ATTACH) {
+            self.message("System call limit has been reached, detaching tracees");
+        }
+        self.detaching_all = true;
     }
 
     fn counting(&self) -> bool {
@@ -384,7 +409,8 @@ impl Strace {
                 self.tamper_entry(tid, f);
             }
         }
-        if traced && !self.paths.is_empty() {
+        // -P and --trace-fds: a call is shown when it touches either.
+        if traced && (!self.paths.is_empty() || self.o.trace_fds.is_some()) {
             p.shown = self.touches_paths(tid, arch, entry, &args, mem.cache());
         }
         if p.shown && self.printing() {

@@ -1,4 +1,4 @@
-//! `-P` and fd selection: whether a call touches a selected path or fd.
+//! `-P` and `--trace-fds`: whether a call touches a selected path or fd.
 
 use super::*;
 
@@ -91,9 +91,20 @@ impl Strace {
         false
     }
 
-    /// Does descriptor `fd` of `tid` refer to a traced path?
+    /// Is descriptor `fd` of `tid` in the `--trace-fds` set, or does it
+    /// refer to a traced path (strace's `fdmatch`)?
     fn fd_matches(&self, tid: i32, fd: i32) -> bool {
-        fd >= 0 && fd_path(tid, fd).is_some_and(|p| self.paths.contains(&p))
+        if self
+            .o
+            .trace_fds
+            .as_ref()
+            .is_some_and(|s| s.contains(fd as i64))
+        {
+            return true;
+        }
+        !self.paths.is_empty()
+            && fd >= 0
+            && fd_path(tid, fd).is_some_and(|p| self.paths.contains(&p))
     }
 
     /// Is the NUL-terminated string at `addr` (at most `PATH_MAX` bytes) a traced path?

@@ -150,7 +150,17 @@ static BPF_KPROBE_MULTI_FLAGS: Xlat = Xlat {
 /// the member decides it (`None`: the whole structure).
 pub(in crate::syscall::bpf) fn link_create(c: &mut Ctx, a: &Attr) -> (Vec<Field>, Option<usize>) {
     let mut s = S::new(c, a);
-    s.fd("prog_fd", 0).fd("target_fd", 4);
+    s.fd("prog_fd", 0);
+    // tcx and netkit links attach to a network device (strace 7.2).
+    let by_ifindex = matches!(
+        xlat::BPF_ATTACH_TYPES.lookup(a.u32(8)),
+        Some("BPF_TCX_INGRESS" | "BPF_TCX_EGRESS" | "BPF_NETKIT_PRIMARY" | "BPF_NETKIT_PEER")
+    );
+    if by_ifindex {
+        s.u("target_ifindex", 4);
+    } else {
+        s.fd("target_fd", 4);
+    }
     s.xval("attach_type", 8, &xlat::BPF_ATTACH_TYPES, "BPF_???");
     s.x("flags", 12);
     if !a.has(16) {

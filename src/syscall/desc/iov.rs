@@ -221,7 +221,17 @@ mod tests {
         );
         assert_eq!(
             run(pwritev2, "pwritev2", &[3, v, 1, 0, 0, 0x40], 3, &mut m),
-            "pwritev2(3, [{iov_base=\"abc\", iov_len=3}], 1, 0, 0x40 /* RWF_??? */) = 3"
+            "pwritev2(3, [{iov_base=\"abc\", iov_len=3}], 1, 0, RWF_ATOMIC) = 3"
+        );
+        assert_eq!(
+            run(
+                pwritev2,
+                "pwritev2",
+                &[3, v, 1, 0, 0, 0x8000_0000],
+                3,
+                &mut m
+            ),
+            "pwritev2(3, [{iov_base=\"abc\", iov_len=3}], 1, 0, 0x80000000 /* RWF_??? */) = 3"
         );
         assert_eq!(
             run(writev, "writev", &[3, 0, 0], -9, &mut m),

@@ -397,7 +397,11 @@ mod tests {
         );
         assert_eq!(
             prctl(&mut m, &[27], 0x100),
-            "prctl(PR_GET_SECUREBITS) = 0x100"
+            "prctl(PR_GET_SECUREBITS) = 0x100 (SECBIT_EXEC_RESTRICT_FILE)"
+        );
+        assert_eq!(
+            prctl(&mut m, &[27], 0x10_0000),
+            "prctl(PR_GET_SECUREBITS) = 0x100000"
         );
         assert_eq!(
             prctl(&mut m, &[6, 3], e),

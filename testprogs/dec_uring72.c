@@ -1,0 +1,99 @@
+/* io_uring_setup/enter/register with values newer than Linux 6.1, made
+ * with raw syscall() so the calls are decoded whether or not this kernel
+ * knows them: setup flags up to IORING_SETUP_SQ_REWIND, the features and
+ * sq_off/cq_off user_addr a ring answers with, io_uring_enter's
+ * IORING_ENTER_EXT_ARG argument (struct io_uring_getevents_arg) and the
+ * newer enter flags, and the newer register opcodes.
+ * tests/strace/strace72_uring.rs compares every line with strace 7.2. */
+#include <linux/io_uring.h>
+#include <linux/time_types.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Newer than this machine's linux/io_uring.h may be (values from the
+ * Linux 7.x uapi header). */
+#define SETUP_NO_MMAP (1U << 14)
+#define SETUP_REGISTERED_FD_ONLY (1U << 15)
+#define SETUP_NO_SQARRAY (1U << 16)
+#define SETUP_HYBRID_IOPOLL (1U << 17)
+#define SETUP_CQE_MIXED (1U << 18)
+#define SETUP_SQE_MIXED (1U << 19)
+#define SETUP_SQ_REWIND (1U << 20)
+#define ENTER_ABS_TIMER (1U << 5)
+#define ENTER_NO_IOWAIT (1U << 7)
+#define REGISTER_USE_REGISTERED_RING (1U << 31)
+
+/* struct io_uring_getevents_arg with min_wait_usec (Linux 6.12). */
+struct getevents_arg {
+	uint64_t sigmask;
+	uint32_t sigmask_sz;
+	uint32_t min_wait_usec;
+	uint64_t ts;
+};
+
+static long setup(unsigned entries, struct io_uring_params *p)
+{
+	return syscall(SYS_io_uring_setup, entries, p);
+}
+
+static long enter(int fd, unsigned sub, unsigned min, unsigned flags, void *arg, size_t sz)
+{
+	return syscall(SYS_io_uring_enter, fd, sub, min, flags, arg, sz);
+}
+
+static long reg(int fd, unsigned op, void *arg, unsigned n)
+{
+	return syscall(SYS_io_uring_register, fd, op, arg, n);
+}
+
+int main(void)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	int fd = setup(2, &p);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+		  IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | IORING_SETUP_SUBMIT_ALL |
+		  IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	int fd2 = setup(2, &p);
+	memset(&p, 0, sizeof(p));
+	p.flags = SETUP_NO_MMAP | SETUP_REGISTERED_FD_ONLY | SETUP_NO_SQARRAY |
+		  SETUP_HYBRID_IOPOLL | SETUP_CQE_MIXED | SETUP_SQE_MIXED | SETUP_SQ_REWIND |
+		  0x400000;
+	setup(1, &p);
+
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 1000 };
+	struct getevents_arg ga = {
+		.sigmask = (uint64_t)(uintptr_t)&set,
+		.sigmask_sz = 8,
+		.min_wait_usec = 7,
+		.ts = (uint64_t)(uintptr_t)&ts,
+	};
+	enter(fd, 0, 0, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &ga, sizeof(ga));
+	ga.sigmask = 0;
+	ga.ts = 0;
+	ga.min_wait_usec = 0;
+	enter(fd, 0, 0, IORING_ENTER_EXT_ARG, &ga, sizeof(ga));
+	enter(fd, 0, 0, IORING_ENTER_EXT_ARG, &ga, 16);
+	enter(fd, 0, 0, IORING_ENTER_EXT_ARG | ENTER_ABS_TIMER, (void *)8, sizeof(ga));
+	enter(fd, 0, 0, IORING_ENTER_EXT_ARG | ENTER_NO_IOWAIT, NULL, 0);
+	enter(-1, 1, 2, IORING_ENTER_REGISTERED_RING | ENTER_NO_IOWAIT | 0x100, NULL, 0);
+
+	for (unsigned op = 24; op <= 38; op++)
+		reg(fd, op, NULL, 0);
+	reg(fd, REGISTER_USE_REGISTERED_RING | IORING_REGISTER_PROBE, NULL, 0);
+	reg(fd, REGISTER_USE_REGISTERED_RING | 40, NULL, 0);
+
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	return 0;
+}
