@@ -16,12 +16,22 @@
 //!
 //! | tool | what |
 //! |---|---|
-//! | rtrace | `rtrace break --count hit -- bp_bench N` |
+//! | rtrace | `rtrace break --backend ptrace --count hit -- bp_bench N` (pinned to one CPU, as shipped) |
+//! | rtrace --no-cpu-pin | the same, tracer and program where the scheduler puts them |
 //! | gdb | `gdb -batch` with `break hit` + `commands / silent / continue / end`, `run` |
 //! | floor | here: INT3 at `hit`; per hit `GETREGS`, restore the byte, `SETREGS` (pc-1), `PTRACE_SINGLESTEP`, wait, re-insert the INT3, `PTRACE_CONT` |
 //!
+//! Workloads: `bp_bench` at -O0 and -O2 with the hits in the main thread,
+//! at -O2 with the loop in a second thread (`bp_bench N thread`: no floor,
+//! which follows no threads), and a write watchpoint on the global `last`
+//! the loop stores to (`rtrace watch -c last` against gdb's `watch last`
+//! with a silent continuing `commands`). The load average is printed at
+//! start and end: the pinned and unpinned costs differ most on an idle
+//! machine, where a cross-CPU wake-up means waking an idle CPU.
+//!
 //! Targets: rtrace ≤ 0.15× gdb per hit, and ≤ 0.6× the floor (one stop per
-//! hit, because the first instruction is emulated, against the floor's two).
+//! hit, because the first instruction is emulated, against the floor's two),
+//! checked on the main-thread breakpoint workloads.
 //! Ratios and a markdown table (for README.md) are printed and the table is
 //! written to `<target>/bench-breakpoint.md`.
 //!
@@ -30,6 +40,7 @@
 //! ```text
 //! cargo bench --bench breakpoint                 # 5 rounds
 //! cargo bench --bench breakpoint -- --quick      # 3 rounds, smaller sizes
+//! cargo bench --bench breakpoint -- --only watch # the workloads named so
 //! cargo bench --bench breakpoint -- --selftest   # the floor tracer counts hits right
 //! ```
 //!
@@ -173,7 +184,10 @@ mod floor {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Tool {
     Untraced,
+    /// `rtrace break`/`watch` as shipped: pinned to one CPU.
     Rtrace,
+    /// The same with `--no-cpu-pin` (the behaviour before pinning).
+    RtraceNoPin,
     Gdb,
     Floor,
 }
@@ -183,16 +197,29 @@ impl Tool {
         match self {
             Tool::Untraced => "untraced",
             Tool::Rtrace => "rtrace",
+            Tool::RtraceNoPin => "rtrace --no-cpu-pin",
             Tool::Gdb => "gdb",
             Tool::Floor => "floor",
         }
     }
 }
 
+/// What a workload measures.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// A breakpoint at `hit`, called from the main thread.
+    Break,
+    /// A breakpoint at `hit`, called from a second thread.
+    BreakThread,
+    /// A write watchpoint on `last`.
+    Watch,
+}
+
 struct Workload {
     name: &'static str,
     path: PathBuf,
     addr: u64,
+    kind: Kind,
 }
 
 fn symbol_addr(prog: &Path, name: &str) -> Option<u64> {
@@ -211,9 +238,47 @@ fn rtrace() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_rtrace")))
 }
 
+/// The gdb script of a workload kind.
+fn gdb_script(kind: Kind) -> PathBuf {
+    let (name, text) = match kind {
+        Kind::Watch => (
+            "bench-watch.gdb",
+            "watch last\ncommands\nsilent\ncontinue\nend\nrun\n",
+        ),
+        _ => (
+            "bench-breakpoint.gdb",
+            "break hit\ncommands\nsilent\ncontinue\nend\nrun\n",
+        ),
+    };
+    let path = common::target_dir().join(name);
+    let _ = std::fs::write(&path, text);
+    path
+}
+
+/// Whether rtrace's report counts `n` hits.
+fn counted(kind: Kind, stderr: &str, n: u64) -> bool {
+    match kind {
+        // --json: {"type":"count",…,"hits":N}.
+        Kind::Break | Kind::BreakThread => stderr.contains(&format!("\"hits\":{n}")),
+        // watch -c: the table row "1 write ADDR LEN HITS last". The loop
+        // stores n times, and gcc -O2 adds one store as the loop ends.
+        Kind::Watch => stderr.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.last() == Some(&"last")
+                && f.len() > 2
+                && [n.to_string(), (n + 1).to_string()].contains(&f[f.len() - 2].to_string())
+        }),
+    }
+}
+
 /// One timed run; `None` when the tool failed or counted wrong.
-fn run_once(tool: Tool, w: &Workload, n: u64, gdb_script: &Path) -> Option<Duration> {
+fn run_once(tool: Tool, w: &Workload, n: u64) -> Option<Duration> {
     let expect = format!("sum {}", (0..n as i64).map(|i| i ^ 0x5a).sum::<i64>());
+    let thread: &[&str] = if w.kind == Kind::BreakThread {
+        &["thread"]
+    } else {
+        &[]
+    };
     let t0 = Instant::now();
     match tool {
         Tool::Floor => {
@@ -228,41 +293,42 @@ fn run_once(tool: Tool, w: &Workload, n: u64, gdb_script: &Path) -> Option<Durat
         _ => {
             let mut c = match tool {
                 Tool::Untraced => Command::new(&w.path),
-                Tool::Rtrace => {
+                Tool::Rtrace | Tool::RtraceNoPin => {
                     let mut c = Command::new(rtrace());
-                    c.args([
-                        "break",
-                        "--backend",
-                        "ptrace",
-                        "--count",
-                        "--json",
-                        "hit",
-                        "--",
-                    ])
-                    .arg(&w.path);
+                    match w.kind {
+                        Kind::Watch => c.args(["watch", "-c", "last"]),
+                        _ => c.args(["break", "--backend", "ptrace", "--count", "--json", "hit"]),
+                    };
+                    if tool == Tool::RtraceNoPin {
+                        c.arg("--no-cpu-pin");
+                    }
+                    c.arg("--").arg(&w.path);
                     c
                 }
                 _ => {
                     let mut c = Command::new("gdb");
                     c.args(["-batch", "-nx", "-x"])
-                        .arg(gdb_script)
+                        .arg(gdb_script(w.kind))
                         .arg("--args")
                         .arg(&w.path);
                     c
                 }
             };
-            let out = c.arg(n.to_string()).stdin(Stdio::null()).output().ok()?;
+            let out = c
+                .arg(n.to_string())
+                .args(thread)
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
             let d = t0.elapsed();
             let stdout = String::from_utf8_lossy(&out.stdout);
             if !out.status.success() || !stdout.contains(&expect) {
                 return None;
             }
-            if tool == Tool::Rtrace {
-                let err = String::from_utf8_lossy(&out.stderr);
-                let want = format!("\"hits\":{n}");
-                if !err.contains(&want) {
-                    return None;
-                }
+            if matches!(tool, Tool::Rtrace | Tool::RtraceNoPin)
+                && !counted(w.kind, &String::from_utf8_lossy(&out.stderr), n)
+            {
+                return None;
             }
             Some(d)
         }
@@ -304,39 +370,43 @@ fn main() -> ExitCode {
         .position(|a| a == "--rounds")
         .and_then(|i| args.get(i + 1)?.parse().ok())
         .unwrap_or(if quick { 3 } else { 5 });
-    let workloads: Vec<Workload> = [("O0", "-O0"), ("O2", "-O2")]
-        .iter()
-        .filter_map(|(name, opt)| {
-            let path =
-                common::testprog_variant("bp_bench", &format!("nopie-{name}"), &["-no-pie", opt]);
-            let addr = symbol_addr(&path, "hit")?;
-            Some(Workload { name, path, addr })
-        })
-        .collect();
-    if workloads.len() != 2 {
+    let build = |name: &str, opt: &str| {
+        let path =
+            common::testprog_variant("bp_bench", &format!("nopie-{name}"), &["-no-pie", opt]);
+        let addr = symbol_addr(&path, "hit")?;
+        Some((path, addr))
+    };
+    let (Some(o0), Some(o2)) = (build("O0", "-O0"), build("O2", "-O2")) else {
         eprintln!("could not build or inspect testprogs/bp_bench.c");
         return ExitCode::FAILURE;
-    }
+    };
+    let workloads = [
+        ("O0", &o0, Kind::Break),
+        ("O2", &o2, Kind::Break),
+        ("O2, hits in a second thread", &o2, Kind::BreakThread),
+        ("O2, watch `last` (a write per iteration)", &o2, Kind::Watch),
+    ]
+    .map(|(name, (path, addr), kind)| Workload {
+        name,
+        path: path.clone(),
+        addr: *addr,
+        kind,
+    });
     if !bench || args.iter().any(|a| a == "--selftest") {
-        return if workloads.iter().all(selftest) {
+        return if workloads[..2].iter().all(selftest) {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
         };
     }
-    let gdb_script = common::target_dir().join("bench-breakpoint.gdb");
-    if std::fs::write(
-        &gdb_script,
-        "break hit\ncommands\nsilent\ncontinue\nend\nrun\n",
-    )
-    .is_err()
-    {
-        return ExitCode::FAILURE;
-    }
-    let mut tools = vec![Tool::Untraced, Tool::Rtrace, Tool::Floor];
-    if common::have("gdb") {
-        tools.push(Tool::Gdb);
-    } else {
+    // --only TEXT: the workloads whose name contains TEXT.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let have_gdb = common::have("gdb");
+    if !have_gdb {
         println!("gdb: skipped (not installed)");
     }
     // (N1, N2) per tool; gdb is ~20x slower per hit.
@@ -351,11 +421,29 @@ fn main() -> ExitCode {
             (a, b)
         }
     };
+    println!(
+        "load average at start: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
     let mut table = String::from(
-        "| workload | tool | per hit (µs) | vs gdb | vs floor |\n|---|---|---:|---:|---:|\n",
+        "| workload | tool | per hit (µs) | vs gdb | vs floor | vs --no-cpu-pin |\n\
+         |---|---|---:|---:|---:|---:|\n",
     );
     let mut ok = true;
     for w in &workloads {
+        if only.as_ref().is_some_and(|o| !w.name.contains(o.as_str())) {
+            continue;
+        }
+        let mut tools = vec![Tool::Untraced, Tool::Rtrace, Tool::RtraceNoPin];
+        if w.kind == Kind::Break {
+            // The floor tracer follows no threads and sets no watchpoints.
+            tools.push(Tool::Floor);
+        }
+        if have_gdb {
+            tools.push(Tool::Gdb);
+        }
         let mut per_hit: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
         let mut failed = vec![false; tools.len()];
         for round in 0..=rounds {
@@ -364,8 +452,8 @@ fn main() -> ExitCode {
                     continue;
                 }
                 let (n1, n2) = sizes(t);
-                let a = run_once(t, w, n1, &gdb_script);
-                let b = run_once(t, w, n2, &gdb_script);
+                let a = run_once(t, w, n1);
+                let b = run_once(t, w, n2);
                 match (a, b) {
                     (Some(a), Some(b)) => {
                         if round > 0 {
@@ -385,55 +473,78 @@ fn main() -> ExitCode {
             }
         }
         let med: Vec<f64> = per_hit.iter_mut().map(|v| median(v)).collect();
-        let of = |t: Tool| tools.iter().position(|x| *x == t).map(|i| med[i]);
-        let untraced = of(Tool::Untraced).unwrap_or(0.0);
-        println!("workload bp_bench {} (hit at {:#x}):", w.name, w.addr);
-        for (ti, &t) in tools.iter().enumerate() {
-            if failed[ti] {
-                continue;
-            }
-            // Costs above the untraced loop.
-            let c = med[ti] - if t == Tool::Untraced { 0.0 } else { untraced };
-            println!("  {:<9} {:>9.3} µs/hit", t.name(), c);
-        }
-        let r = of(Tool::Rtrace).map(|v| v - untraced);
-        let g = of(Tool::Gdb).map(|v| v - untraced);
-        let f = of(Tool::Floor).map(|v| v - untraced);
+        let untraced = tools
+            .iter()
+            .position(|x| *x == Tool::Untraced)
+            .map_or(0.0, |i| med[i]);
+        // Costs above the untraced loop.
+        let of = |t: Tool| {
+            tools
+                .iter()
+                .position(|x| *x == t)
+                .filter(|&i| !failed[i])
+                .map(|i| med[i] - untraced)
+        };
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => Some(a / b),
             _ => None,
         };
-        let rg = ratio(r, g);
-        let rf = ratio(r, f);
         let show = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+        println!("workload bp_bench {} (hit at {:#x}):", w.name, w.addr);
+        for &t in &tools {
+            if let Some(c) = of(t) {
+                let c = if t == Tool::Untraced { untraced } else { c };
+                println!("  {:<20} {:>9.3} µs/hit", t.name(), c);
+            }
+        }
+        let (r, g, f) = (of(Tool::Rtrace), of(Tool::Gdb), of(Tool::Floor));
+        let (rg, rf) = (ratio(r, g), ratio(r, f));
         println!(
-            "  rtrace/gdb = {} (target <= 0.15), rtrace/floor = {} (target <= 0.6)",
+            "  rtrace/gdb = {} (target <= 0.15), rtrace/floor = {} (target <= 0.6), \
+             rtrace/--no-cpu-pin = {}",
             show(rg),
-            show(rf)
+            show(rf),
+            show(ratio(r, of(Tool::RtraceNoPin)))
         );
         if rg.is_some_and(|v| v > 0.15) || rf.is_some_and(|v| v > 0.6) {
             ok = false;
         }
-        for (ti, &t) in tools.iter().enumerate() {
-            if t == Tool::Untraced || failed[ti] {
+        for &t in &tools {
+            let Some(c) = of(t).filter(|_| t != Tool::Untraced) else {
                 continue;
-            }
-            let c = med[ti] - untraced;
-            let (vg, vf) = match t {
-                Tool::Rtrace => (show(rg), show(rf)),
-                Tool::Floor => (show(ratio(f, g)), "1.000".into()),
-                _ => ("1.000".into(), show(ratio(g, f))),
+            };
+            let vs = |b: Tool| {
+                if t == b {
+                    "1.000".to_string()
+                } else {
+                    show(ratio(Some(c), of(b)))
+                }
+            };
+            let vn = match t {
+                Tool::Rtrace | Tool::RtraceNoPin => vs(Tool::RtraceNoPin),
+                _ => String::new(),
             };
             table.push_str(&format!(
-                "| bp_bench {} | {} | {:.2} | {} | {} |\n",
+                "| bp_bench {} | {} | {:.2} | {} | {} | {} |\n",
                 w.name,
                 t.name(),
                 c,
-                vg,
-                vf
+                vs(Tool::Gdb),
+                if w.kind == Kind::Break {
+                    vs(Tool::Floor)
+                } else {
+                    String::new()
+                },
+                vn
             ));
         }
     }
+    println!(
+        "load average at end: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
     println!("\n{table}");
     let _ = std::fs::write(common::target_dir().join("bench-breakpoint.md"), &table);
     if !ok {

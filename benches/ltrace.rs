@@ -11,9 +11,11 @@
 //! ltrace (each round's tools ran under the same load). Target: rltrace ≤
 //! 0.3× ltrace per call. Both backends are measured: `auto` (the kernel
 //! backend where it reproduces the ptrace output, see
-//! `src/ltrace/uprobe/mod.rs`) and `--backend ptrace`. `rltrace -f` is
-//! listed as well: with `-f` the command runs on rltrace's CPU (see
-//! `src/ltrace/mod.rs`, `pinning`).
+//! `src/ltrace/uprobe/mod.rs`) and `--backend ptrace`, the latter also with
+//! `--no-cpu-pin` (the program and rltrace on whatever CPUs the scheduler
+//! picks: what the ptrace backend did before it pinned, see
+//! `src/engine/affinity.rs`), and `rltrace -f` (ptrace).
+//! `--ptrace-only` runs only the ptrace rows against `ltrace -o /dev/null`.
 //! A markdown table (for README.md) is printed and written to
 //! `<target>/bench-ltrace.md`.
 //!
@@ -132,6 +134,14 @@ fn main() -> ExitCode {
         ),
         (
             Tool {
+                name: "rltrace --backend ptrace --no-cpu-pin -o /dev/null",
+                prog: rltrace(),
+                opts: &["--backend", "ptrace", "--no-cpu-pin", "-o", "/dev/null"],
+            },
+            0,
+        ),
+        (
+            Tool {
                 name: "rltrace --backend ptrace -c",
                 prog: rltrace(),
                 opts: &["--backend", "ptrace", "-c", "-o", "/dev/null"],
@@ -140,13 +150,19 @@ fn main() -> ExitCode {
         ),
         (
             Tool {
-                name: "rltrace -f -o /dev/null (CPU-pinned)",
+                name: "rltrace -f -o /dev/null (ptrace)",
                 prog: rltrace(),
                 opts: &["-f", "-o", "/dev/null"],
             },
             0,
         ),
     ];
+    // --ptrace-only: the ptrace rows and the plain ltrace row, no more.
+    let ptrace_only = args.iter().any(|a| a == "--ptrace-only");
+    let rows: Vec<(Tool, usize)> = rows
+        .into_iter()
+        .filter(|r| !ptrace_only || (r.1 == 0 && r.0.opts.contains(&"ptrace")))
+        .collect();
     let n_rl = rows.len();
     let base: Vec<Option<usize>> = rows.iter().map(|r| Some(n_rl + r.1)).collect();
     let mut tools: Vec<Tool> = rows.into_iter().map(|r| r.0).collect();
@@ -156,14 +172,18 @@ fn main() -> ExitCode {
             prog: "ltrace".into(),
             opts: &["-o", "/dev/null"],
         });
-        tools.push(Tool {
-            name: "ltrace -c",
-            prog: "ltrace".into(),
-            opts: &["-c", "-o", "/dev/null"],
-        });
+        if !ptrace_only {
+            tools.push(Tool {
+                name: "ltrace -c",
+                prog: "ltrace".into(),
+                opts: &["-c", "-o", "/dev/null"],
+            });
+        }
     } else {
         eprintln!("ltrace not installed: rltrace only");
     }
+    let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at start: {}", load().trim());
     let mut per: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
     for round in 0..=rounds {
         for (i, t) in tools.iter().enumerate() {
@@ -201,6 +221,7 @@ fn main() -> ExitCode {
         };
         table.push_str(&format!("| `{}` | {:.2} | {r1} | {r2} |\n", t.name, med[i]));
     }
+    println!("load average at end: {}", load().trim());
     println!("rltrace benchmark: labs() through the PLT, {n1} vs {n2} calls, {rounds} rounds\n");
     println!("{table}");
     let _ = std::fs::write(common::target_dir().join("bench-ltrace.md"), &table);

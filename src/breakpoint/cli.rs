@@ -101,6 +101,11 @@ pub struct BreakArgs {
     /// restores its code).
     #[arg(short = 'p', long = "pid", value_name = "PID", value_delimiter = ',')]
     pub pids: Vec<i32>,
+    /// Do not run rtrace and the program on one CPU (by default every
+    /// thread runs on rtrace's CPU, invisibly to the program: a hit then
+    /// costs a context switch, not a cross-CPU wake-up).
+    #[arg(long)]
+    pub no_cpu_pin: bool,
     /// Also a hardware watchpoint on writes to EXPR (a global, var.field,
     /// var[N] or *ADDR[:LEN], and 'EXPR if COND', as in 'rtrace watch');
     /// up to four.
@@ -216,6 +221,8 @@ pub struct Options {
     pub follow: bool,
     /// `-p PID` (repeatable).
     pub pids: Vec<i32>,
+    /// Run rtrace and the program on one CPU (not `--no-cpu-pin`).
+    pub cpu_pin: bool,
     /// The command after `--`.
     pub command: Vec<OsString>,
     /// `--watch`/`--awatch` expressions.
@@ -280,6 +287,7 @@ impl BreakArgs {
             output: self.output,
             follow: self.follow,
             pids: self.pids,
+            cpu_pin: !self.no_cpu_pin,
             command: self.command,
             watch_kind: (!watches.is_empty()).then_some(if rw {
                 Kind::ReadWrite

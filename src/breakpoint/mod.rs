@@ -196,7 +196,8 @@ pub fn main(args: cli::BreakArgs) -> i32 {
         syscall_info: true,
         rusage: false,
         interruptible: Interruptible::WaitOnly,
-        pin_cpu: false,
+        pin_cpu: o.cpu_pin,
+        pin_attached: o.cpu_pin,
         syscalls: false,
         exit_kill: false,
     };

@@ -317,11 +317,16 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         .syscalls
         .then(|| syscalls::Syscalls::new(protos.clone(), hopts.fmt, hopts.array_len, o.ip, o.json));
     let mut h = trace::Ltrace::new(hopts, protos, out, sys, inject);
-    let (pin_cpu, seccomp_sets) = pinning(o);
+    // Every traced call is two round trips between the program and
+    // rltrace: on one CPU each is a context switch, across CPUs a wake-up
+    // of an idle CPU, which costs several times more. The engine keeps the
+    // pinning invisible (with -S at the syscall stops, else with a filter
+    // that stops only the affinity calls; see `crate::engine::affinity`).
+    let pin = !o.no_cpu_pin;
     let cfg = Config {
         // Children are always seen, so an unfollowed one can be cleaned.
         follow_forks: true,
-        seccomp_sets,
+        seccomp_sets: None,
         syscall_info: true,
         rusage: false,
         // As strace: with `-o FILE CMD`, Ctrl-C reaches only the command.
@@ -330,46 +335,12 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         } else {
             Interruptible::WaitOnly
         },
-        pin_cpu,
+        pin_cpu: pin,
+        pin_attached: pin,
         syscalls: o.syscalls,
         exit_kill: false,
     };
     run(o, cfg, &mut h, user)
-}
-
-/// Whether the launched command runs on rltrace's CPU, and the seccomp
-/// filter that lets the engine keep that invisible.
-///
-/// Every traced call is two round trips between the program and rltrace;
-/// on one CPU each is a context switch, across CPUs a wake-up of an idle
-/// CPU (a VM exit on virtual machines), which costs several times more
-/// (see `crate::engine::affinity`). The pinning must not be visible to the
-/// program, so the engine rewrites `sched_getaffinity` results, which needs
-/// those calls to stop: with `-S` every syscall stops anyway; with `-f` a
-/// seccomp filter stops only the two affinity calls (and the pinning holds
-/// only while the program is a single task). Without `-f` an unfollowed
-/// child would be let go with that filter and no tracer, and its affinity
-/// calls would fail with `ENOSYS`, so there is no pinning then; nor for
-/// `-p` (the engine pins only launched commands).
-/// Syscall numbers to stop at, per architecture (the engine's seccomp plan).
-type StopSets = Vec<(Arch, Vec<u32>)>;
-
-fn pinning(o: &cli::Options) -> (bool, Option<StopSets>) {
-    if o.command.is_empty() || o.no_cpu_pin {
-        return (false, None);
-    }
-    if o.syscalls {
-        return (true, None);
-    }
-    if o.follow {
-        // The engine adds the affinity calls to these (empty) sets.
-        let sets = Arch::native_personalities()
-            .iter()
-            .map(|&a| (a, Vec::new()))
-            .collect();
-        return (true, Some(sets));
-    }
-    (false, None)
 }
 
 fn run(

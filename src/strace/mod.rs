@@ -296,6 +296,7 @@ pub fn run_layered(o: cli::Options, sink: sink::Sink, layer: Option<&mut dyn Lay
         rusage: (o.summary_only || o.summary) && !o.wall_clock,
         interruptible,
         pin_cpu: o.cpu_pin && o.daemonize == 0,
+        pin_attached: false,
         syscalls: true,
         exit_kill: o.kill_on_exit,
     };

@@ -10,7 +10,7 @@ use nix::unistd::Pid;
 const SET_BYTES: usize = std::mem::size_of::<libc::cpu_set_t>();
 
 /// A CPU mask (`cpu_set_t`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CpuSet {
     set: sched::CpuSet,
     /// The same mask as bytes (CPU 0 is bit 0 of byte 0).
@@ -60,6 +60,11 @@ impl CpuSet {
             .count()
     }
 
+    /// Whether `cpu` is set.
+    pub fn has(&self, cpu: usize) -> bool {
+        self.set.is_set(cpu).unwrap_or(false)
+    }
+
     /// The mask as bytes (CPU 0 is bit 0 of byte 0).
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
@@ -74,12 +79,17 @@ impl CpuSet {
 /// reports, which rtrace gives back to a pinned command's own
 /// `sched_getaffinity`.
 pub fn get_affinity() -> io::Result<(CpuSet, usize)> {
+    get_affinity_of(0)
+}
+
+/// Thread `tid`'s affinity (0: the calling thread), as [`get_affinity`].
+pub fn get_affinity_of(tid: i32) -> io::Result<(CpuSet, usize)> {
     let mut bytes = [0u8; SET_BYTES];
     // SAFETY: the kernel writes at most the size given into `bytes`, ours.
     let n = unsafe {
         libc::syscall(
             libc::SYS_sched_getaffinity,
-            0,
+            tid,
             SET_BYTES,
             bytes.as_mut_ptr(),
         )

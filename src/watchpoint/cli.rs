@@ -94,6 +94,11 @@ pub struct WatchArgs {
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true,
           value_parser = disasm::parse_count)]
     pub disasm: Option<Option<usize>>,
+    /// Do not run rtrace and the program on one CPU (by default every
+    /// thread runs on rtrace's CPU, invisibly to the program: a hit then
+    /// costs a context switch, not a cross-CPU wake-up).
+    #[arg(long)]
+    pub no_cpu_pin: bool,
     /// The command to run (after --).
     #[arg(value_name = "CMD", last = true)]
     pub command: Vec<OsString>,
@@ -128,6 +133,8 @@ pub struct Options {
     pub command: Vec<OsString>,
     /// `--disasm[=N]`: instructions to print per hit.
     pub disasm: Option<usize>,
+    /// Run rtrace and the program on one CPU (not `--no-cpu-pin`).
+    pub cpu_pin: bool,
 }
 
 /// A command-line mistake; the message says what to do.
@@ -179,6 +186,7 @@ impl WatchArgs {
             disasm: self.disasm.map(|n| n.unwrap_or(disasm::DEFAULT_COUNT)),
             pid: self.pid,
             command: self.command,
+            cpu_pin: !self.no_cpu_pin,
         })
     }
 }

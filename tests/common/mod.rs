@@ -14,6 +14,8 @@
 //! * [`rstrace`] is the path of the `rstrace` binary Cargo built for this test.
 //! * [`have`] tells whether a tool (strace, ltrace, gdb, ...) is installed, so
 //!   differential tests can skip cleanly.
+//! * [`affinity`] reads CPU masks for the pinning tests (`testprogs/pin_probe.c`'s
+//!   report, every thread's `Cpus_allowed_list`).
 //! * [`normalize`] replaces what changes between runs (pids, addresses) with
 //!   fixed placeholders before outputs are compared.
 //! * [`strace72()`] runs strace 7.2 (fetched by `.ci/strace-72`), the oracle
@@ -25,6 +27,7 @@
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod affinity;
 pub mod child;
 pub mod gdb;
 pub mod private;

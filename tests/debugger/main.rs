@@ -16,6 +16,7 @@ mod bt_entry;
 mod bt_optimized;
 mod disasm;
 mod dwarf_vars;
+mod pinning;
 mod symbols;
 mod unwind;
 mod watch_gdb;

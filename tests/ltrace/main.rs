@@ -16,6 +16,7 @@ mod ltrace_kernel;
 mod ltrace_langs;
 mod ltrace_nesting;
 mod ltrace_options;
+mod ltrace_pinning;
 mod ltrace_printf;
 mod ltrace_proto;
 mod ltrace_protos;

@@ -14,12 +14,10 @@ impl Tracer {
         // First, before the wait below takes (and drops) their stops.
         self.let_go_awaiting(h);
         let tids: Vec<Tid> = self.tasks.keys().copied().collect();
+        for &tid in &tids {
+            self.unpin(tid);
+        }
         if let Some(pin) = &self.pin {
-            for (tid, t) in &self.tasks {
-                if t.pinned {
-                    let _ = pin.restore(*tid);
-                }
-            }
             let _ = pin.restore(0);
         }
         // Stop every task before letting any go: a handler undoing its
@@ -47,15 +45,22 @@ impl Tracer {
             if !self.tasks.contains_key(&tid) || stopped.iter().any(|s| s.0 == tid) {
                 continue;
             }
+            // The handler let kept tasks go already (kept.rs).
+            let kept = self.tasks.get(&tid).is_some_and(|t| t.kept);
             match classify(status) {
                 Status::Exited(code) => {
                     self.tasks.remove(&tid);
-                    h.event(Event::Exited { tid, code }, &Stamp::default());
+                    if !kept {
+                        h.event(Event::Exited { tid, code }, &Stamp::default());
+                    }
                 }
                 Status::Killed { sig, core } => {
                     self.tasks.remove(&tid);
-                    h.event(Event::Killed { tid, sig, core }, &Stamp::default());
+                    if !kept {
+                        h.event(Event::Killed { tid, sig, core }, &Stamp::default());
+                    }
                 }
+                Status::Signal(sig) if kept => stopped.push((tid, sig)),
                 Status::Signal(sig) => {
                     // A trap rtrace caused (a watchpoint hit racing with the
                     // interrupt) must not reach the program: SIGTRAP would
@@ -71,8 +76,14 @@ impl Tracer {
             }
         }
         for (tid, mut sig) in stopped {
-            if !self.tasks.contains_key(&tid) {
-                continue;
+            match self.tasks.get(&tid) {
+                None => continue,
+                Some(t) if t.kept => {
+                    let _ = ptrace::detach(tid, sig);
+                    self.tasks.remove(&tid);
+                    continue;
+                }
+                Some(_) => {}
             }
             // The interrupt's stop can come before a SIGTRAP that a hit
             // queued (the kernel reports the stop before dequeuing

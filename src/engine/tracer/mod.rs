@@ -19,11 +19,15 @@
 //!   status arrives through wait later; it is not an error.
 //!
 //! Submodules: [`stops`] decodes one wait status (syscall stops, ptrace
-//! events, CPU pinning upkeep); [`unfollowed`] takes the pin off children
-//! that are not followed; [`detach`] lets tracees go; [`procfs`] reads the
-//! /proc facts the loop needs.
+//! events); [`pinning`] keeps tasks on rtrace's CPU and hides it;
+//! [`kept`] runs the tasks a tool let go that must stay traced;
+//! [`unfollowed`] takes the pin off children rstrace does not follow;
+//! [`detach`] lets tracees go; [`procfs`] reads the /proc facts the loop
+//! needs.
 
 mod detach;
+mod kept;
+mod pinning;
 mod procfs;
 mod stops;
 mod unfollowed;
@@ -227,8 +231,14 @@ pub struct Config {
     pub rusage: bool,
     /// How fatal signals to rtrace are handled.
     pub interruptible: signals::Interruptible,
-    /// Run a launched, unfiltered command on rtrace's CPU ([`super::affinity`]).
+    /// Run a launched command on rtrace's CPU ([`super::affinity`]): with
+    /// a seccomp filter only while it is a single task, else every task.
+    /// Without syscall stops, a filter that stops only the affinity calls
+    /// is installed to keep the pinning invisible.
     pub pin_cpu: bool,
+    /// Run the threads of attached processes (`-p`) on rtrace's CPU too,
+    /// giving each its own mask back at detach.
+    pub pin_attached: bool,
     /// Stop at syscalls at all (breakpoint tools turn this off and run
     /// tracees with `PTRACE_CONT`).
     pub syscalls: bool,
@@ -248,6 +258,12 @@ struct Task {
     cur_args: [u64; 6],
     /// Runs on rtrace's CPU by rtrace's choice (see affinity.rs).
     pinned: bool,
+    /// The mask an attached task had before rtrace pinned it (a launched
+    /// one had rtrace's, [`Pin::original`]).
+    orig: Option<crate::sys::sched::CpuSet>,
+    /// Let go by the handler but still traced by the engine (it carries
+    /// the affinity filter, see kept.rs): no events, run until it ends.
+    kept: bool,
     /// Set its own affinity: never pinned again.
     own_affinity: bool,
     /// Resume with one single step (the handler asked).
@@ -285,6 +301,8 @@ impl Task {
             cur_arch: None,
             cur_args: [0; 6],
             pinned: false,
+            orig: None,
+            kept: false,
             own_affinity: false,
             step: false,
             detach_pending: false,
@@ -331,6 +349,9 @@ pub struct Tracer {
     pin_single: bool,
     /// Tasks are currently pinned.
     pinned_now: bool,
+    /// The filter only stops the affinity calls for pinning (a tool
+    /// without syscall stops): tasks carrying it are kept, not let go.
+    keep_let_go: bool,
     /// Tasks kept stopped by [`Handler::hold`].
     held: usize,
     /// Unfollowed children still to be let go ([`unfollowed`]).
@@ -359,8 +380,20 @@ impl Tracer {
         // kept invisible (affinity.rs); the handler does not show them unless
         // they are traced.
         let pin_single = cfg.pin_cpu && cfg.seccomp_sets.is_some();
-        let filter = cfg.seccomp_sets.as_ref().map(|sets| {
-            let mut sets = sets.clone();
+        // A tool without syscall stops gets them from a filter that stops
+        // nothing else: two calls a program makes a handful of times, where
+        // PTRACE_SYSCALL would stop twice at every call. (rstrace stops at
+        // every call anyway when it has no filter of its own.)
+        let keep_let_go = cfg.pin_cpu && !cfg.syscalls && cfg.seccomp_sets.is_none();
+        let sets = cfg.seccomp_sets.clone().or_else(|| {
+            keep_let_go.then(|| {
+                Arch::native_personalities()
+                    .iter()
+                    .map(|&a| (a, Vec::new()))
+                    .collect()
+            })
+        });
+        let filter = sets.map(|mut sets| {
             if cfg.pin_cpu {
                 for (arch, nrs) in sets.iter_mut() {
                     for n in ["sched_getaffinity", "sched_setaffinity"] {
@@ -383,6 +416,7 @@ impl Tracer {
             pin: None,
             pin_single,
             pinned_now: false,
+            keep_let_go,
             held: 0,
             kids: unfollowed::Unfollowed::default(),
         }
@@ -392,7 +426,8 @@ impl Tracer {
     pub fn launch(&mut self, cmd: &spawn::Command) -> io::Result<Tid> {
         signals::install(self.cfg.interruptible);
         // Pin before the fork so the child starts on our CPU (see affinity.rs).
-        if self.cfg.pin_cpu {
+        let fresh = self.cfg.pin_cpu && self.pin.is_none();
+        if fresh {
             self.pin = Pin::pin_self();
             self.pinned_now = self.pin.is_some();
         }
@@ -407,8 +442,10 @@ impl Tracer {
         let pid = match pid {
             Ok(p) => p,
             Err(e) => {
-                if let Some(p) = self.pin.take() {
-                    let _ = p.restore(0);
+                if fresh {
+                    if let Some(p) = self.pin.take() {
+                        let _ = p.restore(0);
+                    }
                 }
                 return Err(e);
             }
@@ -416,7 +453,7 @@ impl Tracer {
 
         let mut t = Task::new(false, false);
         t.hidden = true;
-        t.pinned = self.pin.is_some();
+        t.pinned = self.cfg.pin_cpu && self.pin.is_some();
         self.tasks.insert(pid, t);
         self.main_pid = Some(pid);
         Ok(pid)
@@ -458,7 +495,9 @@ impl Tracer {
             }
             match ptrace::seize(tid, self.options).and_then(|_| ptrace::interrupt(tid)) {
                 Ok(()) => {
-                    self.tasks.insert(tid, Task::new(false, true));
+                    let mut t = Task::new(false, true);
+                    self.pin_attached(tid, &mut t);
+                    self.tasks.insert(tid, t);
                     h.event(Event::Attached { tid }, &Stamp::default());
                     any = true;
                 }
@@ -507,22 +546,23 @@ impl Tracer {
             }
         }
         t.event_stop = false;
-        let t = &*t;
-        let r = if t.detach_pending {
+        let (detach, step) = (t.detach_pending, t.step);
+        let keep = detach && t.seccomp && self.keep_let_go;
+        let cont = (t.seccomp || !self.cfg.syscalls) && !t.in_syscall;
+        let r = if keep {
+            // It carries the affinity filter: let go for the handler only.
+            self.keep(tid, sig, h)
+        } else if detach {
             // A task rtrace pinned gets its own CPU mask back before it goes.
-            if t.pinned {
-                if let Some(pin) = &self.pin {
-                    let _ = pin.restore(tid);
-                }
-            }
+            self.unpin(tid);
             h.detaching(tid);
             let r = ptrace::detach(tid, sig);
             self.tasks.remove(&tid);
             h.event(Event::Detached { tid }, &Stamp::default());
             r
-        } else if t.step {
+        } else if step {
             ptrace::singlestep(tid, sig)
-        } else if (t.seccomp || !self.cfg.syscalls) && !t.in_syscall {
+        } else if cont {
             ptrace::cont(tid, sig)
         } else {
             ptrace::syscall(tid, sig)

@@ -1,7 +1,7 @@
 //! Decoding one wait status of the [`Tracer`] loop: exits, syscall stops
 //! (through `PTRACE_GET_SYSCALL_INFO` or registers), ptrace events (fork,
-//! exec, seccomp), signal and group stops, and the CPU pinning upkeep that
-//! goes with tasks coming and going.
+//! exec, seccomp), signal and group stops; the CPU pinning upkeep that goes
+//! with them is in [`super::pinning`].
 
 use super::procfs::{creator_of, is_thread_of};
 use super::{arch_of, Event, Handler, Outcome, Resume, Stamp, Task, Tracer};
@@ -40,13 +40,20 @@ impl Tracer {
                     // before the creator's event, and until then a child
                     // taken for a launched one would be killed by
                     // `kill_launched_and_detach`.
-                    let attached = creator_of(tid)
-                        .is_some_and(|c| self.tasks.get(&c).is_some_and(|t| t.attached));
+                    let creator = creator_of(tid).and_then(|c| self.tasks.get(&c));
+                    let attached = creator.is_some_and(|t| t.attached);
+                    // A kept task's child is kept too (kept.rs).
+                    let kept = creator.is_some_and(|t| t.kept);
                     let mut t = Task::new(self.filter.is_some(), attached);
                     t.early = true;
+                    t.kept = kept;
                     self.tasks.insert(tid, t);
                 }
             }
+        }
+        if self.tasks.get(&tid).is_some_and(|t| t.kept) {
+            self.handle_kept(tid, st);
+            return;
         }
         if let Some(t) = self.tasks.get_mut(&tid) {
             // A single step asked for at the previous stop is over.
@@ -234,66 +241,6 @@ impl Tracer {
         self.restart(tid, 0, h);
     }
 
-    /// In seccomp mode, pins while exactly one task is traced and unpins as
-    /// soon as there are more (affinity.rs).
-    fn rebalance_pin(&mut self) {
-        if !self.pin_single {
-            return;
-        }
-        let Some(pin) = self.pin.as_mut() else { return };
-        let single = self.tasks.len() == 1;
-        if single && !self.pinned_now {
-            if pin.repin_self().is_err() {
-                return;
-            }
-            for (tid, t) in self.tasks.iter_mut() {
-                if !t.own_affinity && !t.attached && pin.pin_thread(*tid).is_ok() {
-                    t.pinned = true;
-                }
-            }
-            self.pinned_now = true;
-        } else if !single && self.pinned_now {
-            for (tid, t) in self.tasks.iter_mut() {
-                if t.pinned {
-                    let _ = pin.restore(*tid);
-                    t.pinned = false;
-                }
-            }
-            let _ = pin.restore(0);
-            self.pinned_now = false;
-        }
-    }
-
-    /// Keeps CPU pinning invisible at the exit of an affinity call (see
-    /// affinity.rs): the command sees its original mask, and a command that
-    /// sets its own affinity keeps it.
-    fn affinity_exit(&mut self, tid: Tid, ret: i64) {
-        let (Some(pin), Some(t)) = (self.pin.as_ref(), self.tasks.get(&tid)) else {
-            return;
-        };
-        let Some(arch) = t.cur_arch else { return };
-        let name = arch.syscall_name(t.cur_nr).unwrap_or("");
-        let args = t.cur_args;
-        let target = if args[0] as u32 == 0 {
-            tid
-        } else {
-            args[0] as Tid
-        };
-        match name {
-            "sched_getaffinity" if ret > 0 && self.tasks.get(&target).is_some_and(|t| t.pinned) => {
-                let bytes = pin.visible_mask(ret as usize).to_vec();
-                let _ = crate::engine::affinity::poke_bytes(tid, args[2], &bytes);
-            }
-            "sched_setaffinity" if ret == 0 => {
-                if let Some(t) = self.tasks.get_mut(&target) {
-                    t.pinned = false;
-                    t.own_affinity = true;
-                }
-            }
-            _ => {}
-        }
-    }
-
     fn on_event(&mut self, tid: Tid, ev: i32, h: &mut dyn Handler, stamp: &Stamp) {
         match ev {
             event::FORK | event::VFORK | event::CLONE if !self.cfg.follow_forks => {
@@ -307,6 +254,7 @@ impl Tracer {
                     let child = child as Tid;
                     let parent_seccomp = self.tasks.get(&tid).is_some_and(|t| t.seccomp);
                     let parent_pinned = self.tasks.get(&tid).is_some_and(|t| t.pinned);
+                    let parent_orig = self.tasks.get(&tid).and_then(|t| t.orig);
                     let attached = self.tasks.get(&tid).is_some_and(|t| t.attached);
                     match self.tasks.get_mut(&child) {
                         Some(t) => {
@@ -315,10 +263,13 @@ impl Tracer {
                             t.seccomp = parent_seccomp;
                             t.attached = attached;
                             t.pinned = parent_pinned;
+                            t.orig = parent_orig;
                         }
                         None => {
                             let mut t = Task::new(parent_seccomp, attached);
+                            // The kernel copies the creator's mask.
                             t.pinned = parent_pinned;
+                            t.orig = parent_orig;
                             self.tasks.insert(child, t);
                         }
                     }

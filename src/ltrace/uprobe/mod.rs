@@ -447,6 +447,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
         rusage: false,
         interruptible,
         pin_cpu: false,
+        pin_attached: false,
         syscalls: false,
         exit_kill: false,
     };
