@@ -1,7 +1,9 @@
 /* rltrace -S against ltrace -S: open/read/close/write/getpid through
  * libc, a fork whose child writes and exits, and a wait. SIGCHLD is
- * blocked first so that its delivery (whose moment is a race) never shows;
- * the last line names both pids so the test can normalise them. */
+ * blocked until the child has been waited for, so that it is delivered at
+ * a fixed place (the return of the unblocking rt_sigprocmask) instead of
+ * wherever the child's exit happens to fall; the last line names both
+ * pids so the test can normalise them. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@ int main(int argc, char **argv) {
         _exit(0);
     }
     waitpid(c, NULL, 0);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
     printf("pid %d child %d\n", (int)me, (int)c);
     return labs(n) > 100;
 }
