@@ -4,7 +4,7 @@
 //! directory>/`, accepting a debuglink candidate only when its CRC32 matches.
 
 use super::elf::ElfImage;
-use super::Warning;
+use super::{Bytes, Warning};
 use std::path::{Path, PathBuf};
 
 /// The global debug directories searched by default.
@@ -47,14 +47,14 @@ pub fn find_debug_file(
         if !candidate.is_file() || same_file(&candidate, path) {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&candidate) else {
+        let Ok(bytes) = Bytes::map(&candidate) else {
             continue;
         };
         if crc32(&bytes) != *crc {
             warnings.push(Warning::DebuglinkCrcMismatch);
             continue;
         }
-        match ElfImage::parse(bytes.into()) {
+        match ElfImage::parse(bytes) {
             Ok(debug) => return Some((candidate, debug)),
             Err(w) => warnings.push(w),
         }

@@ -3,7 +3,7 @@
 
 use super::demangle::demangle;
 use super::elf::ElfImage;
-use super::{Reader, Warning};
+use super::{Bytes, Reader, Warning};
 use gimli::Reader as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,7 +43,7 @@ impl DwarfInfo {
         if image.section(".debug_info").is_none() && image.section(".zdebug_info").is_none() {
             return Ok(None);
         }
-        let empty = Reader::new(Arc::from(Vec::new()), image.endian());
+        let empty = Reader::new(Bytes::from(Vec::new()), image.endian());
         let mut bad = false;
         let dwarf = gimli::Dwarf::load(|id| -> Result<Reader, gimli::Error> {
             Ok(match image.section_reader(id.name()) {

@@ -1,18 +1,19 @@
 //! One ELF file's bytes and the few header facts the symbolizer and the
 //! unwinder need, parsed once.
 //!
-//! The whole file is read into memory (`Arc<[u8]>`) and sections are windows
-//! on it, so DWARF readers share the bytes without copying. Compressed
+//! The whole file is mapped ([`Bytes`]) and sections are windows on it, so
+//! DWARF readers share the bytes without copying and only the pages read
+//! become resident. Compressed
 //! sections (`SHF_COMPRESSED`, `.zdebug_*`) are decompressed on first use and
 //! kept.
 
-use super::{Reader, Warning};
+use super::{Bytes, Reader, Warning};
 use object::read::elf::{ElfFile, FileHeader, ProgramHeader, SectionHeader};
 use object::{Object, ObjectSection, SectionKind};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// A `PT_LOAD` segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub struct SectionInfo {
 
 /// A parsed ELF file.
 pub struct ElfImage {
-    data: Arc<[u8]>,
+    data: Bytes,
     endian: gimli::RunTimeEndian,
     /// `e_machine`.
     pub machine: u16,
@@ -62,7 +63,7 @@ pub struct ElfImage {
     pub build_id: Option<Vec<u8>>,
     /// `.gnu_debuglink`: file name and CRC32.
     pub debuglink: Option<(String, u32)>,
-    decompressed: Mutex<HashMap<String, Option<Arc<[u8]>>>>,
+    decompressed: Mutex<HashMap<String, Option<Bytes>>>,
 }
 
 impl std::fmt::Debug for ElfImage {
@@ -79,12 +80,12 @@ impl std::fmt::Debug for ElfImage {
 impl ElfImage {
     /// Reads and parses the file at `path`.
     pub fn open(path: &Path) -> Result<ElfImage, Warning> {
-        let data = std::fs::read(path).map_err(|_| Warning::Unreadable)?;
-        ElfImage::parse(Arc::from(data))
+        let data = Bytes::map(path).map_err(|_| Warning::Unreadable)?;
+        ElfImage::parse(data)
     }
 
     /// Parses ELF bytes (a file, or a vDSO image read from memory).
-    pub fn parse(data: Arc<[u8]>) -> Result<ElfImage, Warning> {
+    pub fn parse(data: Bytes) -> Result<ElfImage, Warning> {
         match object::FileKind::parse(&*data) {
             Ok(object::FileKind::Elf64) => {
                 parse_with::<object::elf::FileHeader64<object::Endianness>>(&data)
@@ -97,7 +98,7 @@ impl ElfImage {
     }
 
     /// The whole file.
-    pub fn data(&self) -> &Arc<[u8]> {
+    pub fn data(&self) -> &Bytes {
         &self.data
     }
 
@@ -163,7 +164,7 @@ impl ElfImage {
                 Ok(Some(whole.range(start..start + bytes.len())))
             }
             Ok(Cow::Owned(bytes)) => {
-                let arc: Arc<[u8]> = Arc::from(bytes);
+                let arc = Bytes::from(bytes);
                 self.lock_decompressed()
                     .insert(name.to_string(), Some(arc.clone()));
                 Ok(Some(Reader::new(arc, self.endian)))
@@ -175,7 +176,7 @@ impl ElfImage {
         }
     }
 
-    fn lock_decompressed(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<[u8]>>>> {
+    fn lock_decompressed(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Bytes>>> {
         self.decompressed
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -250,14 +251,14 @@ pub fn read_load_segments(path: &Path) -> Result<Vec<LoadSegment>, Warning> {
     let mut buf = vec![0u8; end as usize];
     let n = file.read_at(&mut buf, 0).map_err(|_| Warning::Unreadable)?;
     buf.truncate(n);
-    let image = ElfImage::parse_headers_only(Arc::from(buf))?;
+    let image = ElfImage::parse_headers_only(Bytes::from(buf))?;
     Ok(image.loads)
 }
 
 impl ElfImage {
     /// Parses only the file and program headers (the section table may be
     /// missing from `data`).
-    fn parse_headers_only(data: Arc<[u8]>) -> Result<ElfImage, Warning> {
+    fn parse_headers_only(data: Bytes) -> Result<ElfImage, Warning> {
         fn loads<Elf: FileHeader<Endian = object::Endianness>>(
             data: &[u8],
         ) -> Result<(Vec<LoadSegment>, bool, u16, bool), Warning> {
@@ -317,7 +318,7 @@ fn load_segments<Elf: FileHeader<Endian = object::Endianness>>(
 }
 
 fn parse_with<Elf: FileHeader<Endian = object::Endianness>>(
-    data: &Arc<[u8]>,
+    data: &Bytes,
 ) -> Result<ElfImage, Warning> {
     let file = ElfFile::<Elf, &[u8]>::parse(&**data).map_err(|_| Warning::BadElf)?;
     let endian = file.endian();
@@ -378,18 +379,18 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         assert_eq!(
-            ElfImage::parse(Arc::from(vec![0u8; 100])).unwrap_err(),
+            ElfImage::parse(Bytes::from(vec![0u8; 100])).unwrap_err(),
             Warning::BadElf
         );
         let mut bytes = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         bytes.truncate(200);
-        assert!(ElfImage::parse(Arc::from(bytes)).is_err());
+        assert!(ElfImage::parse(Bytes::from(bytes)).is_err());
     }
 
     #[test]
     fn bias_of_a_pie_mapping() {
         let image = ElfImage {
-            data: Arc::from(Vec::new()),
+            data: Bytes::from(Vec::new()),
             endian: gimli::RunTimeEndian::Little,
             machine: 62,
             is_64: true,

@@ -2,10 +2,10 @@
 //! bias of every file-backed mapping and the vDSO image.
 
 use super::elf::{bias_for_mapping, read_load_segments, LoadSegment};
+use super::Bytes;
 use crate::engine::memory::Memory;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// `AT_PAGESZ` in the auxiliary vector.
 const AT_PAGESZ: u64 = 6;
@@ -61,7 +61,7 @@ impl Mapping {
 #[derive(Debug, Clone, Default)]
 pub struct ModuleMap {
     mappings: Vec<Mapping>,
-    vdso: Option<Arc<[u8]>>,
+    vdso: Option<Bytes>,
     root: Option<PathBuf>,
     page_size: u64,
 }
@@ -113,7 +113,7 @@ impl ModuleMap {
     }
 
     /// The vDSO image read from the process, if it has one.
-    pub fn vdso_image(&self) -> Option<&Arc<[u8]>> {
+    pub fn vdso_image(&self) -> Option<&Bytes> {
         self.vdso.as_ref()
     }
 
@@ -169,11 +169,12 @@ impl ModuleMap {
         let mut buf = vec![0u8; len as usize];
         let n = mem.read(m.start, &mut buf);
         buf.truncate(n);
-        let Ok(image) = super::elf::ElfImage::parse(Arc::from(buf.clone())) else {
+        let bytes = Bytes::from(buf);
+        let Ok(image) = super::elf::ElfImage::parse(bytes.clone()) else {
             return;
         };
         m.bias = image.bias_for_mapping(m.start, 0, true, self.page_size);
-        self.vdso = Some(Arc::from(buf));
+        self.vdso = Some(bytes);
     }
 }
 

@@ -17,6 +17,7 @@
 //! (`.gnu_debugaltlink`), debuginfod. Bad or truncated files never panic: they
 //! give fewer details and a [`Warning`].
 
+mod bytes;
 mod debuglink;
 mod demangle;
 mod dwarf;
@@ -40,9 +41,11 @@ pub use module::{Module, ModuleKey};
 pub use symbolizer::{ModuleWarning, Symbolizer};
 pub use symtab::{glob_match, Symbol, SymbolTable};
 
+pub use bytes::Bytes;
+
 /// The gimli reader every DWARF and CFI parser in rtrace uses: a window on a
-/// whole file's bytes, shared by reference count.
-pub type Reader = gimli::EndianReader<gimli::RunTimeEndian, std::sync::Arc<[u8]>>;
+/// whole file's bytes (mapped from the file), shared by reference count.
+pub type Reader = gimli::EndianReader<gimli::RunTimeEndian, Bytes>;
 
 /// Something that went wrong while reading a module's symbols or debug
 /// information. Symbolization goes on with fewer details.

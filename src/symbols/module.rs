@@ -6,7 +6,7 @@ use super::debuglink::find_debug_file;
 use super::dwarf::DwarfInfo;
 use super::elf::ElfImage;
 use super::symtab::SymbolTable;
-use super::Warning;
+use super::{Bytes, Warning};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -27,7 +27,7 @@ pub struct ModuleKey {
 pub struct Module {
     key: ModuleKey,
     open_path: PathBuf,
-    bytes: Option<Arc<[u8]>>,
+    bytes: Option<Bytes>,
     debug_dirs: Arc<Vec<PathBuf>>,
     image: OnceLock<Option<Arc<ElfImage>>>,
     debug: OnceLock<Option<Arc<ElfImage>>>,
@@ -51,14 +51,14 @@ impl Module {
     }
 
     /// A module whose bytes are already in memory (the vDSO).
-    pub fn from_bytes(key: ModuleKey, bytes: Arc<[u8]>) -> Module {
+    pub fn from_bytes(key: ModuleKey, bytes: Bytes) -> Module {
         Module::make(key, PathBuf::new(), Some(bytes), Arc::new(Vec::new()))
     }
 
     fn make(
         key: ModuleKey,
         open_path: PathBuf,
-        bytes: Option<Arc<[u8]>>,
+        bytes: Option<Bytes>,
         debug_dirs: Arc<Vec<PathBuf>>,
     ) -> Module {
         Module {

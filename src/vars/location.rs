@@ -407,7 +407,10 @@ mod tests {
     }
 
     fn expr(bytes: &[u8]) -> Expression<Reader> {
-        Expression(Reader::new(Arc::from(bytes), gimli::RunTimeEndian::Little))
+        Expression(Reader::new(
+            crate::symbols::Bytes::from(bytes.to_vec()),
+            gimli::RunTimeEndian::Little,
+        ))
     }
 
     /// A frame with rax = 0x1122334455667788, rsp = `sp`, CFA `sp + 16`.
