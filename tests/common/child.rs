@@ -67,10 +67,11 @@ pub fn wait_bounded(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
 }
 
 /// Checks `cond` every few milliseconds until it holds; fails naming
-/// `what` (with `cond`'s last answer) after `secs` seconds. Only for states
-/// nothing notifies a test of: another process's `/proc` state, a file
-/// growing. Anything a test can block on (a pipe, a child's exit) is
-/// waited for by [`next_line`] or [`wait_bounded`] instead.
+/// `what` (with `cond`'s last answer) after `secs` seconds. Only for a
+/// state nothing notifies a test of: a process blocked in a syscall
+/// when its tracer prints nothing as it enters it. A line a program or
+/// tool writes is waited for by [`next_line`], a file
+/// that grows by [`super::wait_file`], a child's exit by [`wait_bounded`].
 pub fn poll_until(secs: u64, what: &str, mut cond: impl FnMut() -> Result<(), String>) {
     let end = std::time::Instant::now() + Duration::from_secs(secs);
     loop {

@@ -23,12 +23,15 @@
 //! * [`gdb_batch`] / [`gdb_script`] start gdb, the debugger tests' oracle.
 //! * [`child`] runs and waits for child processes under a time limit, reads
 //!   pipes line by line with a deadline, and names unique temporary paths.
+//! * [`wait_file`] waits, through inotify, for a file another process
+//!   writes to reach a state.
 //!
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
 pub mod affinity;
 pub mod child;
+pub mod file_wait;
 pub mod gdb;
 pub mod private;
 pub mod schema;
@@ -38,6 +41,8 @@ pub mod strace72;
 pub use child::{
     count_lines, lines_of, next_line, poll_until, run, run_within, temp_path, wait_bounded,
 };
+#[allow(unused_imports)]
+pub use file_wait::wait_file;
 #[allow(unused_imports)]
 pub use gdb::{gdb_batch, gdb_script};
 #[allow(unused_imports)]

@@ -612,12 +612,12 @@ fn arguments_match_gdb_frame_lines() {
     for (variant, prog) in args_progs() {
         // gdb runs the program without address randomization; so does
         // `setarch -R` for rtrace and its child: the addresses agree.
-        let mut cmd = Command::new("gdb");
-        cmd.args(["-nx", "-batch", "-ex", "break visit", "-ex", "run"]);
+        let mut cmd = common::gdb_batch();
+        cmd.args(["-ex", "break visit", "-ex", "run"]);
         for _ in 0..19 {
             cmd.args(["-ex", "continue"]);
         }
-        let g = cmd.arg(&prog).stdin(Stdio::null()).output().expect("gdb");
+        let g = cmd.arg(&prog).output().expect("gdb");
         let gdb: Vec<String> = String::from_utf8_lossy(&g.stdout)
             .lines()
             .filter(|l| l.starts_with("Breakpoint 1, "))

@@ -9,12 +9,12 @@
 //! `bt_args` must both say what gdb says; the JSON follows its schema.
 #![cfg(target_arch = "x86_64")]
 
+use crate::bt_run::{frame_name, line_of, rtrace_break};
 use crate::common;
 use crate::unwind::parse_gdb_frame;
 use crate::watch_gdb::gdb_continue_to_exit;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// One frame: function, its arguments as gdb prints them (`n=n@entry=5`,
 /// `n=20`, `n@entry=5` each one item), and its line.
@@ -64,22 +64,7 @@ fn gdb_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
 /// (`func(ARGS)+0xoff (file:line) [module]`) and from the JSON
 /// (`backtrace` + `bt_args`), which must agree.
 fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
-    let run = |json: bool| {
-        let mut cmd = Command::new(common::rtrace());
-        cmd.arg("break");
-        if json {
-            cmd.arg("--json");
-        }
-        let out = cmd
-            .args(["--bt", func, "--"])
-            .arg(prog)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rtrace");
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
-    let text = run(false);
+    let text = rtrace_break(&["--bt", func], prog);
     let mut from_text: Vec<Vec<Frame>> = Vec::new();
     for l in text.lines() {
         if l.starts_with('+') {
@@ -94,7 +79,7 @@ fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
             ));
         }
     }
-    let json = run(true);
+    let json = rtrace_break(&["--json", "--bt", func], prog);
     common::schema::Schemas::load()
         .check_lines("break.schema.json", &json)
         .unwrap_or_else(|e| panic!("{e}\n{json}"));
@@ -110,8 +95,7 @@ fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
                 .zip(args)
                 .map(|(f, a)| {
                     let f = f.as_str().expect("frame");
-                    let name = &f[..f.find(['+', ' ']).unwrap_or(f.len())];
-                    (name.to_string(), json_args(a), line_of(f))
+                    (frame_name(f).to_string(), json_args(a), line_of(f))
                 })
                 .collect()
         })
@@ -121,15 +105,6 @@ fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
         "text and JSON differ:\n{text}\n{json}"
     );
     from_text
-}
-
-/// The line of `... (file:line) ...`.
-fn line_of(s: &str) -> u32 {
-    s.split_once(" (")
-        .and_then(|(_, r)| r.split_once(')'))
-        .and_then(|(loc, _)| loc.rsplit_once(':'))
-        .and_then(|(_, n)| n.parse().ok())
-        .unwrap_or(0)
 }
 
 /// JSON arguments in gdb's words: `entry` equal to `value` is
@@ -226,13 +201,7 @@ fn hit_line_has_entry_values() {
         return;
     }
     let prog = common::testprog_variant("bt_entry", "O2", &["-O2"]);
-    let out = Command::new(common::rtrace())
-        .args(["break", "leaf", "--"])
-        .arg(&prog)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run rtrace");
-    let text = String::from_utf8_lossy(&out.stderr);
+    let text = rtrace_break(&["leaf"], &prog);
     let ours: Vec<&str> = text
         .lines()
         .filter_map(|l| l.split_once("] leaf(")?.1.split_once(')'))

@@ -6,11 +6,12 @@
 //! the same order, with gdb's tail-call frames included.
 #![cfg(target_arch = "x86_64")]
 
+use crate::bt_run::{frame_name, line_of, rtrace_break};
 use crate::common;
 use crate::unwind::{parse_gdb_frame, GDB_FRAME_TYPES};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// (function, line) of each frame of gdb's `bt` at the first stop of
 /// `break FUNC`, and the indices gdb marks as tail-call frames.
@@ -44,13 +45,7 @@ fn gdb_frames(func: &str, prog: &Path) -> (Vec<(String, u32)>, Vec<usize>) {
 /// (function, line) of each frame of rtrace's first `--bt` hit at `func`
 /// (frames render as `func+0xoff (file:line) [module]`).
 fn our_frames(func: &str, prog: &Path) -> Vec<(String, u32)> {
-    let out = Command::new(common::rtrace())
-        .args(["break", "--json", "--bt", func, "--"])
-        .arg(prog)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run rtrace");
-    let text = String::from_utf8_lossy(&out.stderr);
+    let text = rtrace_break(&["--json", "--bt", func], prog);
     let rec: Value = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -62,14 +57,7 @@ fn our_frames(func: &str, prog: &Path) -> Vec<(String, u32)> {
         .iter()
         .map(|f| {
             let s = f.as_str().expect("frame text");
-            let name = s[..s.find(['+', ' ']).unwrap_or(s.len())].to_string();
-            let line = s
-                .split_once(" (")
-                .and_then(|(_, r)| r.split_once(')'))
-                .and_then(|(loc, _)| loc.rsplit_once(':'))
-                .and_then(|(_, n)| n.parse().ok())
-                .unwrap_or(0);
-            (name, line)
+            (frame_name(s).to_string(), line_of(s))
         })
         .collect()
 }

@@ -22,18 +22,10 @@ fn progs() -> Vec<(&'static str, PathBuf)> {
 
 /// gdb's `x/Ni $pc` lines at the first stop of `break FUNC`.
 fn gdb_lines(prog: &Path, func: &str, n: usize) -> Vec<String> {
-    let g = Command::new("gdb")
-        .args([
-            "-nx",
-            "-batch",
-            "-ex",
-            &format!("break {func}"),
-            "-ex",
-            "run",
-        ])
+    let g = common::gdb_batch()
+        .args(["-ex", &format!("break {func}"), "-ex", "run"])
         .args(["-ex", &format!("x/{n}i $pc")])
         .arg(prog)
-        .stdin(Stdio::null())
         .output()
         .expect("gdb");
     String::from_utf8_lossy(&g.stdout)

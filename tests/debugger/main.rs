@@ -14,6 +14,7 @@ mod break_spec;
 mod breakpoint;
 mod bt_entry;
 mod bt_optimized;
+mod bt_run;
 mod disasm;
 mod dwarf_vars;
 mod pinning;

@@ -184,10 +184,8 @@ fn file_line_breakpoint_addresses_match_gdb() {
                 .lines_to_addresses(&prog, "bt_chain.c", line)
                 .into_iter()
                 .collect();
-            let out = run(Command::new("gdb")
+            let out = run(common::gdb_batch()
                 .args([
-                    "-nx",
-                    "-batch",
                     "-ex",
                     &format!("break bt_chain.c:{line}"),
                     "-ex",
@@ -407,8 +405,8 @@ fn this_test_binary_symbolizes_itself() {
     // ask gdb which line that address belongs to.
     if common::have("gdb") {
         let vaddr = f.module_offset.unwrap();
-        let out = run(Command::new("gdb")
-            .args(["-nx", "-batch", "-ex", &format!("info line *{vaddr:#x}")])
+        let out = run(common::gdb_batch()
+            .args(["-ex", &format!("info line *{vaddr:#x}")])
             .arg(&f.module));
         assert!(
             out.contains(&format!("Line {line} of \"tests/debugger/symbols.rs\"")),

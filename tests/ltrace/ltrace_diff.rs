@@ -4,33 +4,16 @@
 //! installed (`apt-get install ltrace`).
 
 use crate::common;
+use crate::ltrace_util::{count_rows, rltrace, run_cmd};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-pub(crate) fn temp(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "rltrace-diff-{}-{tag}-{}.txt",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
+/// The `-o` trace of `TOOL OPTS PROG` (rltrace or ltrace), which must
+/// not die of a signal.
 pub(crate) fn trace(tool: &Path, opts: &[&str], prog: &Path) -> String {
-    let file = temp("t");
-    let st = Command::new(tool)
-        .args(opts)
-        .arg("-o")
-        .arg(&file)
-        .arg(prog)
-        .output()
-        .expect("run tracer");
-    assert!(st.status.code().is_some(), "{tool:?} died");
-    let t = std::fs::read_to_string(&file).unwrap_or_default();
-    let _ = std::fs::remove_file(&file);
-    t
+    let r = run_cmd(Command::new(tool), opts, prog, &[]);
+    assert!(r.code.is_some(), "{tool:?} died");
+    r.trace
 }
 
 /// Addresses, pids, times and alignment spaces made equal.
@@ -72,7 +55,7 @@ fn same_output_as_ltrace() {
         "lazy",
         &["-fno-builtin"],
     ));
-    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
+    let rl = rltrace();
     let lt = PathBuf::from("ltrace");
     let sets: &[&[&str]] = &[
         &[],
@@ -118,23 +101,15 @@ fn same_counts_as_ltrace() {
         "lazy",
         &["-fno-builtin"],
     ));
-    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
-    // Calls per function (times differ by nature).
-    let rows = |t: &str| {
-        let mut v: Vec<(String, String)> = t
-            .lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
-            })
-            .collect();
-        v.sort();
-        v
-    };
+    let rl = rltrace();
     let want = trace(Path::new("ltrace"), &["-c"], &prog);
     let got = trace(&rl, &["-c"], &prog);
-    assert!(!rows(&want).is_empty(), "{want}");
-    assert_eq!(rows(&got), rows(&want), "rltrace:\n{got}\nltrace:\n{want}");
+    assert!(!count_rows(&want).is_empty(), "{want}");
+    assert_eq!(
+        count_rows(&got),
+        count_rows(&want),
+        "rltrace:\n{got}\nltrace:\n{want}"
+    );
 }
 
 /// Prototypes for `testprogs/lt_outparam.c` (out-parameters, an array).
@@ -207,7 +182,7 @@ fn resumed_out_params_array_limit_and_prog_name_as_ltrace() {
         return;
     };
     let conf = conf.to_str().unwrap().to_string();
-    let rl = PathBuf::from(env!("CARGO_BIN_EXE_rltrace"));
+    let rl = rltrace();
     let lt = PathBuf::from("ltrace");
     let sets: &[&[&str]] = &[
         &[],

@@ -8,6 +8,7 @@
 
 use crate::common;
 use crate::ltrace_diff::{normalize, trace};
+use crate::ltrace_util::{count_rows, rltrace};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,10 +72,6 @@ pub(crate) fn nest_prog_with(dir: &Path, flags: &[&str]) -> Option<PathBuf> {
         &rpath,
     ]);
     Some(dir.join("ltnest"))
-}
-
-fn rltrace() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rltrace"))
 }
 
 /// The regression itself, without ltrace: the program runs to its end,
@@ -214,18 +211,6 @@ fn counts_by_name_as_ltrace() {
     let Some(prog) = nest_prog(&dir) else {
         return;
     };
-    // (calls, name) rows of a -c table.
-    let rows = |t: &str| {
-        let mut v: Vec<(String, String)> = t
-            .lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
-            })
-            .collect();
-        v.sort();
-        v
-    };
     let lt = PathBuf::from("ltrace");
     let sets: &[&[&str]] = &[
         &["-c", "-efunc*", "-xfunc1"],
@@ -235,10 +220,10 @@ fn counts_by_name_as_ltrace() {
     for &opts in sets {
         let want = trace(&lt, opts, &prog);
         let got = trace(&rltrace(), opts, &prog);
-        assert!(!rows(&want).is_empty(), "{want}");
+        assert!(!count_rows(&want).is_empty(), "{want}");
         assert_eq!(
-            rows(&got),
-            rows(&want),
+            count_rows(&got),
+            count_rows(&want),
             "{opts:?}\nrltrace:\n{got}\nltrace:\n{want}"
         );
     }

@@ -7,7 +7,7 @@
 //! else hex). Also: the kernel backend leaves `-S` to ptrace and says why.
 
 use crate::common;
-use crate::ltrace_util::{rltrace, temp};
+use crate::ltrace_util::{count_rows, rltrace, run_cmd, Run};
 
 use regex_lite::Regex;
 use std::collections::BTreeMap;
@@ -22,17 +22,7 @@ struct Traced {
 }
 
 fn run(tool: &Path, opts: &[&str], prog: &Path) -> Traced {
-    let file = temp("sys.txt");
-    let out = Command::new(tool)
-        .args(opts)
-        .arg("-o")
-        .arg(&file)
-        .arg(prog)
-        .output()
-        .expect("run tracer");
-    let trace = std::fs::read_to_string(&file).unwrap_or_default();
-    let _ = std::fs::remove_file(&file);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let Run { trace, stdout, .. } = run_cmd(Command::new(tool), opts, prog, &[]);
     let mut pids = Vec::new();
     if let Some(l) = stdout.lines().find(|l| l.starts_with("pid ")) {
         let w: Vec<&str> = l.split(' ').collect();
@@ -206,17 +196,6 @@ fn syscalls_of_both_processes_with_f_as_ltrace() {
 #[test]
 fn syscall_counts_as_ltrace() {
     let Some(p) = prog() else { return };
-    let rows = |t: &str| {
-        let mut v: Vec<(String, String)> = t
-            .lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
-            })
-            .collect();
-        v.sort();
-        v
-    };
     let want = run(Path::new("ltrace"), &["-S", "-c"], &p);
     if want.trace.is_empty() {
         eprintln!("skip: ltrace wrote nothing (is ptrace allowed?)");
@@ -224,13 +203,15 @@ fn syscall_counts_as_ltrace() {
     }
     let got = run(&rltrace(), &["-S", "-c"], &p);
     assert!(
-        rows(&want.trace).iter().any(|(n, _)| n == "SYS_pread"),
+        count_rows(&want.trace)
+            .iter()
+            .any(|(n, _)| n == "SYS_pread"),
         "{}",
         want.trace
     );
     assert_eq!(
-        rows(&got.trace),
-        rows(&want.trace),
+        count_rows(&got.trace),
+        count_rows(&want.trace),
         "rltrace:\n{}\nltrace:\n{}",
         got.trace,
         want.trace

@@ -1,5 +1,6 @@
 //! Shared by the rltrace integration tests: the binary, unique temporary
-//! files and one run with `-o FILE`.
+//! files, one run with `-o FILE` (of rltrace or ltrace) and the rows of a
+//! `-c` table.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -50,6 +51,20 @@ pub fn run_cmd(mut cmd: Command, opts: &[&str], prog: &Path, args: &[&str]) -> R
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code(),
     }
+}
+
+/// The rows of a `-c` table as (name, calls), sorted by name: what
+/// rltrace and ltrace must agree on (times differ by nature).
+pub fn count_rows(table: &str) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = table
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 5 && f[0].contains('.')).then(|| (f[4].to_string(), f[3].to_string()))
+        })
+        .collect();
+    v.sort();
+    v
 }
 
 /// Starts `rltrace OPTS PROG ARGS` (SIGINT at its default, so the test

@@ -161,10 +161,8 @@ fn frames_of_nested_probes_same_without_plt() {
 /// The names gdb gives the loaded libraries (`info sharedlibrary`, read
 /// from the dynamic linker's `link_map` list), stopped in `func`.
 fn gdb_library_names(prog: &Path, func: &str) -> Vec<String> {
-    let out = std::process::Command::new("gdb")
+    let out = common::gdb_batch()
         .args([
-            "-nx",
-            "-batch",
             "-ex",
             "set breakpoint pending on",
             "-ex",

@@ -231,14 +231,17 @@ fn record_killed(d: &Path, opts: &[&str], min_bytes: u64) -> PathBuf {
         .spawn()
         .unwrap();
     // The paced writer puts what was recorded in the file every 50 ms:
-    // wait for the file to grow (a condition, with a deadline).
-    common::poll_until(60, "the recording grows", || {
-        assert!(child.try_wait().unwrap().is_none(), "the recorder ended");
-        match std::fs::metadata(&file).map_or(0, |m| m.len()) {
+    // wait for the file to grow (inotify, with a deadline).
+    common::wait_file(
+        &file,
+        child.id(),
+        60,
+        "the recording grows",
+        || match std::fs::metadata(&file).map_or(0, |m| m.len()) {
             n if n >= min_bytes => Ok(()),
             n => Err(format!("{n} of {min_bytes} bytes")),
-        }
-    });
+        },
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     file

@@ -3,6 +3,7 @@
 //! decoders against what the test programs print (decode_*), the syscall
 //! table against the running kernel, and the ptrace engine (threads,
 //! signals, exec, attach). Helpers: strace_opts_util (the options tests),
+//! strace72_run (running a tracer for the strace 7.2 comparisons),
 //! decnet_util (decode_net, decode_poll, decode_eventfds).
 
 // Shared with the other test crates and benches/: not under this directory.
@@ -21,6 +22,7 @@ mod strace72_consts;
 mod strace72_diff;
 mod strace72_help;
 mod strace72_options;
+mod strace72_run;
 mod strace72_summary;
 mod strace_diff;
 mod strace_dumpio;

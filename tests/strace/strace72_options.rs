@@ -6,11 +6,12 @@
 //! messages once pids and addresses are normalised. Skipped (with the
 //! reason) when strace 7.2 is not at hand.
 
-use crate::common::{self, rstrace, strace72, testprog};
+use crate::common::{self, rstrace, testprog};
+use crate::strace72_run::{oracle, run_tracer, tracer_names};
 use crate::strace_opts_util::{norm_lines, prog, test_dir};
 use regex_lite::Regex;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// What one tracer run left: its exit code, the trace file and stderr,
 /// normalised.
@@ -21,55 +22,19 @@ struct Run {
     stderr: Vec<String>,
 }
 
-/// strace 7.2, or `None` after printing why the test is skipped.
-fn oracle() -> Option<Command> {
-    match strace72() {
-        Ok(c) => Some(c),
-        Err(why) => {
-            eprintln!("skip: {why}");
-            None
-        }
-    }
-}
-
-/// The tracer's own name in its messages (strace 7.2 prints its full
-/// path) made one word, so the two tracers' messages compare.
-pub(crate) fn tracer_names(line: &str) -> String {
-    let l = Regex::new(r"^\S*(?:strace|TRACER): ")
-        .unwrap()
-        .replace(line, "TRACER: ");
-    Regex::new(r"Try '\S*strace -h'")
-        .unwrap()
-        .replace(&l, "Try 'TRACER -h'")
-        .into_owned()
-}
-
 /// Runs `cmd args… -o FILE`-style: `args` as given, in `dir`, with the
 /// trace in `dir/trace`.
 fn run(mut cmd: Command, args: &[&str], dir: &Path) -> Run {
     let out = dir.join("trace");
     let _ = std::fs::remove_file(&out);
-    let child = cmd
-        .arg("-o")
-        .arg(&out)
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the tracer");
-    let pid = child.id();
-    let o = child.wait_with_output().expect("wait for the tracer");
+    cmd.arg("-o").arg(&out);
+    let (code, pid, stderr) = run_tracer(cmd, args, dir);
     let trace = std::fs::read_to_string(&out).unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     // A -c/-C table's % time, seconds and usecs/call are timings (a run of
     // a few closes can measure 0.000000 or 0.000013): compared as columns.
     let timing = Regex::new(r"^ *\d+\.\d+ +\d+\.\d+ +\d+ +").unwrap();
     Run {
-        code: o.status.code().unwrap_or(-1),
+        code,
         trace: norm_lines(&trace, pid)
             .iter()
             .map(|l| timing.replace(l, "TIME ").into_owned())

@@ -4,31 +4,19 @@
 //! only by format (`summary_rows`); the trace part of `-C` line by line
 //! after pid normalisation. Skipped when strace 7.2 is not at hand.
 
-use crate::common::{self, rstrace, strace72};
-use crate::strace72_options::tracer_names;
+use crate::common::{self, rstrace};
+use crate::strace72_run::{oracle, run_tracer, tracer_names};
 use crate::strace_options_summary::summary_rows;
 use crate::strace_opts_util::{norm_lines, prog, test_dir};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// One run's stderr split into the normalised trace lines before the
 /// table and the table's rows.
 type Split = (Vec<String>, Vec<(u64, u64, String)>);
 
-fn run(name: &str, mut cmd: Command, args: &[&str], dir: &Path) -> (i32, Split) {
-    let child = cmd
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the tracer");
-    let pid = child.id();
-    let o = child.wait_with_output().expect("wait for the tracer");
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+fn run(name: &str, cmd: Command, args: &[&str], dir: &Path) -> (i32, Split) {
+    let (code, pid, err) = run_tracer(cmd, args, dir);
     let at = err.find("% time").unwrap_or(err.len());
     let rows = if at < err.len() {
         summary_rows(name, &err[at..])
@@ -36,7 +24,7 @@ fn run(name: &str, mut cmd: Command, args: &[&str], dir: &Path) -> (i32, Split) 
         Vec::new()
     };
     (
-        o.status.code().unwrap_or(-1),
+        code,
         (
             norm_lines(&err[..at], pid)
                 .iter()
@@ -48,13 +36,7 @@ fn run(name: &str, mut cmd: Command, args: &[&str], dir: &Path) -> (i32, Split) 
 }
 
 fn compare(name: &str, opts: &[&str], mode: &str) -> Option<Split> {
-    let c = match strace72() {
-        Ok(c) => c,
-        Err(why) => {
-            eprintln!("skip: {why}");
-            return None;
-        }
-    };
+    let c = oracle()?;
     let p = prog();
     let mut args = opts.to_vec();
     args.extend(["-S", "name", &p, mode]);
