@@ -15,6 +15,7 @@ pub mod insn;
 pub mod insn_aarch64;
 pub mod insn_x86;
 pub mod insn_x86_summary;
+pub mod prologue;
 pub mod regs;
 pub mod tables;
 pub mod x86_64;

@@ -157,6 +157,15 @@ impl Arch {
     /// All personalities, in table order.
     pub const ALL: [Arch; 3] = [Arch::X86_64, Arch::I386, Arch::Aarch64];
 
+    /// The architecture of ELF files with `e_machine == machine`
+    /// (`EM_X86_64`, `EM_386`, `EM_AARCH64`, the low bits of the
+    /// `AUDIT_ARCH_*` values).
+    pub fn for_elf_machine(machine: u16) -> Option<Arch> {
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.audit_arch() & 0xffff == u32::from(machine))
+    }
+
     fn table(self) -> &'static [Option<&'static str>] {
         match self {
             Arch::X86_64 => generated::X86_64,

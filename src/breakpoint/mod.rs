@@ -44,10 +44,10 @@
 //! fixed `DW_OP_fbreg` location, valid over the whole function). So a
 //! `func` (or glob) entry probe that reads variables — any probe without
 //! `--count`, or one whose condition names a variable — is placed at
-//! `Vars::after_prologue`, the function's second line-table row, exactly
-//! where gdb's `break func` goes (tests compare with gdb). Optimized code
-//! describes arguments with location lists valid from the entry, so there
-//! `after_prologue` is the entry itself. A `--count` probe with no variable
+//! `Vars::after_prologue`, exactly where gdb 13's `break func` goes (its
+//! rules per compilation unit in `crate::vars::prologue`; tests compare
+//! with gdb): past the frame setup at -O0, the entry in optimized GCC
+//! units, whose location lists describe it. A `--count` probe with no variable
 //! keeps the entry, whose common prologue instructions are emulated (the
 //! cheapest hit). The post-prologue instruction is usually not one of the
 //! emulated forms and runs out of line (tested under 8 threads). A return

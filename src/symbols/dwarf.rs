@@ -6,7 +6,7 @@ use super::elf::ElfImage;
 use super::{Bytes, Reader, Warning};
 use gimli::Reader as _;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One frame of the inline chain at an address.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub struct DwarfInfo {
     dwarf: Arc<gimli::Dwarf<Reader>>,
     // addr2line's lazily filled caches are not `Sync`: one lookup at a time.
     ctx: Mutex<addr2line::Context<Reader>>,
+    /// Where gdb's line is an earlier statement row's (built on first use).
+    stmt_lines: OnceLock<Vec<super::stmt_lines::StmtLine>>,
 }
 
 impl std::fmt::Debug for DwarfInfo {
@@ -79,6 +81,7 @@ impl DwarfInfo {
         Ok(Some(DwarfInfo {
             dwarf,
             ctx: Mutex::new(ctx),
+            stmt_lines: OnceLock::new(),
         }))
     }
 
@@ -115,6 +118,19 @@ impl DwarfInfo {
             });
             if out.len() > 256 {
                 break;
+            }
+        }
+        // The innermost entry's line comes from the line table: where
+        // several rows start at its row's address, gdb's choice.
+        if let Some(first) = out.first_mut().filter(|f| f.line.is_some()) {
+            let table = self
+                .stmt_lines
+                .get_or_init(|| super::stmt_lines::build(&self.dwarf));
+            if let Some(s) = super::stmt_lines::lookup(table, vaddr) {
+                first.line = Some(s.line);
+                if s.file.is_some() {
+                    first.file = s.file.clone();
+                }
             }
         }
         Ok(out)
@@ -191,7 +207,7 @@ impl DwarfInfo {
 }
 
 /// Full path of file `index` of a line program.
-fn file_path(
+pub(super) fn file_path(
     dwarf: &gimli::Dwarf<Reader>,
     unit: &gimli::Unit<Reader>,
     header: &gimli::LineProgramHeader<Reader>,

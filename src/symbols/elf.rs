@@ -126,6 +126,23 @@ impl ElfImage {
         self.section(name).map(|s| s.addr)
     }
 
+    /// Up to `len` bytes of the file's code at virtual address `vaddr`
+    /// (from the executable `PT_LOAD` segment holding it; fewer at the
+    /// segment's end), or `None` when no such segment holds it.
+    pub fn code(&self, vaddr: u64, len: usize) -> Option<&[u8]> {
+        let seg = self
+            .loads
+            .iter()
+            .find(|l| l.exec && l.vaddr <= vaddr && vaddr < l.vaddr.saturating_add(l.filesz))?;
+        let start = seg.offset.checked_add(vaddr - seg.vaddr)?;
+        let end = seg
+            .offset
+            .saturating_add(seg.filesz)
+            .min(start.saturating_add(len as u64));
+        self.data
+            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+    }
+
     /// The (decompressed) contents of section `name` as a reader, or `None`
     /// when the file has no such section with bytes. `.zdebug_*` sections are
     /// found under their `.debug_*` names.

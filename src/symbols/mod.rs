@@ -27,6 +27,7 @@ mod maps;
 mod module;
 mod plt;
 pub mod startup;
+mod stmt_lines;
 mod symbol;
 mod symbolizer;
 mod symtab;

@@ -268,35 +268,31 @@ impl Vars {
         Some(Scope { frames })
     }
 
-    /// Where a breakpoint on the function entered at `entry` (a runtime
-    /// address) sees its parameters at their DWARF locations, as gdb's
-    /// `break FUNC` does: past the prologue (the function's second
-    /// line-table row) when the function's variables have fixed frame
-    /// locations (unoptimized code), else `entry` itself, which location
-    /// lists describe. `entry` when there is no DWARF for it.
+    /// Where gdb's `break FUNC` stops in the function entered at `entry`
+    /// (a runtime address): its `prologue_end` row, else the entry in a
+    /// unit whose locations gdb trusts there (optimized GCC code), else
+    /// past the frame setup, rounded up to the next line-table row (see
+    /// [`prologue`](crate::vars::prologue)). `entry` when there is no
+    /// DWARF for it.
     pub fn after_prologue(&self, map: &ModuleMap, entry: u64) -> u64 {
-        let Some((m, bias)) = map.find(entry).and_then(|mp| self.module(map, mp)) else {
+        let Some(mapping) = map.find(entry) else {
+            return entry;
+        };
+        let Some((m, bias)) = self.module(map, mapping) else {
             return entry;
         };
         let vaddr = entry.wrapping_sub(bias);
-        let scope = m.scope_cached(vaddr, || crate::vars::scope::build(&m, vaddr));
-        if !crate::vars::prologue::needs_prologue_skip(&scope) {
-            return entry;
-        }
-        let Some(next) = crate::vars::prologue::next_row(&m, vaddr) else {
-            return entry;
+        let setup = || {
+            let image = self.symbols.module(map, mapping);
+            let image = image.as_ref().and_then(|md| md.image());
+            let arch = image.and_then(|i| rtrace_arch::Arch::for_elf_machine(i.machine));
+            let code = image.and_then(|i| i.code(vaddr, 16));
+            match (arch, code) {
+                (Some(a), Some(c)) => rtrace_arch::prologue::frame_setup(a, c),
+                _ => rtrace_arch::prologue::FrameSetup::At(0),
+            }
         };
-        // Still the same function (a one-line function has no second row).
-        let there = m.scope_cached(next, || crate::vars::scope::build(&m, next));
-        let same = match (scope.frames.last(), there.frames.last()) {
-            (Some(a), Some(b)) => a.function == b.function,
-            _ => false,
-        };
-        if same {
-            next.wrapping_add(bias)
-        } else {
-            entry
-        }
+        crate::vars::prologue::break_site(&m, vaddr, setup).wrapping_add(bias)
     }
 
     /// Parameters of the innermost function at `pc`.

@@ -25,6 +25,8 @@ pub(crate) struct UnitData {
     pub ranges: Vec<(u64, u64)>,
     /// Offset of the unit header in `.debug_info` (for `DW_FORM_ref_addr`).
     start: usize,
+    /// gdb's "locations valid" (see `vars::prologue`), computed on first use.
+    pub(crate) locations_valid: OnceLock<bool>,
 }
 
 /// A global variable or an enumerator found by name.
@@ -76,6 +78,7 @@ impl ModVars {
                 unit,
                 ranges,
                 start,
+                locations_valid: OnceLock::new(),
             });
         }
         ModVars {
