@@ -50,7 +50,7 @@ fn cpu_id(c: &Ctx, v: u64) -> Value {
 fn rseq_value(c: &mut Ctx, addr: u64, len: u64) -> Value {
     // The kernel rejects short lengths and unaligned addresses: strace
     // does not read the memory then.
-    if len < ORIG_SIZE || addr % ORIG_SIZE != 0 {
+    if len < ORIG_SIZE || !addr.is_multiple_of(ORIG_SIZE) {
         return Value::Ptr(addr);
     }
     let want = len.min(STRUCT_SIZE) as usize;
