@@ -26,6 +26,39 @@
 #define ENTER_NO_IOWAIT (1U << 7)
 #define REGISTER_USE_REGISTERED_RING (1U << 31)
 
+/* The register opcodes' arguments, as the Linux 7.x uapi header lays
+ * them out. */
+struct sync_cancel_reg {
+	uint64_t addr;
+	int32_t fd;
+	uint32_t flags;
+	struct __kernel_timespec timeout;
+	uint8_t opcode;
+	uint8_t pad[7];
+	uint64_t pad2[3];
+};
+struct file_index_range {
+	uint32_t off, len;
+	uint64_t resv;
+};
+struct buf_status {
+	uint32_t buf_group, head, resv[8];
+};
+struct napi {
+	uint32_t busy_poll_to;
+	uint8_t prefer_busy_poll, opcode, pad[2];
+	uint32_t op_param, resv;
+};
+struct clock_register {
+	uint32_t clockid, resv[3];
+};
+struct clone_buffers {
+	uint32_t src_fd, flags, src_off, dst_off, nr, pad[3];
+};
+struct mem_region_reg {
+	uint64_t region_uptr, flags, resv[2];
+};
+
 /* struct io_uring_getevents_arg with min_wait_usec (Linux 6.12). */
 struct getevents_arg {
 	uint64_t sigmask;
@@ -89,6 +122,77 @@ int main(void)
 	for (unsigned op = 24; op <= 38; op++)
 		reg(fd, op, NULL, 0);
 	reg(fd, REGISTER_USE_REGISTERED_RING | IORING_REGISTER_PROBE, NULL, 0);
+
+	/* Opcodes 24-34 with their structures (and reserved fields set,
+	 * the wrong count, an unreadable address). */
+	struct sync_cancel_reg sc = {
+		.addr = 0x1234, .fd = 0, .flags = 0x3 | 0x80,
+		.timeout = { .tv_sec = 1, .tv_nsec = 2 }, .opcode = 19,
+	};
+	reg(fd, 24, &sc, 1);
+	sc.fd = -1;
+	sc.pad[1] = 5;
+	sc.pad2[2] = 9;
+	sc.opcode = 0xfe;
+	reg(fd, 24, &sc, 1);
+	reg(fd, 24, &sc, 2);
+	reg(fd, 24, (void *)8, 1);
+	struct file_index_range fr = { .off = 1, .len = 2 };
+	reg(fd, 25, &fr, 1);
+	fr.resv = 0x10;
+	reg(fd, 25, &fr, 1);
+	reg(fd, 25, &fr, 0);
+	struct buf_status bs = { .buf_group = 7, .head = 3 };
+	reg(fd, 26, &bs, 1);
+	bs.resv[7] = 1;
+	reg(fd, 26, &bs, 1);
+	reg(fd, 26, &bs, 2);
+	struct napi na = { .busy_poll_to = 100, .prefer_busy_poll = 1, .opcode = 0, .op_param = 1 };
+	reg(fd, 27, &na, 1);
+	struct napi na2 = { .busy_poll_to = 5, .opcode = 1, .op_param = 0x33, .pad = { 1, 0 }, .resv = 4 };
+	reg(fd, 27, &na2, 1);
+	na2.opcode = 9;
+	reg(fd, 27, &na2, 1);
+	reg(fd, 27, &na2, 0);
+	struct napi un = { .busy_poll_to = 1 };
+	reg(fd, 28, &un, 1);
+	reg(fd, 28, &un, 3);
+	struct clock_register ck = { .clockid = 7 };
+	reg(fd, 29, &ck, 0);
+	ck.clockid = 1;
+	ck.resv[1] = 2;
+	reg(fd, 29, &ck, 0);
+	ck.clockid = 77;
+	reg(fd, 29, &ck, 0);
+	reg(fd, 29, &ck, 1);
+	struct clone_buffers cb = { .src_fd = 0, .flags = 0x3, .src_off = 1, .dst_off = 2, .nr = 3 };
+	reg(fd, 30, &cb, 1);
+	cb.flags = 0x10;
+	cb.pad[0] = 6;
+	reg(fd, 30, &cb, 1);
+	reg(fd, 30, &cb, 0);
+	struct mem_region_reg mr = { .region_uptr = 0x1000, .flags = 1 };
+	reg(fd, 34, &mr, 1);
+	mr.flags = 6;
+	mr.resv[1] = 3;
+	reg(fd, 34, &mr, 1);
+	reg(fd, 34, (void *)8, 1);
+	reg(fd, 34, &mr, 2);
+	struct io_uring_params rp;
+	memset(&rp, 0, sizeof(rp));
+	rp.sq_entries = 4;
+	rp.cq_entries = 8;
+	rp.flags = IORING_SETUP_CQSIZE;
+	reg(fd, 33, &rp, 1);
+	/* sq_off.user_addr and cq_off.user_addr (named so only by newer
+	 * headers). */
+	uint64_t ua = 0x2000;
+	memcpy((char *)&rp + 72, &ua, 8);
+	ua = 0x3000;
+	memcpy((char *)&rp + 112, &ua, 8);
+	rp.resv[2] = 1;
+	reg(fd, 33, &rp, 1);
+	reg(fd, 33, &rp, 0);
 	reg(fd, REGISTER_USE_REGISTERED_RING | 40, NULL, 0);
 
 	if (fd >= 0)

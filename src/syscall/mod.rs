@@ -26,6 +26,8 @@ mod futex2;
 mod generic;
 mod io_uring;
 mod io_uring_enter;
+mod io_uring_register;
+mod io_uring_register_newer;
 mod ioctl;
 mod ioprio;
 mod ipc;
@@ -52,6 +54,7 @@ mod process;
 pub(in crate::syscall) mod ptrace;
 mod quotactl;
 mod resource;
+mod rseq;
 mod sched;
 mod seccomp_filter;
 pub mod signal;
@@ -121,6 +124,7 @@ fn all_decoders() -> &'static HashMap<&'static str, Decoder> {
             dirent::DECODERS,
             process::DECODERS,
             resource::DECODERS,
+            rseq::DECODERS,
             prctl::DECODERS,
             signal::DECODERS,
             memory_calls::DECODERS,

@@ -1,6 +1,6 @@
 //! Resources and system information: getrlimit/setrlimit/prlimit64,
 //! getrusage, getpriority/setpriority, uname, sysinfo, times, getrandom,
-//! rseq and personality.
+//! and personality (rseq is in `rseq.rs`).
 
 use crate::syscall::printers::{enum_arg, flags_arg, hex_quoted, le32, le64, struct_at, xint};
 use crate::syscall::signal::clock_t_styled;
@@ -21,7 +21,6 @@ pub(in crate::syscall) const DECODERS: &[(&str, Decoder)] = &[
     ("sysinfo", sysinfo),
     ("times", times),
     ("getrandom", getrandom),
-    ("rseq", rseq),
     ("personality", personality),
 ];
 
@@ -323,15 +322,6 @@ fn getrandom(c: &mut Ctx) -> Step {
     Step::Done(RetFmt::Int)
 }
 
-/// `rseq(rseq, rseq_len, flags, sig)`: strace 6.1 has no decoder for it and
-/// prints every argument with `%#lx`.
-fn rseq(c: &mut Ctx) -> Step {
-    for i in 0..4 {
-        c.push(xint(c.arg_ulong(i)));
-    }
-    Step::Done(RetFmt::Int)
-}
-
 // ---- personality ----
 
 /// `PER_LINUX|ADDR_NO_RANDOMIZE`: the type in the low byte, then the flags;
@@ -527,7 +517,7 @@ mod tests {
     }
 
     #[test]
-    fn random_rseq_personality() {
+    fn random_personality() {
         let mut m = FakeMemory::default();
         let buf = m.put(&[0x4e, 0x76, 0xea, 0x74]);
         assert_eq!(
@@ -541,16 +531,6 @@ mod tests {
         assert_eq!(
             run(getrandom, "getrandom", &[0, 4, 0x100], -22, &mut m),
             "getrandom(NULL, 4, 0x100 /* GRND_??? */) = -1 EINVAL (Invalid argument)"
-        );
-        assert_eq!(
-            run(
-                rseq,
-                "rseq",
-                &[0x7f49_c6de_d060, 0x20, 0, 0x5305_3053],
-                0,
-                &mut m
-            ),
-            "rseq(0x7f49c6ded060, 0x20, 0, 0x53053053) = 0"
         );
         assert_eq!(
             run(personality, "personality", &[0xffff_ffff], 0, &mut m),

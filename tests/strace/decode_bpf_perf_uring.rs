@@ -273,7 +273,9 @@ fn io_uring_matches_strace_fd_paths() {
 /// `testprogs/dec_uring72.c`: setup flags up to IORING_SETUP_SQ_REWIND,
 /// the features and ring offsets' `user_addr` of a ring, io_uring_enter's
 /// `struct io_uring_getevents_arg` (signal set and timeout dereferenced)
-/// and newer flags, the register opcodes 24-38 and
+/// and newer flags, the register opcodes 24-38 (the arguments of 24-30,
+/// 33 and 34 decoded: cancelation, file range, buffer status, NAPI before
+/// and after, clock, buffer cloning, ring resizing, memory regions) and
 /// IORING_REGISTER_USE_REGISTERED_RING: every line as strace 7.2 prints it,
 /// plain, `-v`, `-X raw` and `-X verbose`.
 #[test]
@@ -293,6 +295,8 @@ fn io_uring_newer_values_match_strace_7_2() {
                 "io_uring_setup(1, {flags=0x",
                 "{sigmask=[12], sigmask_sz=8, min_wait_usec=7, ts={tv_sec=0, tv_nsec=1000}}, 24) = 0",
                 "io_uring_register(3, 0x8|0x",
+                "{clockid=0x7}, 0) = 0",
+                "opcode=0x1, pad=[0x1, 0], op_param=0x33, resv=0x4}, 1)",
             ]
         } else {
             &[
@@ -309,5 +313,23 @@ fn io_uring_newer_values_match_strace_7_2() {
             ]
         };
         assert_has(&l, needles);
+        // The register structures, where constants print by name.
+        if !opts.contains(&"-X") {
+            assert_has(
+                &l,
+                &[
+                    "IORING_REGISTER_SYNC_CANCEL, {addr=0x1234, fd=0, flags=IORING_ASYNC_CANCEL_ALL|IORING_ASYNC_CANCEL_FD|0x80, timeout={tv_sec=1, tv_nsec=2}, opcode=IORING_OP_CLOSE}, 1)",
+                    "pad=[0, 0x5, 0, 0, 0, 0, 0], pad2=[0, 0, 0x9]}, 1)",
+                    "IORING_REGISTER_FILE_ALLOC_RANGE, {off=1, len=2, resv=0x10}, 1)",
+                    "IORING_REGISTER_PBUF_STATUS, 0xADDR, 1) = -1",
+                    "op_param=IO_URING_NAPI_TRACKING_STATIC} => {busy_poll_to=",
+                    "IORING_UNREGISTER_NAPI, {busy_poll_to=0x64, prefer_busy_poll=0x1,",
+                    "IORING_REGISTER_CLOCK, {clockid=CLOCK_BOOTTIME}, 0) = 0",
+                    "nr=3, pad=[0x6, 0, 0]}, 1)",
+                    "{region_uptr=0x1000, flags=IORING_MEM_REGION_REG_WAIT_ARG}, 1)",
+                    "sq_off={user_addr=0x2000}, cq_off={user_addr=0x3000}, resv=[0, 0, 0x1]}, 1)",
+                ],
+            );
+        }
     }
 }

@@ -22,6 +22,7 @@ mod strace72_consts;
 mod strace72_diff;
 mod strace72_help;
 mod strace72_options;
+mod strace72_rseq;
 mod strace72_run;
 mod strace72_summary;
 mod strace_diff;
