@@ -19,6 +19,7 @@ mod decode_poll;
 mod decode_sys;
 mod engine;
 mod strace72_consts;
+mod strace72_decoders;
 mod strace72_diff;
 mod strace72_help;
 mod strace72_options;

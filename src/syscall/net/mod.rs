@@ -16,6 +16,7 @@ pub(in crate::syscall) mod sock_filter;
 pub(in crate::syscall) mod sockaddr;
 pub(in crate::syscall) mod sockaddr_other;
 pub(in crate::syscall) mod sockopt;
+mod sockopt_tipc_ip;
 
 use crate::syscall::array::array_at;
 use crate::syscall::net::sockaddr::{eth_proto_value, sockaddr_at};

@@ -1,16 +1,18 @@
 //! getsockopt and setsockopt (strace's `net.c`): levels by name, option
-//! names of SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP and SOL_NETLINK, and the values strace
+//! names of SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP, SOL_NETLINK and SOL_TIPC, and the values strace
 //! decodes: `int`s as `[1]`, `SO_LINGER`, `SO_PEERCRED`, `SO_ERROR`,
 //! `IP_ADD_MEMBERSHIP`-style requests, netlink options; other values as
 //! strings of their length.
 //!
 //! Also SOL_PACKET (`PACKET_ADD_MEMBERSHIP`, ring requests, statistics),
 //! SOL_RAW's `ICMP_FILTER`, `MCAST_JOIN_GROUP`, `SO_TXREHASH` and classic
-//! BPF programs (`SO_ATTACH_FILTER`, in `sock_filter.rs`). Option names of
+//! BPF programs (`SO_ATTACH_FILTER`, in `sock_filter.rs`); SOL_TIPC's values
+//! and two SOL_IP ones in `sockopt_tipc_ip.rs`. Option names of
 //! other levels (SOL_UDP, …) print as numbers, where strace names them.
 
 use crate::syscall::net::len_changed;
 use crate::syscall::net::sockaddr::{ifindex_value, inet6_addr_field, inet_addr_value};
+use crate::syscall::net::sockopt_tipc_ip::{self, SOL_TIPC};
 use crate::syscall::printers::{id_value, le32};
 use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::{xlat, Xlat};
@@ -69,6 +71,7 @@ fn fd_level_name(c: &mut Ctx, get: bool) {
         SOL_NETLINK => c.enum_value(name, &xlat::SOCK_NETLINK_OPTIONS, "NETLINK_???"),
         SOL_PACKET => c.enum_value(name, &xlat::SOCK_PACKET_OPTIONS, "PACKET_???"),
         SOL_RAW => c.enum_value(name, &xlat::SOCK_RAW_OPTIONS, "RAW_???"),
+        SOL_TIPC => c.enum_value(name, &xlat::SOCK_TIPC_OPTIONS, "TIPC_???"),
         _ => Value::UInt(name),
     };
     c.push(v);
@@ -297,6 +300,9 @@ fn get_value(c: &mut Ctx, level: u32, name: u32, addr: u64, ulen: i32, rlen: i32
     if ulen <= 0 || rlen <= 0 || addr == 0 {
         return Value::Ptr(addr);
     }
+    if let Some(v) = sockopt_tipc_ip::value(c, true, level, name, addr, rlen) {
+        return v;
+    }
     let so = |n: i32| level == SOL_SOCKET && name == n as u32;
     if so(libc::SO_LINGER) {
         return int_fields(
@@ -416,6 +422,9 @@ fn getsockopt(c: &mut Ctx) -> Step {
 fn set_value(c: &mut Ctx, level: u32, name: u32, addr: u64, len: i32) -> Value {
     if addr == 0 {
         return Value::Ptr(0);
+    }
+    if let Some(v) = sockopt_tipc_ip::value(c, false, level, name, addr, len) {
+        return v;
     }
     let is = |l: u32, n: i32| level == l && name == n as u32;
     if is(SOL_SOCKET, libc::SO_LINGER) {

@@ -18,12 +18,12 @@ const PR_MTE_TAG_SHIFT: u64 = 3;
 const PR_MTE_TAG_MASK: u64 = 0xffff << PR_MTE_TAG_SHIFT;
 
 /// The option name of prctl's first argument.
-fn option(c: &Ctx) -> Value {
+pub(super) fn option(c: &Ctx) -> Value {
     c.enum_value(c.arg(0) as u32 as u64, &xlat::PRCTL_OPTIONS, "PR_???")
 }
 
 /// Arguments `first..5` in hex.
-fn hex_args(c: &mut Ctx, first: usize) {
+pub(super) fn hex_args(c: &mut Ctx, first: usize) {
     for i in first..5 {
         c.push(xint(c.arg_ulong(i)));
     }
@@ -32,7 +32,7 @@ fn hex_args(c: &mut Ctx, first: usize) {
 /// strace's `sprintflags_ex(…, SPFF_AUXSTR_MODE)`: the names of the set
 /// bits (and the unknown rest after them), for a return value's comment;
 /// nothing under `-X raw` or when no bit has a name.
-fn aux_flags(c: &Ctx, v: u64, table: &Xlat) -> Option<String> {
+pub(super) fn aux_flags(c: &Ctx, v: u64, table: &Xlat) -> Option<String> {
     if c.opts.xlat_style == 1 {
         return None;
     }
@@ -51,7 +51,7 @@ fn aux_flags(c: &Ctx, v: u64, table: &Xlat) -> Option<String> {
 }
 
 /// `= 0x… (comment)`, as strace's `RVAL_HEX | RVAL_STR`.
-fn hex_ret(r: i64, aux: Option<String>) -> Step {
+pub(super) fn hex_ret(r: i64, aux: Option<String>) -> Step {
     let h = Ret::Hex(r as u64);
     Step::Done(RetFmt::Value(match aux {
         Some(s) => Ret::Annotated(Box::new(h), Cow::Owned(s)),
@@ -215,7 +215,8 @@ pub(in crate::syscall) fn entry(c: &mut Ctx, name: &str) -> Option<Step> {
             if cmd == 0 {
                 return Some(Step::Exit);
             }
-            c.ptr(4);
+            // Only PR_SCHED_CORE_GET's arg5 is a pointer (to the cookie).
+            c.push(xint(c.arg_ulong(4)));
             Step::Done(RetFmt::Int)
         }
         "PR_SET_UNALIGN" => {

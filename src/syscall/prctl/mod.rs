@@ -1,8 +1,10 @@
 //! Process control: prctl (the common options; others print their arguments
 //! in hex as strace does for options it does not know), arch_prctl and
 //! seccomp (BPF programs under `-v` in `seccomp_filter.rs`; arm64 and
-//! newer options in `ext.rs`). ptrace is in `../ptrace/req.rs`.
+//! newer options in `ext.rs`; MDWE, RISC-V and PowerPC ones in
+//! `exec_ctl.rs`). ptrace is in `../ptrace/req.rs`.
 
+mod exec_ctl;
 pub(in crate::syscall) mod ext;
 
 use crate::syscall::printers::{enum_arg, flags_arg, num_at, struct_at, xflags, xint};
@@ -64,10 +66,16 @@ fn prctl(c: &mut Ctx) -> Step {
     let name = xlat::PRCTL_OPTIONS.lookup(option).unwrap_or("");
     let arg2 = c.arg_ulong(1);
     if c.exiting() {
+        if let Some(step) = exec_ctl::exit(c, name) {
+            return step;
+        }
         if let Some(step) = crate::syscall::prctl::ext::exit(c, name) {
             return step;
         }
         return prctl_exit(c, name, arg2);
+    }
+    if let Some(step) = exec_ctl::entry(c, name) {
+        return step;
     }
     if let Some(step) = crate::syscall::prctl::ext::entry(c, name) {
         return step;
