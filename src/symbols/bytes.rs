@@ -49,7 +49,16 @@ impl Bytes {
         };
         // SAFETY: a fresh private read-only mapping of an open file; the
         // descriptor may close once it exists.
-        let ptr = unsafe { mmap(None, n, ProtFlags::PROT_READ, MapFlags::MAP_PRIVATE, &file, 0) }?;
+        let ptr = unsafe {
+            mmap(
+                None,
+                n,
+                ProtFlags::PROT_READ,
+                MapFlags::MAP_PRIVATE,
+                &file,
+                0,
+            )
+        }?;
         Ok(Bytes(Arc::new(Backing::Mapped {
             ptr: ptr.cast(),
             len,
