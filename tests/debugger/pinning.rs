@@ -6,12 +6,11 @@
 //! with -p has every thread's mask back after the detach.
 
 use crate::common;
-use common::affinity::{real_masks as real, real_of, single_cpu, thread_masks as masks};
+use common::affinity::{attach_and_detach, real_masks as real, real_of, single_cpu};
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn run(tool_args: &[&str], prog: &Path) -> Output {
     Command::new(common::rtrace())
@@ -117,84 +116,21 @@ fn watch_tracees_see_their_own_affinity_while_pinned() {
 }
 
 /// `pin_probe attach` started and ready: the child, its stdin and stdout.
-fn start_attach_probe() -> (Child, ChildStdin, BufReader<ChildStdout>) {
-    let prog = common::testprog("pin_probe");
-    let mut p = Command::new(&prog)
-        .arg("attach")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let pin = p.stdin.take().expect("stdin");
-    let mut pout = BufReader::new(p.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    pout.read_line(&mut line).expect("ready line");
-    assert!(line.starts_with("ready "), "{line}");
-    (p, pin, pout)
-}
-
-fn ask(pin: &mut ChildStdin, pout: &mut BufReader<ChildStdout>, n: u32) -> String {
-    writeln!(pin, "go {n}").expect("write");
-    let mut l = String::new();
-    pout.read_line(&mut l).expect("sum");
-    l
-}
-
-/// Attaches `rtrace ARGS -p PID`, waits for the line containing `ready`
-/// on its stderr, checks every thread runs on one CPU, lets the program
-/// work, interrupts rtrace and checks every thread has its mask back.
-fn attach_and_detach(args: &[&str], ready: &str) {
-    let (mut p, mut pin, mut pout) = start_attach_probe();
-    let pid = p.id();
-    let before = masks(pid);
-    assert_eq!(before.len(), 2, "{before:?}");
-    if before.iter().all(|(_, l)| single_cpu(l)) {
-        println!("skip: the program may run on one CPU only, nothing to pin");
-        drop(pin);
-        assert!(p.wait().expect("wait").success());
-        return;
-    }
-    let mut r = common::default_sigint(&mut Command::new(common::rtrace()))
-        .args(args)
-        .args(["-p", &pid.to_string()])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rtrace");
-    let mut rerr = BufReader::new(r.stderr.take().expect("stderr"));
-    let mut said = String::new();
-    while !said.contains(ready) {
-        said.clear();
-        assert!(
-            rerr.read_line(&mut said).expect("read") > 0,
-            "rtrace ended early"
-        );
-    }
-    let during = masks(pid);
-    assert!(during.iter().all(|(_, l)| single_cpu(l)), "{during:?}");
-    // Few enough calls that rtrace's report fits the pipe unread.
-    assert_eq!(ask(&mut pin, &mut pout, 20), "sum 190\n");
-    // SAFETY: kill with a live child's pid.
-    unsafe { libc::kill(r.id() as i32, libc::SIGINT) };
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut rerr, &mut rest).expect("rest");
-    assert_eq!(r.wait().expect("wait").code(), Some(130), "{rest}");
-    assert_eq!(masks(pid), before, "{rest}");
-    // Untraced again, it runs on.
-    assert_eq!(ask(&mut pin, &mut pout, 10), "sum 45\n");
-    drop(pin);
-    let mut tail = String::new();
-    std::io::Read::read_to_string(&mut pout, &mut tail).expect("tail");
-    assert_eq!(tail, "bye\n");
-    assert!(p.wait().expect("wait").success());
-}
-
 #[test]
 fn break_attached_process_gets_its_masks_back_at_detach() {
-    attach_and_detach(&["break", "--count", "tick"], "attached");
+    let prog = common::testprog("pin_probe");
+    attach_and_detach(
+        &common::rtrace(),
+        &["break", "--count", "tick"],
+        "attached",
+        &prog,
+    );
 }
 
 #[test]
 fn watch_attached_process_gets_its_masks_back_at_detach() {
     // Armed in both threads: attached and pinned.
-    attach_and_detach(&["watch", "--json", "counter"], "\"armed\"");
+    let prog = common::testprog("pin_probe");
+    let args = ["watch", "--json", "counter"];
+    attach_and_detach(&common::rtrace(), &args, "\"armed\"", &prog);
 }
