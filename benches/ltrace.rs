@@ -16,6 +16,8 @@
 //! picks: what the ptrace backend did before it pinned, see
 //! `src/engine/affinity.rs`), and `rltrace -f` (ptrace).
 //! `--ptrace-only` runs only the ptrace rows against `ltrace -o /dev/null`.
+//! Each row also gives the median peak resident set size of a run (the
+//! larger of the tool's and the traced program's, as `wait4` reports it).
 //! A markdown table (for README.md) is printed and written to
 //! `<target>/bench-ltrace.md`.
 //!
@@ -44,19 +46,31 @@ struct Tool {
     opts: &'static [&'static str],
 }
 
-fn time_run(t: &Tool, work: &Path, n: u64) -> Duration {
+/// One run's wall time and peak RSS in KiB.
+fn time_run(t: &Tool, work: &Path, n: u64) -> (Duration, i64) {
     let start = Instant::now();
-    let st = Command::new(&t.prog)
+    let child = Command::new(&t.prog)
         .args(t.opts)
         .arg(work)
         .arg(n.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .spawn()
         .expect("run tool");
+    // std's Child::wait does not return the rusage; nix's wait functions do
+    // not either: wait4 itself, for ru_maxrss.
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be overwritten.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
     let d = start.elapsed();
-    assert!(st.success(), "{} failed", t.name);
-    d
+    assert!(
+        r > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} failed",
+        t.name
+    );
+    (d, ru.ru_maxrss)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -185,13 +199,15 @@ fn main() -> ExitCode {
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at start: {}", load().trim());
     let mut per: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
+    let mut rss: Vec<Vec<f64>> = vec![Vec::new(); tools.len()];
     for round in 0..=rounds {
         for (i, t) in tools.iter().enumerate() {
-            let a = time_run(t, &work, n1);
-            let b = time_run(t, &work, n2);
+            let (a, _) = time_run(t, &work, n1);
+            let (b, kib) = time_run(t, &work, n2);
             let us = (b.as_secs_f64() - a.as_secs_f64()) * 1e6 / (n2 - n1) as f64;
             if round > 0 {
                 per[i].push(us);
+                rss[i].push(kib as f64 / 1024.0);
             }
         }
     }
@@ -211,7 +227,7 @@ fn main() -> ExitCode {
         .collect();
     let med: Vec<f64> = per.iter().cloned().map(median).collect();
     let mut table = String::from(
-        "| tool | µs per call (median) | vs ltrace (ratio of medians) | vs ltrace (median of per-round ratios) |\n|---|---|---|---|\n",
+        "| tool | µs per call (median) | vs ltrace (ratio of medians) | vs ltrace (median of per-round ratios) | peak RSS (MB, median) |\n|---|---|---|---|---|\n",
     );
     for (i, t) in tools.iter().enumerate() {
         let b = base.get(i).copied().flatten().filter(|&b| b < tools.len());
@@ -219,7 +235,11 @@ fn main() -> ExitCode {
             (Some(b), Some(r)) => (format!("{:.2}×", med[i] / med[b]), format!("{r:.2}×")),
             _ => ("—".into(), "—".into()),
         };
-        table.push_str(&format!("| `{}` | {:.2} | {r1} | {r2} |\n", t.name, med[i]));
+        let mb = median(rss[i].clone());
+        table.push_str(&format!(
+            "| `{}` | {:.2} | {r1} | {r2} | {mb:.1} |\n",
+            t.name, med[i]
+        ));
     }
     println!("load average at end: {}", load().trim());
     println!("rltrace benchmark: labs() through the PLT, {n1} vs {n2} calls, {rounds} rounds\n");

@@ -391,7 +391,7 @@ mod tests {
     use super::*;
     use crate::engine::memory::FakeMemory;
     use crate::unwind::{InitialRegs, X86_64};
-    use std::sync::{Arc, OnceLock};
+    use std::sync::OnceLock;
 
     /// The test binary's own DWARF: units to evaluate expressions in.
     fn own() -> &'static ModVars {

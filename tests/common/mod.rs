@@ -227,6 +227,30 @@ pub fn testprog_variant(name: &str, variant: &str, extra_flags: &[&str]) -> Path
     build_cached(name, format!("{name}-{variant}"), extra_flags)
 }
 
+/// `line` with an `rseq` call's decoded struct and decimal length
+/// (strace 7.2's forms, which rstrace follows) put back in strace 6.1's
+/// form, an address and the length in hex, for the differential tests whose oracle is strace 6.1:
+/// glibc registers rseq at the start of every program.
+pub fn rseq_as_6_1(line: &str) -> String {
+    static RE: OnceLock<regex_lite::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex_lite::Regex::new(r"\brseq\((?:\{.*?\}|(0x[0-9a-f]+)), (\d+), ").unwrap()
+    });
+    match re.captures(line) {
+        Some(c) => {
+            let addr = c.get(1).map_or("0x7f0000000000", |a| a.as_str());
+            let len: u64 = c[2].parse().unwrap_or(0);
+            let m = c.get(0).unwrap();
+            format!(
+                "{}rseq({addr}, {len:#x}, {}",
+                &line[..m.start()],
+                &line[m.end()..]
+            )
+        }
+        None => line.to_string(),
+    }
+}
+
 /// Whether gcc can build and run a 32-bit program here (`-m32`); says
 /// `skip:` with the reason when it cannot (Debian: gcc-multilib).
 pub fn m32() -> bool {

@@ -35,7 +35,7 @@ fn trace_with_opts(tool: &Path, opts: &[&str], args: &[&str], out: &Path) -> i32
 
 /// Rewrites what two runs of the same program may legitimately differ in.
 fn normalize_line(line: &str, pids: &HashSet<String>) -> String {
-    let mut l = line.to_string();
+    let mut l = crate::common::rseq_as_6_1(line);
     // Random bytes, clocks and resource usage.
     let rules: &[(&str, &str)] = &[
         (r#"getrandom\("[^"]*"(\.\.\.)?"#, "getrandom(RANDOM"),

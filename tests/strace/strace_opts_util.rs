@@ -145,7 +145,7 @@ pub fn normalize_line(line: &str, pids: &HashSet<String>) -> String {
         (r"st_([amc])time_nsec=\d+", "st_${1}time_nsec=T"),
         (r"(pipe|socket):\[\d+\]", "$1:[INO]"),
     ];
-    let mut l = line.to_string();
+    let mut l = crate::common::rseq_as_6_1(line);
     // Whether a value of run-dependent width was replaced.
     let mut replaced = false;
     for (i, (re, rep)) in rules.iter().enumerate() {
