@@ -47,6 +47,8 @@ struct Tool {
 }
 
 /// One run's wall time and peak RSS in KiB.
+// The child is reaped by the raw wait4 below, which clippy does not see.
+#[allow(clippy::zombie_processes)]
 fn time_run(t: &Tool, work: &Path, n: u64) -> (Duration, i64) {
     let start = Instant::now();
     let child = Command::new(&t.prog)
