@@ -17,12 +17,12 @@
 //! (`.gnu_debugaltlink`), debuginfod. Bad or truncated files never panic: they
 //! give fewer details and a [`Warning`].
 
-mod bytes;
 mod debuglink;
 mod demangle;
 mod dwarf;
 mod elf;
 mod frame;
+mod line_files;
 mod maps;
 mod module;
 mod plt;
@@ -42,7 +42,7 @@ pub use module::{Module, ModuleKey};
 pub use symbolizer::{ModuleWarning, Symbolizer};
 pub use symtab::{glob_match, Symbol, SymbolTable};
 
-pub use bytes::Bytes;
+pub use crate::sys::mapped::Bytes;
 
 /// The gimli reader every DWARF and CFI parser in rtrace uses: a window on a
 /// whole file's bytes (mapped from the file), shared by reference count.

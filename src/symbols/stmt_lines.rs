@@ -52,7 +52,7 @@ pub(crate) fn build(dwarf: &gimli::Dwarf<Reader>) -> Vec<StmtLine> {
                     out.push(StmtLine {
                         start: at,
                         end: a,
-                        file: super::dwarf::file_path(dwarf, &unit, header, file),
+                        file: super::line_files::file_path(dwarf, &unit, header, file),
                         line,
                     });
                 }

@@ -27,6 +27,9 @@
 //!   kcmp, `PR_SET_PTRACER`, the `sched_getaffinity` byte count,
 //!   `_exit`, localtime, strerror (nix's messages are its own),
 //!   `if_indextoname` (nix takes NULL for a name);
+//! - `mmap`/`munmap` of whole files for the symbol readers go through nix
+//!   (`mapped.rs`); what is raw there is the slice over the mapping and the
+//!   `Send`/`Sync`/stable-address promises gimli needs;
 //! - async-signal-safety: exec (nix builds its argv array at the call)
 //!   and the signal handler's waker `clone` (`process.rs`);
 //! - descriptors as bare numbers crossing fork (`fd.rs`: nix takes
@@ -41,6 +44,7 @@
 //! `_exit`, and the ones rtrace's signal handlers call.
 
 pub mod fd;
+pub mod mapped;
 pub mod mem;
 pub mod net;
 pub mod perf;

@@ -1,10 +1,9 @@
 //! io_uring_setup, as strace 7.2's `io_uring.c` prints it: `struct
 //! io_uring_params` (the caller's part at entry, the kernel's answer at
-//! exit, with the ring offsets' `user_addr`), and the field printers the
-//! register opcodes share. io_uring_enter is in `io_uring_enter.rs`,
+//! exit, with the ring offsets' `user_addr`). io_uring_enter is in `io_uring_enter.rs`,
 //! io_uring_register in `io_uring_register.rs`.
 
-use crate::syscall::printers::{le32, le64, xflags, xint};
+use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Decoder, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
@@ -33,41 +32,6 @@ fn io_uring_setup(c: &mut Ctx) -> Step {
     };
     c.push(v);
     Step::Done(RetFmt::Fd)
-}
-
-/// A u32 field printed with `%#x` only when it is not zero.
-pub(super) fn nonzero_x(f: &mut Vec<Field>, name: &'static str, v: u64) {
-    if v != 0 {
-        f.push(Field::new(name, xint(v)));
-    }
-}
-
-/// `resv=[...]` when any of `n` words of `size` bytes (8, 4 or 1) at
-/// `off` is set.
-pub(super) fn resv_array(
-    f: &mut Vec<Field>,
-    name: &'static str,
-    b: &[u8],
-    off: usize,
-    n: usize,
-    size: usize,
-) {
-    let vals: Vec<u64> = (0..n)
-        .map(|i| {
-            let o = off + i * size;
-            match size {
-                8 => le64(b, o),
-                4 => le32(b, o),
-                _ => b[o] as u64,
-            }
-        })
-        .collect();
-    if vals.iter().any(|&v| v != 0) {
-        f.push(Field::new(
-            name,
-            Value::Array(vals.into_iter().map(xint).collect(), false),
-        ));
-    }
 }
 
 fn params_value(c: &mut Ctx, b: &[u8]) -> Value {

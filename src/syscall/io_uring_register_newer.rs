@@ -8,8 +8,7 @@
 //! 7.2 decodes them, rstrace prints the address): IORING_REGISTER_SEND_MSG_RING
 //! (a whole SQE), the zero-copy receive opcodes and IORING_REGISTER_QUERY.
 
-use super::io_uring::{nonzero_x, resv_array};
-use crate::syscall::printers::{le32, le64, xflags, xint};
+use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
@@ -237,32 +236,4 @@ fn resize_params(c: &mut Ctx, b: &[u8]) -> Value {
     }
     resv_array(&mut f, "resv", b, 28, 3, 4);
     Value::structure(f)
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::engine::memory::FakeMemory;
-    use crate::syscall::io_uring_register::io_uring_register;
-    use crate::syscall::testutil::run;
-
-    /// The kernel answers IORING_REGISTER_PBUF_STATUS only for a
-    /// registered buffer ring (the oracle test's calls fail): a
-    /// successful call prints what it filled in, decoded at exit.
-    #[test]
-    fn pbuf_status_prints_the_kernels_answer() {
-        let mut m = FakeMemory::default();
-        let mut b = vec![0u8; 40];
-        b[0] = 7;
-        b[4] = 0x20;
-        b[36] = 1;
-        let a = m.put(&b);
-        assert_eq!(
-            run(io_uring_register, "io_uring_register", &[3, 26, a, 1], 0, &mut m),
-            "io_uring_register(3, IORING_REGISTER_PBUF_STATUS, {buf_group=0x7, head=0x20, resv=[0, 0, 0, 0, 0, 0, 0, 0x1]}, 1) = 0"
-        );
-        assert_eq!(
-            run(io_uring_register, "io_uring_register", &[3, 26, a, 1], -2, &mut m),
-            format!("io_uring_register(3, IORING_REGISTER_PBUF_STATUS, {a:#x}, 1) = -1 ENOENT (No such file or directory)")
-        );
-    }
 }

@@ -307,6 +307,41 @@ fn utc_offset(sec: i64) -> Option<i64> {
 }
 
 /// Unit tests render times in UTC whatever the machine's zone.
+/// A u32 field printed with `%#x` only when it is not zero.
+pub(crate) fn nonzero_x(f: &mut Vec<Field>, name: &'static str, v: u64) {
+    if v != 0 {
+        f.push(Field::new(name, xint(v)));
+    }
+}
+
+/// `resv=[...]` when any of `n` words of `size` bytes (8, 4 or 1) at
+/// `off` is set.
+pub(crate) fn resv_array(
+    f: &mut Vec<Field>,
+    name: &'static str,
+    b: &[u8],
+    off: usize,
+    n: usize,
+    size: usize,
+) {
+    let vals: Vec<u64> = (0..n)
+        .map(|i| {
+            let o = off + i * size;
+            match size {
+                8 => le64(b, o),
+                4 => le32(b, o),
+                _ => b[o] as u64,
+            }
+        })
+        .collect();
+    if vals.iter().any(|&v| v != 0) {
+        f.push(Field::new(
+            name,
+            Value::Array(vals.into_iter().map(xint).collect(), false),
+        ));
+    }
+}
+
 #[cfg(test)]
 fn utc_offset(_sec: i64) -> Option<i64> {
     Some(0)
