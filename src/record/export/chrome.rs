@@ -21,13 +21,15 @@ use std::io::{self, Write};
 
 /// One event before it is written: times in ns since the origin, its
 /// process in the tree builder's numbering, its JSON without the fields
-/// written here (`pid`, `tid`, `ts`, `dur`).
+/// written here (`pid`, `tid`, `ts`, `dur`), and its place in the
+/// recording (`seq`, which keeps equal times in recording order).
 struct Ev {
     ts: u64,
     dur: Option<u64>,
-    process: usize,
-    tid: i32,
     body: Box<str>,
+    process: u32,
+    tid: i32,
+    seq: u32,
 }
 
 fn slice_name(ev: &Value) -> Option<String> {
@@ -91,14 +93,18 @@ fn details(ev: &Value) -> Value {
 pub fn chrome(header: &Value, pass: &mut EventPass, out: &mut dyn Write) -> io::Result<()> {
     let mut tree = TreeBuilder::new(false);
     let mut origin: Option<u64> = None;
+    let mut count = 0usize;
     pass(&mut |i, ev| {
+        count += 1;
         tree.note_spawn(i, ev);
         if let Some(t) = crate::tracefile::ts_ns(ev) {
             origin = Some(origin.map_or(t, |o| o.min(t)));
         }
     })?;
     let origin = origin.unwrap_or(0);
-    let mut evs: Vec<Ev> = Vec::new();
+    // Sized by the first pass: a growing vector would hold up to twice
+    // the events' slots (and copy them) at its last doubling.
+    let mut evs: Vec<Ev> = Vec::with_capacity(count);
     // End of the last event seen per thread, for events without a time.
     let mut last_end: HashMap<(usize, usize), u64> = HashMap::new();
     let mut global_end = 0u64;
@@ -130,7 +136,8 @@ pub fn chrome(header: &Value, pass: &mut EventPass, out: &mut dyn Write) -> io::
         evs.push(Ev {
             ts,
             dur: if complete { dur } else { None },
-            process: p,
+            process: p as u32,
+            seq: evs.len() as u32,
             tid: ev["pid"].as_i64().unwrap_or(0) as i32,
             body: body.to_string().into_boxed_str(),
         });
@@ -156,7 +163,7 @@ pub fn chrome(header: &Value, pass: &mut EventPass, out: &mut dyn Write) -> io::
         }
     }
     for e in evs {
-        let pid = tree.processes[index[e.process]].pid;
+        let pid = tree.processes[index[e.process as usize]].pid;
         write!(
             out,
             "{sep}{{\"pid\":{pid},\"tid\":{},\"ts\":{}",
@@ -189,12 +196,13 @@ fn micros(ns: u64) -> Value {
     json!(ns as f64 / 1000.0)
 }
 
-/// Sorts events by (ts, longest first) and cuts complete events that would
+/// Sorts events by (ts, longest first, recording order: an unstable sort
+/// on a total key needs no buffer of half the events) and cuts complete events that would
 /// overlap a sibling on the same thread so that they nest; returns how many
 /// were cut.
 fn nest(evs: &mut [Ev]) -> usize {
-    evs.sort_by_key(|e| (e.ts, std::cmp::Reverse(e.dur)));
-    let mut open: HashMap<(usize, i32), Vec<u64>> = HashMap::new();
+    evs.sort_unstable_by_key(|e| (e.ts, std::cmp::Reverse(e.dur), e.seq));
+    let mut open: HashMap<(u32, i32), Vec<u64>> = HashMap::new();
     let mut clamped = 0;
     for e in evs.iter_mut() {
         let Some(d) = e.dur else { continue };
