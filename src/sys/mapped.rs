@@ -1,5 +1,5 @@
 //! A file's bytes as the symbol and DWARF readers see them
-//! (`crate::symbols::Bytes`): mapped
+//! (the symbol layer re-exports this type as its `Bytes`): mapped
 //! read-only from the file (only the pages a lookup touches become
 //! resident, and nothing is copied onto the heap), or owned bytes for
 //! images read from memory (the vDSO) and decompressed sections. Cheap to
