@@ -163,20 +163,7 @@ pub(super) fn io_uring_register(c: &mut Ctx) -> Step {
 /// The argument of the opcodes decoded at entry.
 fn register_arg(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Value {
     match op {
-        REG_BUFFERS => {
-            let w = c.arch.word_size();
-            array_at(c, addr, nr, 2 * w, |_, b| {
-                let (base, len) = if w == 4 {
-                    (le32(b, 0), le32(b, 4))
-                } else {
-                    (le64(b, 0), le64(b, 8))
-                };
-                Some(Value::structure(vec![
-                    Field::new("iov_base", Value::Ptr(base)),
-                    Field::new("iov_len", Value::UInt(len)),
-                ]))
-            })
-        }
+        REG_BUFFERS => iov_array(c, addr, nr),
         REG_FILES | REG_EVENTFD | REG_EVENTFD_ASYNC => fd_array(c, addr, nr),
         REG_FILES_UPDATE => match c.read_bytes(addr, 16) {
             Some(b) => {
