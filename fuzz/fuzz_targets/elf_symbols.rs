@@ -9,11 +9,10 @@
 mod support;
 
 use libfuzzer_sys::fuzz_target;
-use rtrace::symbols::{read_load_segments, ElfImage, Module, ModuleKey, Symbolizer};
-use std::sync::Arc;
+use rtrace::symbols::{read_load_segments, Bytes, ElfImage, Module, ModuleKey, Symbolizer};
 
 fuzz_target!(|data: &[u8]| {
-    let bytes: Arc<[u8]> = Arc::from(data);
+    let bytes = Bytes::from(data.to_vec());
     if let Ok(image) = ElfImage::parse(bytes.clone()) {
         for s in &image.sections {
             let _ = image.section_reader(&s.name);
