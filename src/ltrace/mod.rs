@@ -154,6 +154,20 @@ pub fn main(args: &[OsString]) -> i32 {
     }
 }
 
+/// `-w`'s name for the launched program's frames (see
+/// [`trace::HandlerOpts::main_name`]): none when attaching.
+fn launched_name(o: &cli::Options) -> Option<(String, String)> {
+    if o.command.is_empty() || !o.pids.is_empty() {
+        return None;
+    }
+    let found = spawn::resolve(&o.command[0]).ok()?;
+    let real = std::fs::canonicalize(&found).ok()?;
+    Some((
+        real.to_string_lossy().into_owned(),
+        found.to_string_lossy().into_owned(),
+    ))
+}
+
 /// A lock on the launched program's file between rltrace runs: uprobes
 /// belong to a file and trap in every process that maps it, where a
 /// ptrace-backend rltrace would find them under its own breakpoints. A
@@ -305,6 +319,7 @@ pub fn trace(o: &cli::Options, w: Option<Box<dyn std::io::Write>>) -> Ended {
         count: o.count,
         no_signals: o.no_signals,
         where_depth: o.where_depth,
+        main_name: launched_name(o),
         debug: o.debug,
         fmt: format::FormatOpts {
             string_len: o.string_len,

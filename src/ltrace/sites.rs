@@ -100,6 +100,10 @@ pub struct Proc {
     /// `-w`: the dynamic linker's name of each loaded object, by the
     /// path the module map gives its file (`super::linkmap`).
     pub link_names: HashMap<String, String>,
+    /// The launched program's file as /proc/PID/maps names it and the
+    /// command as found, whose base name ltrace gives the program
+    /// (`prog->puts`, `-e puts@prog`); none when attached.
+    pub launched_as: Option<(String, String)>,
 }
 
 /// Analyses of module files, by path.
@@ -142,6 +146,7 @@ impl Proc {
             warned: HashSet::new(),
             jump_cache: HashMap::new(),
             link_names: HashMap::new(),
+            launched_as: None,
         }
     }
 
@@ -156,6 +161,7 @@ impl Proc {
             warned: HashSet::new(),
             jump_cache: self.jump_cache.clone(),
             link_names: self.link_names.clone(),
+            launched_as: self.launched_as.clone(),
         }
     }
 
@@ -236,7 +242,9 @@ impl Proc {
             .map(|m| m.path.clone());
         // Every file-backed executable module once, with its analysis.
         let mut seen = HashSet::new();
-        let mut mods: Vec<(Arc<ModInfo>, u64, Caller, bool, String)> = Vec::new();
+        // Per module: its analysis, bias, caller identity, whether it is
+        // the main program, its path and the name filters match it by.
+        let mut mods: Vec<(Arc<ModInfo>, u64, Caller, bool, String, String)> = Vec::new();
         for m in map.mappings() {
             if !(m.is_exec() && m.is_file() && seen.insert(m.path.clone())) {
                 continue;
@@ -244,12 +252,19 @@ impl Proc {
             let Some(bias) = m.bias else { continue };
             let info = cache.get(res, &m.path, map.open_path(m));
             let is_main = m.path == exe;
+            let launched = self
+                .launched_as
+                .as_ref()
+                .filter(|(real, _)| is_main && *real == m.path)
+                .map(|(_, shown)| shown.rsplit('/').next().unwrap_or(shown).to_string());
+            let soname = launched.clone().unwrap_or_else(|| info.soname.clone());
             let caller = Caller {
                 start: m.start,
                 end: m.end,
-                soname: info.soname.clone(),
+                soname,
             };
-            mods.push((info, bias, caller, is_main, m.path.clone()));
+            let name = launched.unwrap_or_else(|| file_name(&m.path).to_string());
+            mods.push((info, bias, caller, is_main, m.path.clone(), name));
         }
         // A statically linked program: nothing to break at but `-x`
         // functions; say so rather than run it silently (ltrace refuses it
@@ -259,7 +274,7 @@ impl Proc {
             && sel.x.is_none()
             && mods
                 .iter()
-                .any(|(info, _, _, main, _)| *main && info.static_linked)
+                .any(|(info, _, _, main, _, _)| *main && info.static_linked)
         {
             problems.push(format!(
                 "{exe} has no dynamic library imports (statically linked): \
@@ -269,17 +284,17 @@ impl Proc {
         // Names the `-l` libraries implement.
         let mut lib_names: HashSet<&str> = HashSet::new();
         let lib_match = |so: &str| sel.libs.iter().any(|p| super::filter::lib_matches(p, so));
-        for (info, _, _, _, _) in &mods {
+        for (info, _, _, _, _, _) in &mods {
             if lib_match(&info.soname) {
                 lib_names.extend(info.exports.iter().map(|e| e.name.as_str()));
             }
         }
         let mut wanted: Vec<(u64, Site)> = Vec::new();
         let mut todo: Vec<(String, u64, Caller)> = Vec::new();
-        for (info, bias, caller, is_main, path) in &mods {
+        for (info, bias, caller, is_main, path, file) in &mods {
             // Filters see the main program's file name too (`-e puts@prog`).
             let lib_name = if *is_main {
-                path.rsplit('/').next().unwrap_or(path)
+                file.as_str()
             } else {
                 info.soname.as_str()
             };
@@ -296,7 +311,7 @@ impl Proc {
             for (name, vaddr) in &info.plt {
                 if selected(name) {
                     let mut s = Self::call_site(name);
-                    s.plt_owner = Some(info.soname.clone());
+                    s.plt_owner = Some(caller.soname.clone());
                     wanted.push((vaddr.wrapping_add(*bias), s));
                 }
             }
@@ -395,4 +410,8 @@ impl crate::probe::tasks::Owner for Proc {
     fn fork_copy(&self, child: Tid) -> Proc {
         Proc::fork_copy(self, child)
     }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }

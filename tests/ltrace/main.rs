@@ -14,6 +14,7 @@ mod ltrace_json;
 mod ltrace_kcount;
 mod ltrace_kernel;
 mod ltrace_langs;
+mod ltrace_launched;
 mod ltrace_nesting;
 mod ltrace_options;
 mod ltrace_pinning;

@@ -344,9 +344,14 @@ impl Ltrace {
             .skip(1)
             .take(self.o.where_depth)
             .map(|f| {
-                // The dynamic linker's name where it has one (ltrace's).
+                // The dynamic linker's name where it has one, the launched
+                // command for the main program (ltrace's names).
                 let module = p.map.find(f.pc).map_or("unmapped_area", |m| {
-                    p.link_names.get(&m.path).unwrap_or(&m.path).as_str()
+                    match (p.link_names.get(&m.path), &self.o.main_name) {
+                        (Some(name), _) => name.as_str(),
+                        (None, Some((real, shown))) if *real == m.path => shown.as_str(),
+                        (None, _) => m.path.as_str(),
+                    }
                 });
                 match sym.symbol_of_return_address(&p.map, f.pc) {
                     Some((name, off)) => {

@@ -101,6 +101,13 @@ pub struct HandlerOpts {
     pub no_signals: bool,
     /// `-w N`.
     pub where_depth: usize,
+    /// `-w`: the launched program's file as /proc/PID/maps names it, and
+    /// the name ltrace gives its frames instead: the command as found
+    /// (as typed when it has a `/`, else the `$PATH` entry joined to it).
+    /// The dynamic linker has no name for the main program; ltrace names
+    /// it by the path it launched, and by /proc/PID/exe (the maps name)
+    /// when it attached or the program exec'd another.
+    pub main_name: Option<(String, String)>,
     /// `-D` mask.
     pub debug: u32,
     /// `-C`, `-s`.
@@ -181,7 +188,11 @@ impl Ltrace {
     /// Starts tracing process `pid` (exec'd, or attached with threads
     /// `tids`): places every breakpoint its modules allow now.
     pub fn start_process(&mut self, pid: Tid, tids: &[Tid], attached: bool) {
-        let id = self.tasks.add_space(Proc::new(pid, attached));
+        let mut proc = Proc::new(pid, attached);
+        if !attached {
+            proc.launched_as = self.o.main_name.clone();
+        }
+        let id = self.tasks.add_space(proc);
         for &t in tids {
             self.tasks.add_thread(t, id, Vec::new());
         }

@@ -43,6 +43,7 @@ pub(in crate::ltrace::uprobe) fn ptrace_side(
         count: false,
         no_signals: o.no_signals,
         where_depth: 0,
+        main_name: None,
         debug: o.debug,
         fmt: FormatOpts {
             string_len: o.string_len,

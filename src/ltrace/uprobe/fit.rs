@@ -186,8 +186,11 @@ fn check_other_modules(
 pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
     options_fit(o)?;
     let cmd = o.command[0].to_string_lossy();
-    let exe = spawn::resolve(&o.command[0]).map_err(|e| format!("{cmd}: {e}"))?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    let found = spawn::resolve(&o.command[0]).map_err(|e| format!("{cmd}: {e}"))?;
+    // ltrace names the program by the command it launched (`alias->puts`
+    // for a link called alias), not by the file the link resolves to.
+    let launched_name = file_name(&found);
+    let exe = std::fs::canonicalize(&found).unwrap_or(found);
     let data = std::fs::read(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
     if !data.starts_with(b"\x7fELF") {
         return Err(refuse(&format!(
@@ -206,8 +209,8 @@ pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
     let sym = Symbolizer::new();
     let path = exe.to_string_lossy().into_owned();
     let info = imports::analyze(&sym, &path, &exe);
-    // Filters see the main program's file name too (`-e puts@prog`).
-    let lib_name = file_name(&exe);
+    // Filters see the main program's name too (`-e puts@prog`).
+    let lib_name = launched_name.clone();
     let selected = |name: &str| filter.matches_in(name, &lib_name, &path, true);
     let no_stub: Vec<&str> = info
         .got
@@ -246,7 +249,7 @@ pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
         let shown = if o.e_filters.is_empty() {
             bare.clone()
         } else {
-            format!("{}->{bare}", info.soname)
+            format!("{launched_name}->{bare}")
         };
         funcs.push(Func {
             name: name.clone(),
