@@ -128,7 +128,15 @@ pub fn run(
                 let (shared, ready, pid_tx) = (&shared, &ready, pid_tx.clone());
                 s.spawn(move || {
                     let start = (i == 0).then_some((argv, io, pid_tx));
-                    Tracer::new(i, shared).and_then(|t| t.run(ready, start))
+                    let tracer = Tracer::new(i, shared);
+                    if tracer.is_err() {
+                        // No workload then: the others see `done` and stop.
+                        shared.done.store(true, Ordering::SeqCst);
+                    }
+                    // Every doorbell exists before any thread can be handed
+                    // off, and every tracer thread is set up or told to stop.
+                    ready.wait();
+                    tracer.and_then(|t| t.run(start))
                 })
             })
             .collect();
@@ -196,13 +204,15 @@ impl<'s> Tracer<'s> {
 
     fn run(
         mut self,
-        ready: &Barrier,
         start: Option<(&[CString], &FloorIo, mpsc::Sender<Tid>)>,
     ) -> io::Result<FloorStats> {
-        // Every doorbell exists before any thread can be handed off.
-        ready.wait();
         if let Some((argv, io, pid_tx)) = start {
-            match floor::spawn(argv, io) {
+            let spawned = if self.shared.done.load(Ordering::SeqCst) {
+                Err(io::Error::other("a tracer thread failed to start"))
+            } else {
+                floor::spawn(argv, io)
+            };
+            match spawned {
                 Ok(t) => {
                     self.shared.live.store(1, Ordering::SeqCst);
                     self.leader = t.release();
