@@ -26,6 +26,8 @@
 //! |---|---|
 //! | untraced | the workload alone |
 //! | floor | a bare `PTRACE_SYSCALL` loop in this harness (`overhead/floor.rs`) |
+//! | floor pinned | the same loop on one tracer thread pinned to one CPU, the workload with it (`overhead/per_cpu.rs`) |
+//! | floor per-CPU | the same loop on one tracer thread per CPU, new threads handed round-robin between them (`overhead/per_cpu.rs`) |
 //! | strace, rstrace | `-f -o /dev/null` |
 //! | strace -c, rstrace -c | `-c -f -o /dev/null` (the summary goes to `-o`) |
 //! | filtered | `-f -o /dev/null -e trace=openat`, and strace with `--seccomp-bpf` |
@@ -58,10 +60,14 @@
 mod common;
 #[path = "overhead/floor.rs"]
 mod floor;
+#[path = "overhead/per_cpu.rs"]
+mod per_cpu;
 #[path = "overhead/run.rs"]
 mod run;
+#[path = "overhead/selftest.rs"]
+mod selftest;
 
-use run::{Launch, Outcome, Runner};
+use run::{FloorRun, Launch, Outcome, Runner};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -110,6 +116,8 @@ const WORKLOADS: &[Workload] = &[
 enum Tracer {
     None,
     Floor,
+    /// The per-CPU floor with at most this many tracer threads.
+    FloorPerCpu(usize),
     Strace,
     Rstrace,
 }
@@ -138,6 +146,18 @@ const TOOLS: &[Tool] = &[
         key: "floor",
         label: "floor (bare PTRACE_SYSCALL)",
         tracer: Tracer::Floor,
+        flags: &[],
+    },
+    Tool {
+        key: "floor-pinned",
+        label: "floor, one tracer pinned",
+        tracer: Tracer::FloorPerCpu(1),
+        flags: &[],
+    },
+    Tool {
+        key: "floor-per-cpu",
+        label: "floor, tracer per CPU",
+        tracer: Tracer::FloorPerCpu(usize::MAX),
         flags: &[],
     },
     Tool {
@@ -221,6 +241,16 @@ const RATIOS: &[Ratio] = &[
         denominator: "untraced",
     },
     Ratio {
+        label: "floor per-CPU / pinned",
+        numerator: "floor-per-cpu",
+        denominator: "floor-pinned",
+    },
+    Ratio {
+        label: "floor per-CPU / strace",
+        numerator: "floor-per-cpu",
+        denominator: "strace",
+    },
+    Ratio {
         label: "strace/floor",
         numerator: "strace",
         denominator: "floor",
@@ -239,8 +269,9 @@ usage: overhead [--rounds N] [--quick] [--timeout SECS] [--tools KEY,...] [WORKL
   --rounds N      measured rounds after the warm-up (default 5; 3 with --quick)
   --quick         3 rounds and a quarter of each workload's size
   --timeout SECS  kill a run after SECS seconds and skip that tool (default 300)
-  --tools LIST    only these tools: untraced, floor, strace, rstrace, strace-c,
-                  rstrace-c, strace-filter, strace-filter-bpf, rstrace-filter
+  --tools LIST    only these tools: untraced, floor, floor-pinned, floor-per-cpu,
+                  strace, rstrace, strace-c, rstrace-c, strace-filter,
+                  strace-filter-bpf, rstrace-filter
   --selftest      check the floor tracer, then exit
   WORKLOAD        only workloads whose name contains one of these words
 env: RSTRACE=PATH  the rstrace binary to measure";
@@ -343,7 +374,7 @@ fn main() -> ExitCode {
         }
     };
     if options.selftest {
-        return selftest(&runner);
+        return selftest::run(&runner);
     }
     benchmark(&options, &runner)
 }
@@ -380,7 +411,7 @@ impl Tracers {
 
     fn binary(&self, tracer: Tracer) -> Result<Option<&Path>, &str> {
         match tracer {
-            Tracer::None | Tracer::Floor => Ok(None),
+            Tracer::None | Tracer::Floor | Tracer::FloorPerCpu(_) => Ok(None),
             Tracer::Strace => self.strace.as_deref().map(Some).map_err(String::as_str),
             Tracer::Rstrace => self.rstrace.as_deref().map(Some).map_err(String::as_str),
         }
@@ -390,7 +421,12 @@ impl Tracers {
 /// How to run `tool` on a workload with arguments `argv` (program first).
 fn launch(tool: &Tool, tracer: Option<&Path>, argv: &[OsString]) -> Launch {
     match (tool.tracer, tracer) {
-        (Tracer::Floor, _) => Launch::Floor(argv.to_vec()),
+        (Tracer::Floor, _) => FloorRun::single(argv.to_vec()),
+        (Tracer::FloorPerCpu(n), _) => Launch::Floor(FloorRun {
+            argv: argv.to_vec(),
+            tracers: Some(n),
+            count: None,
+        }),
         (_, Some(tracer)) => {
             let mut line: Vec<OsString> = vec![tracer.into()];
             line.extend(tool.flags.iter().map(OsString::from));
@@ -697,160 +733,4 @@ fn markdown(
         md.push('\n');
     }
     md
-}
-
-/// One self-test: a command under the floor tracer (or untraced) and what
-/// must come out.
-struct Case {
-    what: String,
-    launch: Launch,
-    exit_code: i32,
-    ok_line: Option<String>,
-    /// Extra checks on what the floor tracer counted.
-    stats: fn(&floor::FloorStats) -> Result<(), String>,
-}
-
-fn no_stats_check(_: &floor::FloorStats) -> Result<(), String> {
-    Ok(())
-}
-
-/// Checks that the floor tracer traces every thread and child, passes on
-/// real-time and fatal signals, keeps group-stops, and reports the traced
-/// program's exit code, by running the workloads (which check themselves)
-/// and a few shell one-liners under it.
-fn selftest(runner: &Runner) -> ExitCode {
-    let bin = |name: &str, args: &[&str]| -> Vec<OsString> {
-        let mut argv: Vec<OsString> = vec![workload_binary(name).into()];
-        argv.extend(args.iter().map(OsString::from));
-        argv
-    };
-    let sh = |script: &str| -> Vec<OsString> { vec!["/bin/sh".into(), "-c".into(), script.into()] };
-    let ok = |name: &str| Some(format!("{name} ok"));
-    let cases = vec![
-        Case {
-            what: "untraced bench_threads 5000".into(),
-            launch: Launch::Plain(bin("bench_threads", &["5000"])),
-            exit_code: 0,
-            ok_line: ok("bench_threads"),
-            stats: no_stats_check,
-        },
-        Case {
-            what: "floor bench_threads 5000".into(),
-            launch: Launch::Floor(bin("bench_threads", &["5000"])),
-            exit_code: 0,
-            ok_line: ok("bench_threads"),
-            // 4 × 5000 + 4 × 2500 syscalls in the loops, 8 clones, and
-            // 4 × 5 + 4 × 2 signals (one per 1000 calls per thread).
-            stats: |s| {
-                expect("syscall stops", s.syscall_stops, 2 * 30_000)?;
-                expect("events", s.events, 2 * 8)?;
-                expect("signals", s.signals, 28)
-            },
-        },
-        Case {
-            what: "floor bench_threads 5000 42 (exit code)".into(),
-            launch: Launch::Floor(bin("bench_threads", &["5000", "42"])),
-            exit_code: 42,
-            ok_line: ok("bench_threads"),
-            stats: no_stats_check,
-        },
-        Case {
-            what: "floor bench_fork 50 (group-stop, fork, vfork)".into(),
-            launch: Launch::Floor(bin("bench_fork", &["50"])),
-            exit_code: 0,
-            ok_line: ok("bench_fork"),
-            stats: |s| {
-                expect("group-stops", s.group_stops, 1)?;
-                expect("events", s.events, 2 * 50)
-            },
-        },
-        Case {
-            what: "floor bench_syscalls 1000 3".into(),
-            launch: Launch::Floor(bin("bench_syscalls", &["1000", "3"])),
-            exit_code: 3,
-            ok_line: ok("bench_syscalls"),
-            stats: |s| expect("syscall stops", s.syscall_stops, 2 * 1000),
-        },
-        Case {
-            what: "floor bench_files 100".into(),
-            launch: Launch::Floor(bin("bench_files", &["100"])),
-            exit_code: 0,
-            ok_line: ok("bench_files"),
-            stats: no_stats_check,
-        },
-        Case {
-            what: "floor sh: killed by SIGKILL".into(),
-            launch: Launch::Floor(sh("kill -KILL $$")),
-            exit_code: 128 + libc::SIGKILL,
-            ok_line: None,
-            stats: no_stats_check,
-        },
-        Case {
-            what: "floor sh: fatal SIGUSR1 passed on".into(),
-            launch: Launch::Floor(sh("kill -USR1 $$")),
-            exit_code: 128 + libc::SIGUSR1,
-            ok_line: None,
-            stats: |s| expect("signals", s.signals, 1),
-        },
-        Case {
-            what: "floor: program that does not exist".into(),
-            launch: Launch::Floor(vec!["/nonexistent/rtrace-bench".into()]),
-            exit_code: 127,
-            ok_line: None,
-            stats: no_stats_check,
-        },
-    ];
-
-    let (mut passed, mut failed) = (0, 0);
-    for case in cases {
-        let verdict = runner
-            .run(&case.launch)
-            .map_err(|e| format!("cannot run: {e}"))
-            .and_then(|outcome| {
-                match &case.ok_line {
-                    Some(line) => check(runner, &outcome, case.exit_code, line)?,
-                    None if outcome.exit_code != case.exit_code => {
-                        return Err(format!(
-                            "exit code {} (expected {})",
-                            outcome.exit_code, case.exit_code
-                        ))
-                    }
-                    None => {}
-                }
-                if let Some(stats) = &outcome.floor {
-                    (case.stats)(stats)?;
-                }
-                Ok(outcome)
-            });
-        match verdict {
-            Ok(outcome) => {
-                passed += 1;
-                let seen = outcome.floor.map_or(String::new(), |s| {
-                    format!(
-                        ": {} syscall stops, {} events, {} signals, {} group-stops",
-                        s.syscall_stops, s.events, s.signals, s.group_stops
-                    )
-                });
-                println!("ok   {} ({}s){seen}", case.what, secs(outcome.wall));
-            }
-            Err(why) => {
-                failed += 1;
-                println!("FAIL {}: {why}", case.what);
-            }
-        }
-    }
-    println!("selftest: {passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-
-fn expect(what: &str, seen: u64, at_least: u64) -> Result<(), String> {
-    if seen >= at_least {
-        Ok(())
-    } else {
-        Err(format!("{what}: saw {seen}, expected at least {at_least}"))
-    }
 }

@@ -17,6 +17,10 @@ pub const TRAP_BYTES: &[u8] = &[0x00, 0x00, 0x20, 0xd4];
 /// The system-call instruction (`SVC #0`), little-endian.
 pub const SYSCALL_INSN: &[u8] = &[0x01, 0x00, 0x00, 0xd4];
 
+/// An instruction that branches to itself (`B .`), little-endian: a place
+/// to park a thread that must run no code of its own for a while.
+pub const SPIN_INSN: &[u8] = &[0x00, 0x00, 0x00, 0x14];
+
 /// After a BRK trap the pc points at the breakpoint itself.
 pub const TRAP_PC_ADJUST: u64 = 0;
 

@@ -50,6 +50,10 @@ pub const ARG_REGS: [usize; 6] = [idx::RDI, idx::RSI, idx::RDX, idx::RCX, idx::R
 /// The system-call instruction (`SYSCALL`).
 pub const SYSCALL_INSN: &[u8] = &[0x0f, 0x05];
 
+/// An instruction that jumps to itself (`JMP .`, rel8 -2): a place to park
+/// a thread that must run no code of its own for a while.
+pub const SPIN_INSN: &[u8] = &[0xeb, 0xfe];
+
 /// The word index of a register named as in `REG_NAMES` (also `pc`, `sp`,
 /// `ip`).
 pub fn reg_index(name: &str) -> Option<usize> {

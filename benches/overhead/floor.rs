@@ -29,6 +29,9 @@ pub struct FloorStats {
     pub signals: u64,
     /// Group-stops (job control), left stopped with `PTRACE_LISTEN`.
     pub group_stops: u64,
+    /// Syscall-entry stops of the one syscall number the run was asked to
+    /// count (self-test only: reading the number costs a ptrace call).
+    pub counted: u64,
 }
 
 /// Where the traced program's standard streams go.
@@ -53,13 +56,24 @@ impl Tracee {
     pub fn pid(&self) -> libc::pid_t {
         self.pid
     }
+
+    /// Lets the seized child go on to `exec`: from its exec stop on, the
+    /// thread that seized it sees its stops.
+    pub fn release(self) -> libc::pid_t {
+        // The child runs freely (it was seized, not stopped) until its exec
+        // raises PTRACE_EVENT_EXEC; from that stop on, PTRACE_SYSCALL
+        // restarts give a stop at every syscall entry and exit.
+        // SAFETY: closing the write end of our own pipe releases the child.
+        unsafe { libc::close(self.release) };
+        self.pid
+    }
 }
 
 /// Exit code of `argv[0]` (or 128 + signal number, as a shell reports it)
 /// and what the tracer saw.
 pub type FloorResult = io::Result<(i32, FloorStats)>;
 
-const OPTIONS: libc::c_int = libc::PTRACE_O_TRACESYSGOOD
+pub const OPTIONS: libc::c_int = libc::PTRACE_O_TRACESYSGOOD
     | libc::PTRACE_O_TRACECLONE
     | libc::PTRACE_O_TRACEFORK
     | libc::PTRACE_O_TRACEVFORK
@@ -149,13 +163,10 @@ pub fn spawn(argv: &[CString], io: &FloorIo) -> io::Result<Tracee> {
 }
 
 /// Lets the seized child exec and traces it and all its threads and
-/// descendants until none is left.
-pub fn trace(tracee: Tracee) -> FloorResult {
-    // The child runs freely (it was seized, not stopped) until its exec
-    // raises PTRACE_EVENT_EXEC; from that stop on, PTRACE_SYSCALL restarts
-    // give a stop at every syscall entry and exit.
-    // SAFETY: closing the write end of our own pipe releases the child.
-    unsafe { libc::close(tracee.release) };
+/// descendants until none is left. With `count`, entries to that syscall
+/// number are counted into [`FloorStats::counted`].
+pub fn trace(tracee: Tracee, count: Option<u64>) -> FloorResult {
+    let leader = tracee.release();
 
     let mut stats = FloorStats::default();
     let mut exit_code = None;
@@ -173,7 +184,7 @@ pub fn trace(tracee: Tracee) -> FloorResult {
             }
         }
         if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
-            if pid == tracee.pid {
+            if pid == leader {
                 exit_code = Some(if libc::WIFEXITED(status) {
                     libc::WEXITSTATUS(status)
                 } else {
@@ -207,7 +218,7 @@ pub fn trace(tracee: Tracee) -> FloorResult {
             0
         } else if sig == libc::SIGTRAP | 0x80 {
             // TRACESYSGOOD marks syscall stops with bit 7.
-            stats.syscall_stops += 1;
+            count_syscall(&mut stats, pid, count);
             0
         } else {
             // Signal-delivery stop: pass the signal on, whatever its number.
@@ -220,10 +231,21 @@ pub fn trace(tracee: Tracee) -> FloorResult {
     Ok((code, stats))
 }
 
+/// Counts a syscall stop, and with `count` an entry to that syscall.
+pub fn count_syscall(stats: &mut FloorStats, tid: libc::pid_t, count: Option<u64>) {
+    stats.syscall_stops += 1;
+    if let Some(nr) = count {
+        let info = rtrace::engine::ptrace::get_syscall_info(tid);
+        if info.is_ok_and(|i| i.op == rtrace::engine::ptrace::info_op::ENTRY && i.nr == nr) {
+            stats.counted += 1;
+        }
+    }
+}
+
 /// Restarts a stopped tracee. ESRCH is expected and ignored: a thread can be
 /// killed while stopped (another thread called `exit_group` or `execve`), and
 /// its exit is then reported by `waitpid` like any other.
-fn restart(request: RequestType, pid: libc::pid_t, sig: libc::c_int) {
+pub fn restart(request: RequestType, pid: libc::pid_t, sig: libc::c_int) {
     // SAFETY: restart requests take no address and a signal number as data.
     unsafe {
         libc::ptrace(
@@ -237,6 +259,6 @@ fn restart(request: RequestType, pid: libc::pid_t, sig: libc::c_int) {
 
 /// glibc and musl disagree on the type of the ptrace request argument.
 #[cfg(target_env = "gnu")]
-type RequestType = libc::c_uint;
+pub type RequestType = libc::c_uint;
 #[cfg(not(target_env = "gnu"))]
-type RequestType = libc::c_int;
+pub type RequestType = libc::c_int;

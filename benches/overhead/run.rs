@@ -7,6 +7,7 @@
 //! the workload and, for the floor, the tracing done by the harness itself.
 
 use super::floor::{self, FloorIo, FloorStats};
+use super::per_cpu;
 use std::cell::Cell;
 use std::ffi::{CString, OsString};
 use std::fs::{self, File};
@@ -24,8 +25,31 @@ use std::time::{Duration, Instant};
 pub enum Launch {
     /// Run `argv` as it is: the workload alone, or a tracer command line.
     Plain(Vec<OsString>),
-    /// Run `argv` under the in-harness floor tracer.
-    Floor(Vec<OsString>),
+    /// Run under an in-harness floor tracer.
+    Floor(FloorRun),
+}
+
+/// A run under a floor tracer.
+pub struct FloorRun {
+    /// The workload's command line.
+    pub argv: Vec<OsString>,
+    /// `None`: the single floor on the harness's thread, unpinned.
+    /// `Some(n)`: the per-CPU floor with at most `n` tracer threads, each
+    /// pinned to its CPU (1: one tracer, the workload pinned with it).
+    pub tracers: Option<usize>,
+    /// Count the entries to this syscall number (self-test only).
+    pub count: Option<u64>,
+}
+
+impl FloorRun {
+    /// The single floor on `argv`.
+    pub fn single(argv: Vec<OsString>) -> Launch {
+        Launch::Floor(FloorRun {
+            argv,
+            tracers: None,
+            count: None,
+        })
+    }
 }
 
 /// What one run did.
@@ -40,6 +64,8 @@ pub struct Outcome {
     pub timed_out: bool,
     /// What the floor tracer saw (floor runs only).
     pub floor: Option<FloorStats>,
+    /// Tracer threads used and threads handed between them (per-CPU floor).
+    pub per_cpu: Option<(usize, u64)>,
 }
 
 /// Runs commands with their output in files under one directory.
@@ -68,13 +94,13 @@ impl Runner {
         let stderr = File::create(self.dir.join("stderr"))?;
         match launch {
             Launch::Plain(argv) => self.run_plain(argv, stdin, stdout, stderr),
-            Launch::Floor(argv) => {
+            Launch::Floor(run) => {
                 let io = FloorIo {
                     stdin: &stdin,
                     stdout: &stdout,
                     stderr: &stderr,
                 };
-                self.run_floor(argv, &io)
+                self.run_floor(run, &io)
             }
         }
     }
@@ -113,20 +139,37 @@ impl Runner {
                 .unwrap_or(-1),
             timed_out,
             floor: None,
+            per_cpu: None,
         })
     }
 
-    fn run_floor(&self, argv: &[OsString], io: &FloorIo) -> io::Result<Outcome> {
-        let argv: Vec<CString> = argv
+    fn run_floor(&self, run: &FloorRun, io: &FloorIo) -> io::Result<Outcome> {
+        let argv: Vec<CString> = run
+            .argv
             .iter()
             .map(|a| CString::new(a.as_bytes()).map_err(io::Error::other))
             .collect::<io::Result<_>>()?;
+        let cpus = match run.tracers {
+            Some(n) => Some(per_cpu::usable_cpus(n)?),
+            None => None,
+        };
 
         let cpu_before = cpu_time();
         let start = Instant::now();
-        let tracee = floor::spawn(&argv, io)?;
-        self.watchdog.arm(tracee.pid(), self.timeout);
-        let result = floor::trace(tracee);
+        let (result, per_cpu) = match cpus {
+            None => {
+                let tracee = floor::spawn(&argv, io)?;
+                self.watchdog.arm(tracee.pid(), self.timeout);
+                (floor::trace(tracee, run.count), None)
+            }
+            Some(cpus) => {
+                let arm = |pid| self.watchdog.arm(pid, self.timeout);
+                match per_cpu::run(&argv, io, cpus, run.count, arm) {
+                    Ok((code, s)) => (Ok((code, s.floor)), Some((s.tracers, s.handoffs))),
+                    Err(e) => (Err(e), None),
+                }
+            }
+        };
         let wall = start.elapsed();
         let timed_out = self.watchdog.disarm();
         let (exit_code, stats) = result?;
@@ -136,6 +179,7 @@ impl Runner {
             exit_code,
             timed_out,
             floor: Some(stats),
+            per_cpu,
         })
     }
 
