@@ -34,9 +34,8 @@
 //! Nested return-probed calls are indented two spaces per level.
 
 use crate::probe::disasm::{self, Line};
-use crate::value::text::{render_value, RenderOpts};
-use crate::value::Value;
-use crate::vars::EntryValue;
+use crate::probe::frames::{args_text, named_text, BtArgs, NamedList};
+pub use crate::probe::frames::{BtEntry, Named};
 use rtrace_arch::x86_64::REG_NAMES;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -102,53 +101,6 @@ pub enum Record<'a> {
     },
 }
 
-/// A variable's name, C type and value at a hit.
-#[derive(Clone, Debug)]
-pub struct Named {
-    /// Its name.
-    pub name: String,
-    /// Its C type (`const char *`).
-    pub ty: String,
-    /// Its value (`<optimized out>` and unreadable memory are values too).
-    pub value: Value,
-    /// A parameter's value at its function's entry, when known.
-    pub entry: Option<EntryValue>,
-}
-
-impl Named {
-    /// A variable without an entry value.
-    pub fn new(name: String, ty: String, value: Value) -> Named {
-        Named {
-            name,
-            ty,
-            value,
-            entry: None,
-        }
-    }
-}
-
-/// One `--bt` line: the frame, and its function's arguments when there is
-/// DWARF for it.
-#[derive(Clone, Debug)]
-pub struct BtEntry {
-    /// `func+0xoff (file:line) [module]`.
-    pub text: String,
-    /// The arguments, in declaration order.
-    pub args: Option<Vec<Named>>,
-}
-
-impl BtEntry {
-    /// The text line: the arguments in parentheses after the function's
-    /// name, `g(n=n@entry=5)+0x0 (t.c:18) [/bin/t]`.
-    fn line(&self) -> String {
-        let Some(args) = &self.args else {
-            return self.text.clone();
-        };
-        let at = self.text.find(['+', ' ']).unwrap_or(self.text.len());
-        let (name, rest) = self.text.split_at(at);
-        format!("{name}({}){rest}", args_text(args))
-    }
-}
 /// The DWARF view of the function a hit is in.
 #[derive(Clone, Debug)]
 pub struct FrameVals {
@@ -156,66 +108,6 @@ pub struct FrameVals {
     pub function: String,
     /// Its parameters, in declaration order.
     pub args: Vec<Named>,
-}
-
-fn named_text(n: &Named) -> String {
-    let mut s = String::new();
-    render_value(&mut s, &n.value, &RenderOpts::default());
-    s
-}
-
-/// A variable's JSON object: `{"name","type","value"}`, the value in
-/// rtrace's JSON value form.
-#[derive(Serialize)]
-struct NamedJson<'a> {
-    name: &'a str,
-    #[serde(rename = "type")]
-    ty: &'a str,
-    value: &'a Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    entry: Option<&'a Value>,
-}
-
-/// Variables as a JSON array of [`NamedJson`].
-struct NamedList<'a>(&'a [Named]);
-
-impl Serialize for NamedList<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|n| NamedJson {
-            name: &n.name,
-            ty: &n.ty,
-            value: &n.value,
-            entry: match &n.entry {
-                Some(EntryValue::Same) => Some(&n.value),
-                Some(EntryValue::Differs(v)) => Some(v),
-                None => None,
-            },
-        }))
-    }
-}
-
-/// `bt_args`: per `--bt` frame its arguments, or null.
-struct BtArgs<'a>(&'a [BtEntry]);
-
-impl Serialize for BtArgs<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|b| b.args.as_deref().map(NamedList)))
-    }
-}
-
-/// Arguments as gdb's frame lines show them: `n=5`, `n=n@entry=5`,
-/// `n=6, n@entry=5`.
-fn args_text(args: &[Named]) -> String {
-    let one = |a: &Named| match &a.entry {
-        None => format!("{}={}", a.name, named_text(a)),
-        Some(EntryValue::Same) => format!("{0}={0}@entry={1}", a.name, named_text(a)),
-        Some(EntryValue::Differs(v)) => {
-            let mut e = String::new();
-            render_value(&mut e, v, &RenderOpts::default());
-            format!("{0}={1}, {0}@entry={e}", a.name, named_text(a))
-        }
-    };
-    args.iter().map(one).collect::<Vec<_>>().join(", ")
 }
 
 /// `func(a=1, s="x") at file.c:12` from the DWARF frame and the site's
@@ -569,6 +461,8 @@ impl Sink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Value;
+    use crate::vars::EntryValue;
 
     #[test]
     fn entry_values_print_as_gdb_default() {

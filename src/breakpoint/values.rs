@@ -6,11 +6,12 @@ use super::report::{FrameVals, Named};
 use crate::engine::ptrace::Tid;
 pub use crate::probe::cond::RegValues;
 use crate::probe::cond::{EvalError, Expr as CondExpr, FrameValues, ValueProvider};
+use crate::probe::frames::param;
 use crate::symbols::ModuleMap;
 use crate::unwind::trap::Unhijacked;
 use crate::unwind::Unwinder;
 use crate::value::Value;
-use crate::vars::{DecodeOpts, FrameRegs, PathError, VarDesc, Vars};
+use crate::vars::{FrameRegs, PathError, Vars};
 use rtrace_arch::x86_64::PC;
 
 /// The DWARF view of one stopped thread at a hit: the innermost frame
@@ -155,24 +156,6 @@ impl<'a> HitFrame<'a> {
 /// Frames unwound for the values at entry of a hit's parameters (each
 /// caller's call value may need its own caller's).
 const MAX_CALLERS: usize = 10;
-
-/// Parameter `v` of the function at `stack[0]` read with its callers:
-/// its value and, when known, its value at entry.
-pub fn param(
-    vars: &Vars,
-    map: &ModuleMap,
-    v: &VarDesc,
-    stack: &[FrameRegs],
-    mem: &mut dyn crate::engine::memory::Memory,
-) -> Named {
-    let p = vars.read_param(map, v, stack, mem, DecodeOpts::default());
-    Named {
-        name: v.name.clone(),
-        ty: v.ty.name(),
-        value: p.value.unwrap_or_else(|e| e.to_value()),
-        entry: p.entry,
-    }
-}
 
 /// `--print EXPR` where only registers are known (`ret:` probes).
 pub fn print_regs(values: &mut RegValues<'_>, text: &str, expr: &CondExpr) -> Named {

@@ -9,6 +9,7 @@
 
 pub mod cond;
 pub mod disasm;
+pub mod frames;
 pub mod imports;
 pub mod resolve;
 pub mod shadow;

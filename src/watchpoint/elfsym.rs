@@ -9,8 +9,9 @@ use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::probe::cond::{EvalError, Expr as CondExpr};
+use crate::probe::frames::{BtEntry, Stack};
 use crate::symbols::{ModuleMap, Symbolizer};
-use crate::unwind::backtrace::{gdb_backtrace_lines, Depth};
+use crate::unwind::backtrace::Depth;
 use crate::unwind::{self, Unwinder};
 use crate::value::Value;
 use crate::value::{json::value_json, text};
@@ -286,9 +287,11 @@ impl SymbolSource for ElfSymbols {
         }
     }
 
-    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<String>> {
+    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<BtEntry>> {
         let mut t = Tracee::new(tid);
         let words = t.regs().ok()?;
+        // A watchpoint traps after the access: the registers are the
+        // frame's as they are (no trap instruction to step back over).
         let regs = match Arch::native() {
             Arch::Aarch64 => unwind::from_prstatus_aarch64(&words),
             _ => unwind::from_prstatus_x86_64(&words),
@@ -298,18 +301,17 @@ impl SymbolSource for ElfSymbols {
         let mut refresh = false;
         loop {
             let map = map_of(&mut self.maps, pid, refresh)?;
-            let frames =
-                self.unwinder
-                    .unwind_frames(&self.sym, map, &regs, &mut t, depth.max_unwound());
-            if !refresh && frames.iter().any(|f| map.find(f.pc).is_none()) {
+            let stack = Stack {
+                sym: &self.sym,
+                vars: &self.vars,
+                map,
+            };
+            let (frames, unmapped) = stack.backtrace(&mut self.unwinder, &regs, &mut t, depth);
+            if !refresh && unmapped {
                 refresh = true;
                 continue;
             }
-            let vars = &self.vars;
-            let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
-            return Some(gdb_backtrace_lines(
-                &self.sym, map, &frames, depth, &mut tails,
-            ));
+            return Some(frames);
         }
     }
 

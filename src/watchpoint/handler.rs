@@ -38,6 +38,7 @@ use crate::engine::ptrace::Tid;
 use crate::engine::tracee::{tgid_of, Tracee};
 use crate::engine::{Event, Handler, Resume, Stamp};
 use crate::probe::disasm;
+use crate::probe::frames::BtEntry;
 use crate::unwind::backtrace::Depth;
 use rtrace_arch::regs::RegisterFile;
 use rtrace_arch::x86_debugreg::{self, Kind};
@@ -392,11 +393,12 @@ impl Watcher {
                 (site.map(|(s, _)| s), access)
             };
             let bt = if let Some(depth) = self.bt {
-                Some(
-                    self.symbols
-                        .backtrace(pid, tid, depth)
-                        .unwrap_or_else(|| vec!["(no backtrace)".to_string()]),
-                )
+                Some(self.symbols.backtrace(pid, tid, depth).unwrap_or_else(|| {
+                    vec![BtEntry {
+                        text: "(no backtrace)".to_string(),
+                        args: None,
+                    }]
+                }))
             } else {
                 None
             };

@@ -8,6 +8,7 @@ use super::spec::Watch;
 use super::value::WatchValue;
 use crate::engine::ptrace::Tid;
 use crate::probe::disasm::{self, Line};
+use crate::probe::frames::{BtArgs, BtEntry};
 use rtrace_arch::x86_debugreg::Kind;
 use serde::Serialize;
 use serde_json::Value as J;
@@ -63,8 +64,8 @@ pub struct Hit<'a> {
     pub pc: Place,
     /// The accessing instruction (data watches), when it could be found.
     pub site: Option<Site>,
-    /// Backtrace lines, with `--bt`.
-    pub bt: Option<Vec<String>>,
+    /// Backtrace frames (with their functions' arguments), with `--bt`.
+    pub bt: Option<Vec<BtEntry>>,
     /// `--disasm`: the instructions from the accessing one (data watches)
     /// or the pc.
     pub disasm: Option<Vec<Line>>,
@@ -122,7 +123,9 @@ struct HitJson<'a> {
     access: Option<Option<&'static str>>,
     addr: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bt: Option<&'a [String]>,
+    bt: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bt_args: Option<BtArgs<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     disasm: Option<disasm::Json<'a>>,
     expr: String,
@@ -262,7 +265,7 @@ impl Report {
         }
         if let Some(bt) = &h.bt {
             for (i, f) in bt.iter().enumerate() {
-                s.push_str(&format!("\n    #{i} {f}"));
+                s.push_str(&format!("\n    #{i} {}", f.line()));
             }
         }
         s
@@ -277,7 +280,11 @@ impl Report {
             ty: "hit",
             access: data.then_some(h.access),
             addr: hex(w.addr),
-            bt: h.bt.as_deref(),
+            bt: h
+                .bt
+                .as_ref()
+                .map(|b| b.iter().map(|e| e.text.as_str()).collect()),
+            bt_args: h.bt.as_deref().map(BtArgs),
             disasm: h.disasm.as_deref().map(|d| disasm::Json(d, h.pc.addr)),
             expr: w.expr.to_string(),
             insn: data.then(|| {
@@ -520,7 +527,10 @@ mod tests {
                 ..Place::default()
             },
             site: None,
-            bt: Some(vec!["main+0x5".into()]),
+            bt: Some(vec![BtEntry {
+                text: "main+0x5".into(),
+                args: None,
+            }]),
             disasm: None,
         };
         assert_eq!(

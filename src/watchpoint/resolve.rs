@@ -5,6 +5,7 @@
 use super::value::ValueFormatter;
 use crate::engine::ptrace::Tid;
 use crate::probe::cond::{EvalError, Expr as CondExpr, RegValues};
+use crate::probe::frames::BtEntry;
 use crate::unwind::backtrace::Depth;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -130,8 +131,9 @@ pub trait SymbolSource {
     fn place(&mut self, pid: Tid, addr: u64) -> Place;
 
     /// Frames of stopped thread `tid` as gdb's `bt` lists them (innermost
-    /// first, within `depth`), each rendered; `None` without an unwinder.
-    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<String>>;
+    /// first, within `depth`), each with its function's arguments where
+    /// there is DWARF for it; `None` without an unwinder.
+    fn backtrace(&mut self, pid: Tid, tid: Tid, depth: Depth) -> Option<Vec<BtEntry>>;
 
     /// Whether [`SymbolSource::backtrace`] can work at all.
     fn can_backtrace(&self) -> bool;
@@ -189,7 +191,7 @@ impl SymbolSource for NoSymbols {
         }
     }
 
-    fn backtrace(&mut self, _pid: Tid, _tid: Tid, _depth: Depth) -> Option<Vec<String>> {
+    fn backtrace(&mut self, _pid: Tid, _tid: Tid, _depth: Depth) -> Option<Vec<BtEntry>> {
         None
     }
 

@@ -49,17 +49,30 @@ fn function_of(label: &str) -> String {
 
 /// `rtrace break --json SPEC -- PROG`: the hits.
 fn ours(spec: &str, prog: &Path) -> Vec<Hit> {
+    hits(&our_records(&[spec], prog))
+}
+
+/// `rtrace break --json ARGS -- PROG`: its hit records.
+fn our_records(args: &[&str], prog: &Path) -> Vec<Value> {
     let out = Command::new(common::rtrace())
-        .args(["break", "--json", spec, "--"])
+        .args(["break", "--json"])
+        .args(args)
+        .arg("--")
         .arg(prog)
         .stdin(Stdio::null())
         .output()
         .expect("run rtrace");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{spec}: {err}");
+    assert!(out.status.success(), "{args:?}: {err}");
     err.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["type"] == "hit")
+        .collect()
+}
+
+/// Hit records as [`Hit`]s.
+fn hits(recs: &[Value]) -> Vec<Hit> {
+    recs.iter()
         .map(|v| {
             let f = function_of(v["location"].as_str().expect("location"));
             let args: Vec<String> = v["args"]
@@ -84,15 +97,22 @@ fn ours(spec: &str, prog: &Path) -> Vec<Hit> {
 /// gdb's `break SPEC` with commands printing the innermost frame at each
 /// hit: the same form as [`ours`]. None when gdb refuses the spec.
 fn gdbs(spec: &str, prog: &Path) -> Option<Vec<Hit>> {
-    let script = [
-        format!("break {spec}"),
+    gdbs_with(&format!("break {spec}"), &[], prog)
+}
+
+/// [`gdbs`] with breakpoint 1 set by `set` (`tbreak SPEC`), then the
+/// `settings` (`ignore 1 2`) run.
+fn gdbs_with(set: &str, settings: &[&str], prog: &Path) -> Option<Vec<Hit>> {
+    let mut script = vec![set.to_string()];
+    script.extend(settings.iter().map(|s| s.to_string()));
+    script.extend([
         "commands 1".into(),
         "silent".into(),
         "bt 1".into(),
         "continue".into(),
         "end".into(),
         "run".into(),
-    ];
+    ]);
     let out = common::gdb_script(&script, prog);
     let text = String::from_utf8_lossy(&out.stdout);
     if String::from_utf8_lossy(&out.stderr).contains("not defined") {
@@ -205,4 +225,108 @@ fn rust_paths_as_gdb() {
         }
         let _ = std::fs::remove_dir_all(prog.parent().expect("dir"));
     }
+}
+
+/// gdb's `dprintf SPEC,"hit %d …\n", EXPR…` on `prog`: the printed values
+/// of each hit, `hit ` removed.
+fn gdb_dprintf(spec: &str, exprs: &[&str], prog: &Path) -> Vec<String> {
+    let format = vec!["%d"; exprs.len()].join(" ");
+    let script = [
+        format!("dprintf {spec},\"hit {format}\\n\", {}", exprs.join(", ")),
+        "run".into(),
+    ];
+    let out = common::gdb_script(&script, prog);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("hit "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `--print` values of each hit record, space-separated.
+fn printed(recs: &[Value]) -> Vec<String> {
+    recs.iter()
+        .map(|r| {
+            r["print"]
+                .as_array()
+                .expect("print")
+                .iter()
+                .map(|p| p["value"].as_i64().expect("integer").to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// `--tbreak`, `--ignore`, `--max-hits` and `--print` on a C++ method
+/// and an overloaded function named as gdb names them: the hits gdb's
+/// `tbreak`, `ignore`, `enable count` and `dprintf` give.
+#[test]
+fn cxx_hit_limits_and_prints_as_gdb() {
+    if !common::have("gdb") || !common::have("g++") {
+        eprintln!("skip: gdb or g++ is not installed");
+        return;
+    }
+    let prog = common::testprog("bk_cxx");
+    // Six calls of the two overloads, in call order: area(0), area(),
+    // area(1), …; skip two, report two.
+    let spec = "ns::Shape::area";
+    let got = hits(&our_records(
+        &["--ignore", "2", "--max-hits", "2", spec],
+        &prog,
+    ));
+    assert_eq!(got.len(), 2, "{got:?}");
+    let settings = ["ignore 1 2", "enable count 2 1"];
+    let want = gdbs_with(&format!("break {spec}"), &settings, &prog);
+    assert_eq!(Some(got), want);
+    // The first call of an overloaded free function only.
+    let got = hits(&our_records(&["--tbreak", "ns::twice"], &prog));
+    assert_eq!(got, ["ns::twice (x=0)"]);
+    assert_eq!(Some(got), gdbs_with("tbreak ns::twice", &[], &prog));
+    // A parameter and a member through `this`, at one overload.
+    let spec = "ns::Shape::area(int) const";
+    let exprs = ["k", "this->w", "k + this->w"];
+    let mut args = Vec::new();
+    for e in exprs {
+        args.extend(["--print", e]);
+    }
+    args.push(spec);
+    let got = printed(&our_records(&args, &prog));
+    assert_eq!(got, ["0 3 3", "1 3 4", "2 3 5"]);
+    assert_eq!(got, gdb_dprintf(&format!("'{spec}'"), &exprs, &prog));
+}
+
+/// The same on Rust paths (legacy mangling): a module function and an
+/// inherent method.
+#[test]
+fn rust_hit_limits_and_prints_as_gdb() {
+    if !common::have("gdb") {
+        eprintln!("skip: gdb is not installed");
+        return;
+    }
+    let Some(prog) = rust_prog("legacy") else {
+        return;
+    };
+    // area(i, 3) for i in 0..4: skip the first, report two.
+    let spec = "bk_rust::geo::calc::area";
+    let got = hits(&our_records(
+        &["--ignore", "1", "--max-hits", "2", spec],
+        &prog,
+    ));
+    assert_eq!(got.len(), 2, "{got:?}");
+    let settings = ["ignore 1 1", "enable count 2 1"];
+    let want = gdbs_with(&format!("break {spec}"), &settings, &prog);
+    assert_eq!(Some(got.clone()), want);
+    let spec = "bk_rust::geo::P::len";
+    let got = hits(&our_records(&["--tbreak", spec], &prog));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(Some(got), gdbs_with(&format!("tbreak {spec}"), &[], &prog));
+    let spec = "bk_rust::geo::calc::area";
+    let got = printed(&our_records(
+        &["--print", "w", "--print", "h", "--print", "w + h", spec],
+        &prog,
+    ));
+    assert_eq!(got, ["0 3 3", "1 3 4", "2 3 5", "3 3 6"]);
+    assert_eq!(got, gdb_dprintf(spec, &["w", "h", "w + h"], &prog));
+    let _ = std::fs::remove_dir_all(prog.parent().expect("dir"));
 }

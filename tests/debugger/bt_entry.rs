@@ -7,6 +7,8 @@
 //! adds a tail-call frame (its arguments from the jump's call site) and an
 //! argument the call site has no value for. Text lines and the JSON
 //! `bt_args` must both say what gdb says; the JSON follows its schema.
+//! `rtrace watch --bt` frames are checked the same way against gdb's `bt`
+//! at its `watch` stops (the global `sink` that leaf() writes).
 #![cfg(target_arch = "x86_64")]
 
 use crate::bt_run::{frame_name, line_of, rtrace_break};
@@ -15,6 +17,7 @@ use crate::unwind::parse_gdb_frame;
 use crate::watch_gdb::gdb_continue_to_exit;
 use serde_json::Value;
 use std::path::Path;
+use std::process::Stdio;
 
 /// One frame: function, its arguments as gdb prints them (`n=n@entry=5`,
 /// `n=20`, `n@entry=5` each one item), and its line.
@@ -29,11 +32,29 @@ fn split_args(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// gdb's frames at each stop of `break FUNC` (a `bt` on every stop).
-fn gdb_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
+/// How the stops are made: `rtrace break --bt FUNC` and gdb's `break
+/// FUNC`, or `rtrace watch --bt VAR` and gdb's `watch VAR`.
+#[derive(Clone, Copy)]
+enum Stop<'a> {
+    Break(&'a str),
+    Watch(&'a str),
+}
+
+impl Stop<'_> {
+    /// gdb's command, rtrace's subcommand and its JSON backtrace key.
+    fn parts(self) -> (String, &'static str, &'static str) {
+        match self {
+            Stop::Break(f) => (format!("break {f}"), "break", "backtrace"),
+            Stop::Watch(v) => (format!("watch {v}"), "watch", "bt"),
+        }
+    }
+}
+
+/// gdb's frames at each stop (a `bt` on every stop).
+fn gdb_stops(stop: Stop, prog: &Path) -> Vec<Vec<Frame>> {
     let text = gdb_continue_to_exit(
         &[
-            &format!("break {func}"),
+            &stop.parts().0,
             "python gdb.events.stop.connect(lambda e: gdb.execute('bt'))",
             "run",
         ],
@@ -60,16 +81,43 @@ fn gdb_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
     stops
 }
 
-/// rtrace's `--bt` frames at each hit of `func`: from the text lines
-/// (`func(ARGS)+0xoff (file:line) [module]`) and from the JSON
-/// (`backtrace` + `bt_args`), which must agree.
-fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
-    let text = rtrace_break(&["--bt", func], prog);
+/// `rtrace break|watch ARGS -- PROG`, which must succeed: its stderr.
+fn rtrace(stop: Stop, args: &[&str], prog: &Path) -> String {
+    let target = match stop {
+        Stop::Break(f) | Stop::Watch(f) => f,
+    };
+    match stop {
+        Stop::Break(_) => rtrace_break(&[args, &[target]].concat(), prog),
+        Stop::Watch(_) => {
+            let out = common::named(common::rtrace())
+                .arg("watch")
+                .args(args)
+                .args([target, "--"])
+                .arg(prog)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run rtrace");
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        }
+    }
+}
+
+/// rtrace's `--bt` frames at each stop: from the text lines
+/// (`func(ARGS)+0xoff (file:line) [module]`, after `#N ` for a watch)
+/// and from the JSON (the backtrace + `bt_args`), which must agree.
+fn our_stops(stop: Stop, prog: &Path) -> Vec<Vec<Frame>> {
+    let (_, tool, bt_key) = stop.parts();
+    let text = rtrace(stop, &["--bt"], prog);
     let mut from_text: Vec<Vec<Frame>> = Vec::new();
     for l in text.lines() {
-        if l.starts_with('+') {
+        if l.starts_with('+') || l.starts_with("[pid ") {
             from_text.push(Vec::new());
         } else if let Some(f) = l.strip_prefix("    ") {
+            let f = match stop {
+                Stop::Break(_) => f,
+                Stop::Watch(_) => f.split_once(' ').expect("#N frame").1,
+            };
             let (name, rest) = f.split_once('(').expect("arguments");
             let (args, loc) = rest.split_once(')').expect("arguments");
             from_text.last_mut().expect("hit line first").push((
@@ -79,16 +127,16 @@ fn our_stops(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
             ));
         }
     }
-    let json = rtrace_break(&["--json", "--bt", func], prog);
+    let json = rtrace(stop, &["--json", "--bt"], prog);
     common::schema::Schemas::load()
-        .check_lines("break.schema.json", &json)
+        .check_lines(&format!("{tool}.schema.json"), &json)
         .unwrap_or_else(|e| panic!("{e}\n{json}"));
     let from_json: Vec<Vec<Frame>> = json
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["type"] == "hit")
         .map(|v| {
-            let bt = v["backtrace"].as_array().expect("backtrace");
+            let bt = v[bt_key].as_array().expect("backtrace");
             let args = v["bt_args"].as_array().expect("bt_args");
             assert_eq!(bt.len(), args.len(), "{v}");
             bt.iter()
@@ -132,9 +180,9 @@ fn json_args(a: &Value) -> Vec<String> {
 
 /// Every stop's frames as gdb's: names and arguments; lines of the outer
 /// frames (rtrace's breakpoint may sit past gdb's in the innermost one).
-fn same_as_gdb(func: &str, prog: &Path) -> Vec<Vec<Frame>> {
-    let gdb = gdb_stops(func, prog);
-    let ours = our_stops(func, prog);
+fn same_as_gdb(stop: Stop, prog: &Path) -> Vec<Vec<Frame>> {
+    let gdb = gdb_stops(stop, prog);
+    let ours = our_stops(stop, prog);
     assert_eq!(ours.len(), gdb.len(), "stops:\nours {ours:?}\ngdb {gdb:?}");
     for (o, g) in ours.iter().zip(&gdb) {
         let strip = |s: &[Frame]| -> Vec<Frame> {
@@ -165,7 +213,7 @@ fn entry_values_as_gdb() {
         return;
     }
     let prog = common::testprog_variant("bt_entry", "O2", &["-O2"]);
-    let gdb = same_as_gdb("leaf", &prog);
+    let gdb = same_as_gdb(Stop::Break("leaf"), &prog);
     // The program is built so that gdb shows every form.
     assert_eq!(args_of(&gdb, "same"), [["n=n@entry=5"]]);
     assert_eq!(args_of(&gdb, "changed"), [["n=20", "n@entry=5"]]);
@@ -182,7 +230,7 @@ fn tail_call_frame_arguments_as_gdb() {
         return;
     }
     let prog = common::testprog_variant("bt_tailcall", "O2", &["-O2"]);
-    let gdb = same_as_gdb("use", &prog);
+    let gdb = same_as_gdb(Stop::Break("use"), &prog);
     // f is the tail-call frame in g's stops; lost's x is optimized out.
     let names: Vec<&str> = gdb[1].iter().map(|f| f.0.as_str()).collect();
     assert_eq!(names, ["use", "g", "f", "h", "main"], "{gdb:?}");
@@ -207,7 +255,25 @@ fn hit_line_has_entry_values() {
         .filter_map(|l| l.split_once("] leaf(")?.1.split_once(')'))
         .map(|(args, _)| args)
         .collect();
-    let gdb = gdb_stops("leaf", &prog);
+    let gdb = gdb_stops(Stop::Break("leaf"), &prog);
     let want: Vec<String> = gdb.iter().map(|s| s[0].1.join(", ")).collect();
     assert_eq!(ours, want, "{text}");
+}
+
+/// `rtrace watch --bt` frames carry their arguments as `rtrace break
+/// --bt` frames do: at each write of the global `sink` (in leaf(), from
+/// each caller), the frames of gdb's `bt` at its `watch sink` stops,
+/// argument by argument, entry values included.
+#[test]
+fn watch_bt_arguments_as_gdb() {
+    if !common::have("gdb") {
+        eprintln!("skip: gdb not installed");
+        return;
+    }
+    let prog = common::testprog_variant("bt_entry", "O2", &["-O2"]);
+    let gdb = same_as_gdb(Stop::Watch("sink"), &prog);
+    // A write from each call of leaf(), each with its caller's forms.
+    assert_eq!(gdb.len(), 8, "{gdb:?}");
+    assert_eq!(args_of(&gdb, "changed"), [["n=20", "n@entry=5"]]);
+    assert_eq!(args_of(&gdb, "pair")[0], ["a=a@entry=11", "b=b@entry=12"]);
 }

@@ -3,13 +3,11 @@
 //! displaced instruction emulated or run out of line.
 
 use super::*;
-use crate::breakpoint::report::BtEntry;
-use crate::breakpoint::values::param;
 use crate::probe::disasm;
+use crate::probe::frames::{BtEntry, Stack};
 use crate::probe::shadow::{self, MAX_SHADOW};
-use crate::unwind::backtrace::{gdb_backtrace_origins, BtFrame, Depth};
+use crate::unwind::backtrace::Depth;
 use crate::unwind::trap::{regs_at_trap, Unhijacked};
-use crate::vars::FrameRegs;
 use rtrace_arch::insn_x86::MAX_INSN_LEN;
 
 impl Breaker {
@@ -319,47 +317,15 @@ impl Breaker {
             .get(&tid)
             .map(|t| t.shadow.iter().map(|s| (s.slot, s.ret)).collect())
             .unwrap_or_default();
-        let sym = self.resolver.symbolizer();
-        // A few frames past the last shown: its callers' call sites.
-        let max = depth.max_unwound().saturating_add(BT_CALLERS);
+        let stack = Stack {
+            sym: self.resolver.symbolizer(),
+            vars: &self.vars,
+            map,
+        };
         let mut mem = Unhijacked::new(tid, hijacked);
         let init = regs_at_trap(regs);
-        let states = self.unwinder.unwind_states(sym, map, &init, &mut mem, max);
-        let frames: Vec<_> = states.iter().map(|s| s.frame).collect();
-        let vars = &self.vars;
-        let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
-        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails);
-        let stack = vars.stack_frames(map, &states);
-        let regs_of: Vec<FrameRegs> = stack.iter().map(|s| s.regs.clone()).collect();
-        lines
-            .into_iter()
-            .map(|l| {
-                let k = stack
-                    .iter()
-                    .position(|s| s.unwound == l.unwound && s.tail_pc == l.tail_pc);
-                let args = match (&l.frame, k) {
-                    (BtFrame::Code(f), Some(k)) => {
-                        let scope = vars.scope(map, regs_of[k].lookup_pc());
-                        scope
-                            .and_then(|s| s.frames.into_iter().nth(l.inline))
-                            .filter(|sf| sf.function == f.function)
-                            .map(|sf| {
-                                sf.params
-                                    .iter()
-                                    .map(|v| param(vars, map, v, &regs_of[k..], &mut mem))
-                                    .collect()
-                            })
-                    }
-                    _ => None,
-                };
-                BtEntry {
-                    text: l.frame.to_string(),
-                    args,
-                }
-            })
-            .collect()
+        stack
+            .backtrace(&mut self.unwinder, &init, &mut mem, depth)
+            .0
     }
 }
-
-/// Frames unwound past the last `--bt` line, for its values at entry.
-const BT_CALLERS: usize = 4;
