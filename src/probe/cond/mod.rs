@@ -15,7 +15,8 @@
 //! and     := cmp ('&&' cmp)*
 //! cmp     := bits (('=='|'!='|'<'|'<='|'>'|'>=') bits)?
 //! bits    := sum (('&'|'|'|'^') sum)*          (a single '|' or '&')
-//! sum     := unary (('+'|'-') unary)*
+//! sum     := product (('+'|'-') product)*
+//! product := unary (('*'|'/'|'%') unary)*     (signed; `/ 0` is an error)
 //! unary   := ('!'|'-'|'~') unary | primary
 //! primary := NUMBER | CHAR | '$' NAME | PATH | '(' expr ')'
 //! NUMBER  := decimal | '0x' hex                (above i64::MAX wraps)
@@ -102,6 +103,12 @@ pub enum Op {
     Add,
     /// `-`
     Sub,
+    /// `*`
+    Mul,
+    /// `/` (truncating, as C)
+    Div,
+    /// `%` (the sign of the dividend, as C)
+    Rem,
 }
 
 /// Why an expression could not be evaluated at a hit.
@@ -109,6 +116,8 @@ pub enum Op {
 pub enum EvalError {
     /// No register of that name.
     UnknownRegister(String),
+    /// `x / 0` or `x % 0`.
+    DivisionByZero,
     /// The value is not available here (`$retval` at an entry).
     Unavailable(String),
     /// Program variables need DWARF, which this provider does not read.
@@ -126,6 +135,7 @@ impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EvalError::UnknownRegister(r) => write!(f, "unknown register ${r}"),
+            EvalError::DivisionByZero => write!(f, "division by zero"),
             EvalError::Unavailable(r) => write!(f, "${r} is not available at this probe"),
             EvalError::Variable { name, why } => write!(f, "variable '{name}': {why}"),
             EvalError::NoVariables(v) => write!(
@@ -173,9 +183,9 @@ enum Tok {
 }
 
 fn lex(s: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
-    const PUNCT: [&str; 18] = [
-        "||", "&&", "==", "!=", "<=", ">=", "<", ">", "&", "|", "^", "+", "-", "!", "~", "(", ")",
-        "=",
+    const PUNCT: [&str; 21] = [
+        "||", "&&", "==", "!=", "<=", ">=", "<", ">", "&", "|", "^", "+", "-", "*", "/", "%", "!",
+        "~", "(", ")", "=",
     ];
     let b = s.as_bytes();
     let mut i = 0;
@@ -372,7 +382,12 @@ impl Parser {
     }
 
     fn sum(&mut self) -> Result<Expr, ParseError> {
-        self.binary(&[("+", Op::Add), ("-", Op::Sub)], Parser::unary, false)
+        self.binary(&[("+", Op::Add), ("-", Op::Sub)], Parser::product, false)
+    }
+
+    fn product(&mut self) -> Result<Expr, ParseError> {
+        let ops = [("*", Op::Mul), ("/", Op::Div), ("%", Op::Rem)];
+        self.binary(&ops, Parser::unary, false)
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
@@ -502,6 +517,10 @@ impl Expr {
                     Op::BitXor => x ^ y,
                     Op::Add => x.wrapping_add(y),
                     Op::Sub => x.wrapping_sub(y),
+                    Op::Mul => x.wrapping_mul(y),
+                    Op::Div | Op::Rem if y == 0 => return Err(EvalError::DivisionByZero),
+                    Op::Div => x.wrapping_div(y),
+                    Op::Rem => x.wrapping_rem(y),
                     Op::Or | Op::And => unreachable!("handled above"),
                 }
             }

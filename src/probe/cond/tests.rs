@@ -52,6 +52,22 @@ fn registers_literals_and_logic() {
 }
 
 #[test]
+fn products_bind_tighter_than_sums_and_divide_as_c() {
+    assert_eq!(ev("$rdi * 2 + 1"), Ok(7));
+    assert_eq!(ev("1 + $rdi * 2"), Ok(7));
+    assert_eq!(ev("($rdi + 1) * 2"), Ok(8));
+    assert_eq!(ev("-7 / 2"), Ok(-3));
+    assert_eq!(ev("-7 % 2"), Ok(-1));
+    assert_eq!(ev("7 % $rdi == 1"), Ok(1));
+    assert_eq!(ev("$rax * 0x7fffffffffffffff"), Ok(-0x7fffffffffffffff));
+    assert_eq!(ev("$rdi / ($rdi - 3)"), Err(EvalError::DivisionByZero));
+    assert_eq!(ev("1 % 0"), Err(EvalError::DivisionByZero));
+    assert_eq!(EvalError::DivisionByZero.to_string(), "division by zero");
+    assert!(parse("2 *").is_err());
+    assert!(parse("* 2").is_err());
+}
+
+#[test]
 fn errors_are_reported() {
     assert!(matches!(
         ev("$xyz == 1"),
