@@ -16,14 +16,16 @@ int main(int argc, char **argv)
 
 	printf("%d %u %x %ld %c %s %p %p %%\n", -42, 3000000000u, 0xbeefu,
 	       -1234567890123L, 'q', name, (void *)0x1234, (void *)0);
-	printf("[%5d|%-5d|%05d|%.3d|%+d|% d|%X|%#x|%#o|%hhd|%hu]\n", 42, 42, -42,
-	       7, 5, 5, 255u, 255u, 8u, 300, 70000);
+	printf("[%5d|%-5d|%05d|%.3d|%+d|% d|%X|%#x|%#o]\n", 42, 42, -42, 7, 5,
+	       5, 255u, 255u, 8u);
 	printf("[%10s|%-8s|%.2s|%.*s|%*d|%s]\n", "abc", "ab", "hello", 3,
 	       "world", 6, 9, "a string longer than thirty-two characters");
 	sprintf(buf, "%s-%d-%c-%x-%5.2s|", name, 17, 'z', 0xabcu, "xyz");
+	puts(buf);
 	snprintf(small, sizeof small, "%s:%05d", "truncated", 12);
-	snprintf(buf, sizeof buf, "%lu/%lld/%-4d|", 18446744073709551615ul,
-		 -5LL, 3);
+	snprintf(buf, sizeof buf, "%lu/%lld/%-4d|%hhd|%hu", 18446744073709551615ul,
+		 -5LL, 3, 300, 70000);
+	puts(buf);
 	snprintf(NULL, 0, "%d", 12345);
 	fprintf(stdout, "%s=%d %s %s %s %s\n", "key", 1, "s3", "s4", "s5",
 		"s6");
