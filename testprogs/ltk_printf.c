@@ -18,8 +18,10 @@ int main(int argc, char **argv)
 	       -1234567890123L, 'q', name, (void *)0x1234, (void *)0);
 	printf("[%5d|%-5d|%05d|%.3d|%+d|% d|%X|%#x|%#o]\n", 42, 42, -42, 7, 5,
 	       5, 255u, 255u, 8u);
-	printf("[%10s|%-8s|%.2s|%.*s|%*d|%s]\n", "abc", "ab", "hello", 3,
-	       "world", 6, 9, "a string longer than thirty-two characters");
+	printf("[%10s|%-8s|%.2s|%.*s|%*d]\n", "abc", "ab", "hello", 3, "world",
+	       6, 9);
+	/* Apart: ltrace 0.7.3 limits a %s after a %*d to the %d's value. */
+	printf("%s\n", "a string longer than thirty-two characters");
 	sprintf(buf, "%s-%d-%c-%x-%5.2s|", name, 17, 'z', 0xabcu, "xyz");
 	puts(buf);
 	snprintf(small, sizeof small, "%s:%05d", "truncated", 12);
