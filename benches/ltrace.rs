@@ -21,9 +21,16 @@
 //! A markdown table (for README.md) is printed and written to
 //! `<target>/bench-ltrace.md`.
 //!
+//! `--workload mix` runs `testprogs/lt_bench_mix.c` instead: a loop of
+//! `snprintf` (a printf-family call, which the kernel backend shows from
+//! its uprobe), `atoi`, `malloc` and `free`; its cost is per loop of 4
+//! calls. `--workload mix-float` is the same program holding a `%f`
+//! format too, which keeps `snprintf` on a ptrace breakpoint.
+//!
 //! ```text
 //! cargo bench --bench ltrace                 # 5 rounds
 //! cargo bench --bench ltrace -- --quick      # 3 rounds, smaller sizes
+//! cargo bench --bench ltrace -- --workload mix
 //! ```
 //!
 //! Run without `--bench` (as `cargo test --benches` does), it only checks
@@ -107,6 +114,19 @@ fn main() -> ExitCode {
     if !args.iter().any(|a| a == "--bench") {
         return selftest(&work);
     }
+    let workload = args
+        .iter()
+        .position(|a| a == "--workload")
+        .and_then(|i| args.get(i + 1))
+        .map_or("labs", |w| w.as_str());
+    let mix = workload != "labs";
+    let work = match workload {
+        "mix" => common::testprog_variant("lt_bench_mix", "lazy", &["-fno-builtin"]),
+        "mix-float" => {
+            common::testprog_variant("lt_bench_mix", "float", &["-fno-builtin", "-DFLOAT_FORMAT"])
+        }
+        _ => work,
+    };
     let quick = args.iter().any(|a| a == "--quick");
     let rounds: usize = args
         .iter()
@@ -120,13 +140,11 @@ fn main() -> ExitCode {
         (5_000, 45_000)
     };
     // rltrace rows, each with the ltrace row it is compared with (0: the
-    // plain trace, 1: -c). `auto` takes the kernel backend for both; in the
-    // plain trace lt_bench's one printf (a format, which uprobes cannot
-    // fetch) is caught by a ptrace breakpoint.
+    // plain trace, 1: -c). `auto` takes the kernel backend for both.
     let rows: Vec<(Tool, usize)> = vec![
         (
             Tool {
-                name: "rltrace -o /dev/null (auto: kernel; printf by ptrace)",
+                name: "rltrace -o /dev/null (auto: kernel)",
                 prog: rltrace(),
                 opts: &["-o", "/dev/null"],
             },
@@ -244,7 +262,11 @@ fn main() -> ExitCode {
         ));
     }
     println!("load average at end: {}", load().trim());
-    println!("rltrace benchmark: labs() through the PLT, {n1} vs {n2} calls, {rounds} rounds\n");
+    let what = match mix {
+        true => "snprintf+atoi+malloc+free loops (per call: per loop of 4 calls)",
+        false => "labs() through the PLT",
+    };
+    println!("rltrace benchmark: {what}, {n1} vs {n2} loops, {rounds} rounds\n");
     println!("{table}");
     let _ = std::fs::write(common::target_dir().join("bench-ltrace.md"), &table);
     ExitCode::SUCCESS

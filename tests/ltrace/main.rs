@@ -13,6 +13,7 @@ mod ltrace_inject;
 mod ltrace_json;
 mod ltrace_kcount;
 mod ltrace_kernel;
+mod ltrace_kprintf;
 mod ltrace_langs;
 mod ltrace_launched;
 mod ltrace_nesting;

@@ -12,8 +12,9 @@
 //! Non-goals: `long double`, and the second register of a returned
 //! two-eightbyte struct (`RetVals` carries one of each kind).
 //!
-//! The calling convention (`abi.rs`) and the printf parameter pack
-//! (`printf.rs`) are submodules here.
+//! The calling convention (`abi.rs`), the printf parameter pack
+//! (`printf.rs`) and what a printf call writes (`render.rs`) are
+//! submodules here.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -22,6 +23,7 @@ use super::proto::{Expr, Lens, Param, Proto, Type};
 
 mod abi;
 mod printf;
+mod render;
 mod values;
 
 use values::Fmt;
@@ -29,6 +31,7 @@ pub use values::{fmt_a, push_char};
 
 use abi::{int_of, layout, ret_bytes, size_align, strip, struct_fields, word, Bytes, Fetch};
 pub use printf::printf_types;
+pub use render::render as render_printf;
 
 /// Where argument values come from (registers and tracee memory).
 pub trait ArgSource {

@@ -1,6 +1,6 @@
 //! The kernel backend's ptrace side when some selected functions cannot be
-//! shown from what uprobes fetch (a printf-style format, floats, structs,
-//! out-parameters): those get the ptrace backend's INT3 breakpoints and
+//! shown from what uprobes fetch (floats, structs, out-parameters, a
+//! printf-style format the program may pass floats with): those get the ptrace backend's INT3 breakpoints and
 //! return-address hijack ([`Ltrace`] restricted to them), and their calls,
 //! formatted from the stopped thread, go to the consumer as messages
 //! stamped with the uprobes' clock, so it pairs, nests and orders them with

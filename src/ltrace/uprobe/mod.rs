@@ -33,8 +33,9 @@
 //! kernel` refuses with it. A selected function whose prototype needs more
 //! than uprobes fetch (they fetch integer, enum, bool, char, hex,
 //! void-pointer and string arguments, at most 6 in registers plus 6 stack
-//! slots, and an integer, pointer or string result; not a printf-style
-//! format, floats, structs, arrays or out-parameters) gets a ptrace INT3
+//! slots, and an integer, pointer or string result; a printf-style format
+//! only as [`printf`] describes; not floats, structs, arrays or
+//! out-parameters) gets a ptrace INT3
 //! breakpoint instead ([`both`]): its calls are formatted from the stopped
 //! thread and merged into the same stream, so only those calls cost a
 //! ptrace stop.
@@ -54,6 +55,7 @@ pub mod fit;
 
 mod both;
 mod life;
+mod printf;
 mod stream;
 
 pub use crate::ltrace::msg::{Msg, Shown};
@@ -85,7 +87,7 @@ const RETURNS_TWICE: &[&str] = &[
     "getcontext",
 ];
 /// Integer arguments beyond the registers fetched from the stack.
-const MAX_STACK_ARGS: usize = 6;
+pub(crate) const MAX_STACK_ARGS: usize = 6;
 /// Functions that replace the program: under `auto`, their presence keeps
 /// ptrace (which follows the new program).
 const EXECS: &[&str] = &[
@@ -128,7 +130,7 @@ impl KPlan {
 /// How an argument is fetched, or `None` when the formatter would need
 /// more than the kernel fetches (memory other than a string, floats).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Fetch {
+pub(crate) enum Fetch {
     Word,
     Str,
 }
@@ -147,7 +149,7 @@ fn int_like(t: &Type) -> bool {
     )
 }
 
-fn fetch_of(t: &Type) -> Option<Fetch> {
+pub(crate) fn fetch_of(t: &Type) -> Option<Fetch> {
     match t {
         t if int_like(t) => Some(Fetch::Word),
         Type::Pointer(inner) if matches!(**inner, Type::Void) => Some(Fetch::Word),
@@ -183,8 +185,14 @@ fn type_problem(t: &Type) -> &'static str {
 }
 
 /// What function `name` (prototype `proto`) needs fetched, or why it
-/// cannot be shown from what the kernel fetches.
-fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec, String> {
+/// cannot be shown from what the kernel fetches. `formats`: the formats
+/// the program holds, for a printf-family function ([`printf`]).
+fn func_spec(
+    name: &str,
+    proto: Option<&Proto>,
+    count: bool,
+    formats: Option<&printf::Formats>,
+) -> Result<FuncSpec, String> {
     let mut spec = FuncSpec {
         name: name.to_string(),
         shown: String::new(),
@@ -194,6 +202,7 @@ fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec,
         strings: Vec::new(),
         ret_string: false,
         twice: RETURNS_TWICE.contains(&name),
+        printf: None,
     };
     if count {
         return Ok(spec);
@@ -202,6 +211,33 @@ fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec,
         spec.ints = crate::ltrace::format::UNKNOWN_ARGS;
         return Ok(spec);
     };
+    if has_format(p) {
+        let (pf, strings) = printf::plan(name, p, formats)?;
+        spec.printf = Some(pf);
+        spec.strings = strings;
+        spec.ints = printf::SLOTS;
+    } else {
+        params_spec(name, p, &mut spec)?;
+    }
+    match fetch_of(p.ret()) {
+        Some(Fetch::Word) => {}
+        Some(Fetch::Str) => spec.ret_string = true,
+        None => {
+            return Err(format!(
+                "{name}'s prototype returns {}",
+                type_problem(p.ret())
+            ))
+        }
+    }
+    Ok(spec)
+}
+
+fn has_format(p: &Proto) -> bool {
+    p.params().iter().any(|x| matches!(x.ty, Type::Format))
+}
+
+/// What the parameters of `p` (no `format` among them) need fetched.
+fn params_spec(name: &str, p: &Proto, spec: &mut FuncSpec) -> Result<(), String> {
     for (k, param) in p.params().iter().enumerate() {
         if param.out {
             return Err(format!(
@@ -224,17 +260,7 @@ fn func_spec(name: &str, proto: Option<&Proto>, count: bool) -> Result<FuncSpec,
     if spec.ints > 6 + MAX_STACK_ARGS {
         return Err(format!("{name} has more than 12 arguments"));
     }
-    match fetch_of(p.ret()) {
-        Some(Fetch::Word) => {}
-        Some(Fetch::Str) => spec.ret_string = true,
-        None => {
-            return Err(format!(
-                "{name}'s prototype returns {}",
-                type_problem(p.ret())
-            ))
-        }
-    }
-    Ok(spec)
+    Ok(())
 }
 
 /// The options only the kernel backend's output refuses.
@@ -318,8 +344,14 @@ pub fn plan(o: &Options, auto: bool, w_given: bool) -> Result<KPlan, String> {
     let (protos, proto_errors) = load_protos(o);
     let mut funcs = Vec::new();
     let mut by_ptrace = Vec::new();
+    let formats = p
+        .funcs
+        .iter()
+        .any(|f| protos.get(&f.name).is_some_and(has_format))
+        .then(|| printf::scan(&p.exe))
+        .flatten();
     for f in &p.funcs {
-        match func_spec(&f.name, protos.get(&f.name), o.count) {
+        match func_spec(&f.name, protos.get(&f.name), o.count, formats.as_ref()) {
             Ok(mut spec) => {
                 spec.shown = f.shown.clone();
                 spec.bare = f.bare.clone();
@@ -359,7 +391,10 @@ fn entry_args(s: &FuncSpec) -> String {
         }
     }
     for &k in &s.strings {
-        a.push_str(&format!(" s{k}=+0(%{}):ustring", REGS[k]));
+        match REGS.get(k) {
+            Some(r) => a.push_str(&format!(" s{k}=+0(%{r}):ustring")),
+            None => a.push_str(&format!(" s{k}=+0(+{}(%sp)):ustring", 8 + 8 * (k - 6))),
+        }
     }
     a
 }
@@ -533,6 +568,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
             s.out.error.take().map(|e| e.to_string()),
             missed,
             s.orphans,
+            s.inexact,
         )
     });
     let res = tracer.run(&mut h);
@@ -554,7 +590,7 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     inst.quiesce();
     drop(inst);
     drop(group);
-    let (res, werr, missed, orphans) = match joined {
+    let (res, werr, missed, orphans, inexact) = match joined {
         Ok(x) => x,
         Err(_) => return Err("the event reader failed".into()),
     };
@@ -574,6 +610,13 @@ fn run_inner(o: &Options, mut kp: KPlan) -> Result<Ended, String> {
     }
     if orphans > 0 {
         eprintln!("rltrace: warning: {orphans} return(s) matched no call entry");
+    }
+    if inexact > 0 {
+        eprintln!(
+            "rltrace: warning: {inexact} printf-family call(s) passed a format that is not in \
+             the program and needs more than the uprobe fetched (a floating-point or \
+             unfetched argument): shown with what was fetched (--backend ptrace shows them)"
+        );
     }
     if h.life.other_execs > 0 {
         eprintln!(

@@ -22,6 +22,7 @@ use crate::ltrace::msg::{Life, Msg, Shown};
 use crate::ltrace::output::{Out, Summary};
 use crate::ltrace::proto::Proto;
 use crate::ltrace::trace::signal_desc;
+use crate::ltrace::uprobe::printf::{self, Printf};
 use crate::probe::shadow::{self, MAX_SHADOW};
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
@@ -45,6 +46,8 @@ pub struct FuncSpec {
     pub ret_string: bool,
     /// `setjmp` and kin: no return probe, shown at entry returning 0.
     pub twice: bool,
+    /// A printf-family function: its format and output buffer.
+    pub printf: Option<Printf>,
 }
 
 /// Where a field is in a record.
@@ -243,8 +246,10 @@ struct Pending {
 enum How {
     /// Counted only (`-c`): function `func`.
     Count(usize),
-    /// Function `func` probed by the kernel, its entry formatted here.
-    Kernel(usize, format::Call),
+    /// Function `func` probed by the kernel, its entry formatted here,
+    /// with the memory its return shows (a printf-family function's
+    /// output buffer and strings).
+    Kernel(usize, format::Call, Vec<(u64, Vec<u8>)>),
     /// Formatted by the ptrace side.
     Ptrace(Shown),
 }
@@ -283,6 +288,8 @@ pub struct Stream {
     base: (u64, Instant, SystemTime),
     /// Returns that matched no pending call (should be none).
     pub orphans: u64,
+    /// printf-family calls whose format needed more than was fetched.
+    pub inexact: u64,
 }
 
 impl Stream {
@@ -301,6 +308,7 @@ impl Stream {
             seq: 0,
             base,
             orphans: 0,
+            inexact: 0,
         }
     }
 
@@ -459,6 +467,15 @@ impl Stream {
         let how = if self.o.count {
             How::Count(func)
         } else {
+            let mem = match &f.printf {
+                Some(pf) => {
+                    let (exact, mem) = printf_call(pf, &f.strings, ints, strs);
+                    self.inexact += u64::from(!exact);
+                    mem
+                }
+                None => Vec::new(),
+            };
+            let f = &self.funcs[func];
             let c = format::on_entry_with(
                 &f.name,
                 f.proto.as_ref(),
@@ -468,7 +485,7 @@ impl Stream {
             );
             let leader = self.out.leader(tid, None, depth);
             self.out.entry(tid, id, leader, &f.shown, c.entry_text());
-            How::Kernel(func, c)
+            How::Kernel(func, c, mem)
         };
         self.push(tid, sp, ts, id, depth, how);
     }
@@ -511,11 +528,12 @@ impl Stream {
         let leader = |o: &mut Out| o.leader(tid, None, depth);
         match (e.how, back) {
             (How::Count(func), _) => self.summary.time(&self.funcs[func].bare, dur),
-            (How::Kernel(func, fcall), Back::Kernel { rv, rs }) => {
+            (How::Kernel(func, fcall, mem), Back::Kernel { rv, rs }) => {
                 let mut src = Fetched {
                     ints: &[],
                     strs: rs.as_deref().map(|s| (rv, s)).into_iter().collect(),
                 };
+                src.strs.extend(mem.iter().map(|(a, s)| (*a, s.as_slice())));
                 let rvals = RetVals {
                     int: rv,
                     float: 0.0,
@@ -592,6 +610,39 @@ impl Stream {
         }
         self.out.flush();
     }
+}
+
+/// Whether a printf-family call is shown exactly, and the memory its
+/// return shows: its output buffer (made from the format) before the
+/// strings fetched at entry.
+fn printf_call(
+    pf: &Printf,
+    strings: &[usize],
+    ints: &[u64],
+    strs: &[(usize, Option<Vec<u8>>)],
+) -> (bool, Vec<(u64, Vec<u8>)>) {
+    let at = |k: usize| strs.iter().find(|x| x.0 == k).and_then(|x| x.1.as_deref());
+    let fmt = at(pf.fmt);
+    let by_addr = |addr: u64| -> Option<Vec<u8>> {
+        strs.iter()
+            .find(|(k, s)| s.is_some() && ints.get(*k) == Some(&addr))
+            .and_then(|(_, s)| s.clone())
+    };
+    let (exact, buf) = printf::exact(pf, fmt, ints, strings, &by_addr);
+    let mut mem = Vec::new();
+    if pf.out.is_none() {
+        return (exact, mem);
+    }
+    match (buf, ints.first()) {
+        (Some(b), Some(&a)) => mem.push((a, b)),
+        _ => return (false, mem),
+    }
+    for (k, s) in strs {
+        if let (Some(s), Some(&a)) = (s, ints.get(*k)) {
+            mem.push((a, s.clone()));
+        }
+    }
+    (exact, mem)
 }
 
 impl Default for Decoder {
