@@ -4,9 +4,10 @@
 //! busy polling (register: the old settings after `=>`; unregister: the
 //! settings the kernel hands back), the ring's clock, buffer cloning,
 //! memory regions and ring resizing. An argument count these opcodes do
-//! not take prints the bare address, as strace does. Not decoded (strace
-//! 7.2 decodes them, rstrace prints the address): IORING_REGISTER_SEND_MSG_RING
-//! (a whole SQE), the zero-copy receive opcodes and IORING_REGISTER_QUERY.
+//! not take prints the bare address, as strace does. The zero-copy receive
+//! opcodes and IORING_REGISTER_QUERY are in `io_uring_register_zcrx.rs`.
+//! Not decoded (strace 7.2 decodes it, rstrace prints the address):
+//! IORING_REGISTER_SEND_MSG_RING (a whole SQE).
 
 use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
