@@ -58,6 +58,26 @@ struct clone_buffers {
 struct mem_region_reg {
 	uint64_t region_uptr, flags, resv[2];
 };
+/* linux/io_uring/zcrx.h and query.h. */
+struct zcrx_ifq_reg {
+	uint32_t if_idx, if_rxq, rq_entries, flags;
+	uint64_t area_ptr, region_ptr;
+	uint32_t head, tail, rqes, resv2;
+	uint64_t resv[2];
+	uint32_t zcrx_id, rx_buf_len;
+	uint64_t event_desc, resv3[2];
+};
+struct zcrx_ctrl {
+	uint32_t zcrx_id, op;
+	uint64_t resv[2];
+	uint32_t u[12];
+};
+struct query_hdr {
+	uint64_t next_entry, query_data;
+	uint32_t query_op, size;
+	int32_t result;
+	uint32_t resv[3];
+};
 
 /* struct io_uring_getevents_arg with min_wait_usec (Linux 6.12). */
 struct getevents_arg {
@@ -80,6 +100,95 @@ static long enter(int fd, unsigned sub, unsigned min, unsigned flags, void *arg,
 static long reg(int fd, unsigned op, void *arg, unsigned n)
 {
 	return syscall(SYS_io_uring_register, fd, op, arg, n);
+}
+
+/* IORING_REGISTER_ZCRX_IFQ, ZCRX_CTRL and QUERY (opcodes 32, 36, 35):
+ * their structures with known and unknown values, reserved fields set,
+ * the wrong count, NULL and unreadable addresses. The query headers are
+ * filled again before each call, as the kernel answers in them. */
+static void zcrx(int fd)
+{
+	struct zcrx_ifq_reg ifq = {
+		.if_idx = 2, .if_rxq = 3, .rq_entries = 64, .flags = 1,
+		.area_ptr = 0x1000, .region_ptr = 0x5000,
+		.head = 9, .tail = 8, .rqes = 7, .zcrx_id = 3, .rx_buf_len = 4096,
+	};
+	reg(fd, 32, &ifq, 1);
+	ifq.flags = 0xff;
+	ifq.resv2 = 6;
+	ifq.resv[1] = 4;
+	ifq.event_desc = 0x77;
+	ifq.resv3[0] = 1;
+	reg(fd, 32, &ifq, 1);
+	ifq.flags = 2;
+	reg(fd, 32, &ifq, 1);
+	reg(fd, 32, &ifq, 0);
+	reg(fd, 32, NULL, 1);
+	reg(fd, 32, (void *)8, 1);
+
+	struct zcrx_ctrl ctl;
+	for (unsigned op = 0; op < 4; op++) {
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.zcrx_id = op;
+		ctl.op = op;
+		reg(fd, 36, &ctl, 1);
+		ctl.u[0] = op;
+		ctl.u[2] = 5;
+		ctl.resv[1] = 3;
+		reg(fd, 36, &ctl, 1);
+	}
+	ctl.op = 2;
+	ctl.u[0] = 1;
+	ctl.u[11] = 6;
+	reg(fd, 36, &ctl, 1);
+	reg(fd, 36, &ctl, 0);
+	reg(fd, 36, NULL, 1);
+	reg(fd, 36, (void *)8, 1);
+
+	uint64_t d1[8], d2[8];
+	for (unsigned i = 0; i < 8; i++) {
+		d1[i] = 0x0101010101010101ULL * (i + 1);
+		d2[i] = 0;
+	}
+	d2[0] = 64;
+	d2[1] = 8;
+	struct query_hdr q2, q1;
+	for (unsigned op = 0; op < 6; op++) {
+		memset(&q1, 0, sizeof(q1));
+		q1.query_data = (uint64_t)(uintptr_t)d1;
+		q1.query_op = op;
+		q1.size = 48;
+		reg(-1, 35, &q1, 0);
+	}
+	memset(&q2, 0, sizeof(q2));
+	q2.query_data = (uint64_t)(uintptr_t)d2;
+	q2.query_op = 2;
+	q2.size = 16;
+	memset(&q1, 0, sizeof(q1));
+	q1.next_entry = (uint64_t)(uintptr_t)&q2;
+	q1.query_data = (uint64_t)(uintptr_t)d1;
+	q1.size = 8;
+	q1.result = 5;
+	q1.resv[0] = 1;
+	q1.resv[2] = 3;
+	reg(-1, 35, &q1, 0);
+	q1.size = 0;
+	reg(-1, 35, &q1, 0);
+	q1.size = 48;
+	q1.query_data = 8;
+	reg(-1, 35, &q1, 0);
+	q1.query_data = 0;
+	reg(-1, 35, &q1, 0);
+	q1.next_entry = 8;
+	reg(-1, 35, &q1, 0);
+	/* A chain that loops: cut at the string limit. */
+	q1.next_entry = (uint64_t)(uintptr_t)&q1;
+	q1.query_op = 9;
+	q1.size = 0;
+	reg(-1, 35, &q1, 0);
+	reg(-1, 35, &q1, 1);
+	reg(-1, 35, NULL, 0);
+	reg(-1, 35, (void *)8, 0);
 }
 
 int main(void)
@@ -194,6 +303,7 @@ int main(void)
 	reg(fd, 33, &rp, 1);
 	reg(fd, 33, &rp, 0);
 	reg(fd, REGISTER_USE_REGISTERED_RING | 40, NULL, 0);
+	zcrx(fd);
 
 	if (fd >= 0)
 		close(fd);

@@ -47,7 +47,7 @@ fn params_value(c: &mut Ctx, b: &[u8]) -> Value {
         let fd = c.fd_value(le32(b, 24) as u32 as i32 as i64);
         f.push(Field::new("wq_fd", fd));
     }
-    resv_array(&mut f, "resv", b, 28, 3, 4);
+    resv_array(c, &mut f, "resv", b, 28, 3, 4);
     if c.failed() {
         return Value::structure(f);
     }

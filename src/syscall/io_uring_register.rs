@@ -70,6 +70,9 @@ pub(super) fn io_uring_register(c: &mut Ctx) -> Step {
         if super::io_uring_register_newer::handles(op) {
             return super::io_uring_register_newer::entry(c, op, addr, nr);
         }
+        if super::io_uring_register_zcrx::handles(op) {
+            return super::io_uring_register_zcrx::entry(c, op, addr, nr);
+        }
         match op {
             REG_PROBE => {
                 // strace 6.1: more than 256 ops or unreadable memory print
@@ -204,7 +207,7 @@ fn register_arg(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Value {
                     Field::new("bgid", Value::UInt(le16(&b, 12))),
                 ];
                 nonzero_x(&mut f, "pad", le16(&b, 14));
-                resv_array(&mut f, "resv", &b, 16, 3, 8);
+                resv_array(c, &mut f, "resv", &b, 16, 3, 8);
                 Value::structure(f)
             }
             None => Value::Ptr(addr),
@@ -355,7 +358,7 @@ fn restriction(c: &mut Ctx, b: &[u8]) -> Value {
         }
     }
     nonzero_x(&mut f, "resv", b[3] as u64);
-    resv_array(&mut f, "resv2", b, 4, 3, 4);
+    resv_array(c, &mut f, "resv2", b, 4, 3, 4);
     Value::structure(f)
 }
 
@@ -379,7 +382,7 @@ fn probe_struct(c: &mut Ctx, b: &[u8], nr: u64, exiting: bool) -> Value {
         Field::new("ops_len", Value::UInt(ops_len)),
     ];
     nonzero_x(&mut f, "resv", le16(b, 2));
-    resv_array(&mut f, "resv2", b, 4, 3, 4);
+    resv_array(c, &mut f, "resv2", b, 4, 3, 4);
     let shown = if exiting { ops_len.min(nr) } else { nr };
     // Without -v, arrays stop at the -s limit.
     let limit = c.opts.string_limit as u64;

@@ -4,9 +4,10 @@
 //! busy polling (register: the old settings after `=>`; unregister: the
 //! settings the kernel hands back), the ring's clock, buffer cloning,
 //! memory regions and ring resizing. An argument count these opcodes do
-//! not take prints the bare address, as strace does. Not decoded (strace
-//! 7.2 decodes them, rstrace prints the address): IORING_REGISTER_SEND_MSG_RING
-//! (a whole SQE), the zero-copy receive opcodes and IORING_REGISTER_QUERY.
+//! not take prints the bare address, as strace does. The zero-copy receive
+//! opcodes and IORING_REGISTER_QUERY are in `io_uring_register_zcrx.rs`.
+//! Not decoded (strace 7.2 decodes it, rstrace prints the address):
+//! IORING_REGISTER_SEND_MSG_RING (a whole SQE).
 
 use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
@@ -71,7 +72,7 @@ pub(super) fn entry(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
         CLOCK => read(c, addr, 16, |c, b| {
             let id = c.enum_value(le32(b, 0), &xlat::CLOCKS, "CLOCK_???");
             let mut f = vec![Field::new("clockid", id)];
-            resv_array(&mut f, "__resv", b, 4, 3, 4);
+            resv_array(c, &mut f, "__resv", b, 4, 3, 4);
             Value::structure(f)
         }),
         CLONE_BUFFERS => read(c, addr, 32, clone_buffers),
@@ -87,7 +88,7 @@ pub(super) fn entry(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
                 Field::new("region_uptr", Value::Ptr(le64(b, 0))),
                 Field::new("flags", fl),
             ];
-            resv_array(&mut f, "__resv", b, 16, 2, 8);
+            resv_array(c, &mut f, "__resv", b, 16, 2, 8);
             Value::structure(f)
         }),
     };
@@ -116,12 +117,12 @@ pub(super) fn exit(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
     } else if op == UNREGISTER_NAPI {
         napi(c, addr).unwrap_or(Value::Ptr(addr))
     } else {
-        read(c, addr, 40, |_, b| {
+        read(c, addr, 40, |c, b| {
             let mut f = vec![
                 Field::new("buf_group", xint(le32(b, 0))),
                 Field::new("head", xint(le32(b, 4))),
             ];
-            resv_array(&mut f, "resv", b, 8, 8, 4);
+            resv_array(c, &mut f, "resv", b, 8, 8, 4);
             Value::structure(f)
         })
     };
@@ -139,8 +140,8 @@ fn read(c: &mut Ctx, addr: u64, len: usize, f: impl FnOnce(&mut Ctx, &[u8]) -> V
 }
 
 /// `resv=[0, 0x5, …]` of `n` bytes at `off`, when any is set.
-fn byte_array(f: &mut Vec<Field>, name: &'static str, b: &[u8], off: usize, n: usize) {
-    resv_array(f, name, b, off, n, 1);
+fn byte_array(c: &Ctx, f: &mut Vec<Field>, name: &'static str, b: &[u8], off: usize, n: usize) {
+    resv_array(c, f, name, b, off, n, 1);
 }
 
 /// `struct io_uring_sync_cancel_reg`.
@@ -164,8 +165,8 @@ fn sync_cancel(c: &mut Ctx, b: &[u8]) -> Value {
         Field::new("timeout", timeout),
         Field::new("opcode", op),
     ];
-    byte_array(&mut f, "pad", b, 33, 7);
-    resv_array(&mut f, "pad2", b, 40, 3, 8);
+    byte_array(c, &mut f, "pad", b, 33, 7);
+    resv_array(c, &mut f, "pad2", b, 40, 3, 8);
     Value::structure(f)
 }
 
@@ -181,7 +182,7 @@ fn napi(c: &mut Ctx, addr: u64) -> Option<Value> {
             c.enum_value(op, &xlat::URING_NAPI_OPS, "IO_URING_NAPI_???"),
         ),
     ];
-    byte_array(&mut f, "pad", &b, 6, 2);
+    byte_array(c, &mut f, "pad", &b, 6, 2);
     let param = le32(&b, 8);
     // IO_URING_NAPI_REGISTER_OP's parameter is the tracking strategy.
     let param = if op == 0 {
@@ -214,7 +215,7 @@ fn clone_buffers(c: &mut Ctx, b: &[u8]) -> Value {
         Field::new("dst_off", Value::UInt(le32(b, 12))),
         Field::new("nr", Value::UInt(le32(b, 16))),
     ];
-    resv_array(&mut f, "pad", b, 20, 3, 4);
+    resv_array(c, &mut f, "pad", b, 20, 3, 4);
     Value::structure(f)
 }
 
@@ -234,6 +235,6 @@ fn resize_params(c: &mut Ctx, b: &[u8]) -> Value {
             f.push(Field::new(name, s));
         }
     }
-    resv_array(&mut f, "resv", b, 28, 3, 4);
+    resv_array(c, &mut f, "resv", b, 28, 3, 4);
     Value::structure(f)
 }

@@ -28,6 +28,7 @@ mod io_uring;
 mod io_uring_enter;
 mod io_uring_register;
 mod io_uring_register_newer;
+mod io_uring_register_zcrx;
 mod ioctl;
 mod ioprio;
 mod ipc;

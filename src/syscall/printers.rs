@@ -315,8 +315,10 @@ pub(crate) fn nonzero_x(f: &mut Vec<Field>, name: &'static str, v: u64) {
 }
 
 /// `resv=[...]` when any of `n` words of `size` bytes (8, 4 or 1) at
-/// `off` is set.
+/// `off` is set; cut after the string limit (`-s`) with `...` unless `-v`,
+/// as strace's `print_array` does.
 pub(crate) fn resv_array(
+    c: &Ctx,
     f: &mut Vec<Field>,
     name: &'static str,
     b: &[u8],
@@ -335,9 +337,15 @@ pub(crate) fn resv_array(
         })
         .collect();
     if vals.iter().any(|&v| v != 0) {
+        let shown = if c.opts.verbose {
+            n
+        } else {
+            n.min(c.opts.string_limit)
+        };
+        let more = shown < n;
         f.push(Field::new(
             name,
-            Value::Array(vals.into_iter().map(xint).collect(), false),
+            Value::Array(vals.into_iter().take(shown).map(xint).collect(), more),
         ));
     }
 }

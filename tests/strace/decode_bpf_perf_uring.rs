@@ -285,6 +285,10 @@ fn io_uring_newer_values_match_strace_7_2() {
         (&["-v"], "uring72-v"),
         (&["-X", "raw"], "uring72-raw"),
         (&["-X", "verbose"], "uring72-verbose"),
+        // Reserved arrays and the query chain cut at the string limit,
+        // and not cut under -v.
+        (&["-s", "5"], "uring72-s5"),
+        (&["-v", "-s", "5"], "uring72-v-s5"),
     ] {
         let Some(l) = compare72("dec_uring72", URING, opts, tag) else {
             return;
@@ -313,6 +317,16 @@ fn io_uring_newer_values_match_strace_7_2() {
             ]
         };
         assert_has(&l, needles);
+        if opts == ["-s", "5"] {
+            assert_has(
+                &l,
+                &[
+                    "pad=[0, 0x5, 0, 0, 0, ...], pad2=[0, 0, 0x9]}, 1)",
+                    "size=0, result=-22, __resv=[0x1, 0, 0x3], next_entry=0x",
+                ],
+            );
+            continue;
+        }
         // The register structures, where constants print by name.
         if !opts.contains(&"-X") {
             assert_has(
@@ -328,6 +342,10 @@ fn io_uring_newer_values_match_strace_7_2() {
                     "nr=3, pad=[0x6, 0, 0]}, 1)",
                     "{region_uptr=0x1000, flags=IORING_MEM_REGION_REG_WAIT_ARG}, 1)",
                     "sq_off={user_addr=0x2000}, cq_off={user_addr=0x3000}, resv=[0, 0, 0x1]}, 1)",
+                    "IORING_REGISTER_ZCRX_IFQ, {if_idx=2, if_rxq=3, rq_entries=64, flags=ZCRX_REG_IMPORT, area_ptr=0x1000, region_ptr=0x5000, offsets={head=9, tail=8, rqes=7}, zcrx_id=3, rx_buf_len=4096, event_desc=NULL}, 1)",
+                    "op=ZCRX_CTRL_ARM_EVENT, __resv=[0, 0x3], zc_arm_event={event_type=ZCRX_EVENT_COPY, __resv=[0, 0x5, 0, 0, 0, 0, 0, 0, 0, 0, 0x6]}}, 1)",
+                    "query_op=IO_URING_QUERY_SCQ, size=16, result=0, query_data={hdr_size=64, hdr_alignment=8}, next_entry=NULL}}, 0)",
+                    "next_entry=0x8}, 0)",
                 ],
             );
         }

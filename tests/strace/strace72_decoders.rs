@@ -43,3 +43,9 @@ fn socket_options_match_strace_7_2() {
     compare_variants("getsockopt,setsockopt", &prog);
     compare_injected("getsockopt", "0", &prog);
 }
+
+/// FS_IOC_SHUTDOWN's flags and FS_IOC_GETFSUUID's identifier.
+#[test]
+fn fs_ioctls_match_strace_7_2() {
+    compare_variants("ioctl", &testprog("dec_fsioc72"));
+}

@@ -1,9 +1,10 @@
 //! File system ioctls: `FITRIM`, `FS_IOC_FS[GS]ETXATTR`, `FIFREEZE`,
-//! `FITHAW` (type `X`), `FS_IOC_[GS]ETFLAGS` and `FS_IOC_FIEMAP` (type `f`).
+//! `FITHAW`, `FS_IOC_SHUTDOWN` (type `X`), `FS_IOC_[GS]ETFLAGS` and
+//! `FS_IOC_FIEMAP` (type `f`), `FS_IOC_GETFSUUID` (type 0x15).
 
 use crate::syscall::ioctl::misc::{fetch, u, x};
 use crate::syscall::ioctl::Io;
-use crate::syscall::printers::{le32, le64, xflags};
+use crate::syscall::printers::{hex_quoted, le32, le64, xflags};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 
@@ -44,6 +45,37 @@ pub(in crate::syscall::ioctl) fn fs_x(c: &mut Ctx, code: u32, arg: u64) -> Io {
         }
         // FIFREEZE, FITHAW
         0xc004_5877 | 0xc004_5878 => Io::NoArg,
+        // FS_IOC_SHUTDOWN: `[FS_SHUTDOWN_FLAGS_LOGFLUSH]`.
+        0x8004_587d => Io::Arg(match fetch(c, arg, 4) {
+            Ok(b) => Value::Array(
+                vec![c.enum_value(
+                    le32(&b, 0),
+                    &xlat::FS_SHUTDOWN_FLAGS,
+                    "FS_SHUTDOWN_FLAGS_???",
+                )],
+                false,
+            ),
+            Err(v) => v,
+        }),
+        _ => Io::Hex,
+    }
+}
+
+/// `FS_IOC_GETFSUUID` (type 0x15): `{len=16, uuid="\x.."}` at exit, the
+/// identifier's `len` bytes (at most 16) in hex.
+pub(in crate::syscall::ioctl) fn fs_0x15(c: &mut Ctx, code: u32, arg: u64) -> Io {
+    match code {
+        0x8011_1500 if c.entering() => Io::Exit,
+        0x8011_1500 => Io::Arg(match fetch(c, arg, 17) {
+            Ok(b) => {
+                let len = b[0] as usize;
+                Value::structure(vec![
+                    Field::new("len", u(len as u64)),
+                    Field::new("uuid", Value::sym_owned(hex_quoted(&b[1..1 + len.min(16)]))),
+                ])
+            }
+            Err(v) => v,
+        }),
         _ => Io::Hex,
     }
 }

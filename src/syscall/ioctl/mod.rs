@@ -237,6 +237,7 @@ fn family(ty: u32) -> Option<Family> {
     Some(match ty {
         0x03 => hdio::hdio,
         0x12 => block::block,
+        0x15 => fs::fs_0x15,
         0x21 => seccomp::seccomp,
         0x22 => scsi::scsi,
         0x24 => misc::perf,
