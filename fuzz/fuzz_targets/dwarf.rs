@@ -10,9 +10,9 @@
 mod support;
 
 use libfuzzer_sys::fuzz_target;
-use rtrace::vars::{FrameRegs, Vars};
 use rtrace::symbols::Symbolizer;
 use rtrace::unwind::{InitialRegs, X86_64};
+use rtrace::vars::{FrameRegs, Vars};
 
 const STACK: u64 = 0x7ffd_0000_0000;
 

@@ -2,8 +2,8 @@
 //! is left behind when libFuzzer exits) and a process map that maps it.
 #![allow(dead_code)]
 
-use rtrace::symbols::ModuleMap;
 use rtrace::engine::memory::Memory;
+use rtrace::symbols::ModuleMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::{AsRawFd, FromRawFd};

@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rtrace::tracefile::Recording;
 use rtrace::tracefile::tree::{ProcessTree, TreePath};
+use rtrace::tracefile::Recording;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(rec) = Recording::from_bytes(data.to_vec()) else {
