@@ -9,7 +9,7 @@
 //! Not decoded (strace 7.2 decodes it, rstrace prints the address):
 //! IORING_REGISTER_SEND_MSG_RING (a whole SQE).
 
-use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
+use crate::syscall::printers::{le32, le64, nonzero_x, read, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 
@@ -129,14 +129,6 @@ pub(super) fn exit(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
     c.push(v);
     c.uint(3);
     Step::Done(RetFmt::Int)
-}
-
-/// `len` bytes at `addr` decoded by `f`, or the address when unreadable.
-fn read(c: &mut Ctx, addr: u64, len: usize, f: impl FnOnce(&mut Ctx, &[u8]) -> Value) -> Value {
-    match c.read_bytes(addr, len) {
-        Some(b) => f(c, &b),
-        None => Value::Ptr(addr),
-    }
 }
 
 /// `resv=[0, 0x5, …]` of `n` bytes at `off`, when any is set.

@@ -7,7 +7,7 @@
 //! address, as strace does. What the kernel writes back (the ring offsets,
 //! a query's answer) is not printed: strace 7.2 prints none of it.
 
-use crate::syscall::printers::{le32, le64, nonzero_x, resv_array, xflags, xint};
+use crate::syscall::printers::{le32, le64, nonzero_x, read, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -37,14 +37,6 @@ pub(super) fn entry(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
     c.push(v);
     c.uint(3);
     Step::Done(RetFmt::Int)
-}
-
-/// `len` bytes at `addr` decoded by `f`, or the address when unreadable.
-fn read(c: &mut Ctx, addr: u64, len: usize, f: impl FnOnce(&mut Ctx, &[u8]) -> Value) -> Value {
-    match c.read_bytes(addr, len) {
-        Some(b) => f(c, &b),
-        None => Value::Ptr(addr),
-    }
 }
 
 /// A `__u32` in decimal.

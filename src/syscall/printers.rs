@@ -371,6 +371,19 @@ pub(in crate::syscall) fn timespec_value(sec: i64, nsec: u64) -> Value {
     ])
 }
 
+/// `len` bytes at `addr` decoded by `f`, or the address when unreadable.
+pub(crate) fn read(
+    c: &mut Ctx,
+    addr: u64,
+    len: usize,
+    f: impl FnOnce(&mut Ctx, &[u8]) -> Value,
+) -> Value {
+    match c.read_bytes(addr, len) {
+        Some(b) => f(c, &b),
+        None => Value::Ptr(addr),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
