@@ -11,13 +11,12 @@
 //! at its `watch` stops (the global `sink` that leaf() writes).
 #![cfg(target_arch = "x86_64")]
 
-use crate::bt_run::{frame_name, line_of, rtrace_break};
+use crate::bt_run::{frame_name, line_of, rtrace_break, rtrace_sub};
 use crate::common;
 use crate::unwind::parse_gdb_frame;
 use crate::watch_gdb::gdb_continue_to_exit;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Stdio;
 
 /// One frame: function, its arguments as gdb prints them (`n=n@entry=5`,
 /// `n=20`, `n@entry=5` each one item), and its line.
@@ -86,21 +85,11 @@ fn rtrace(stop: Stop, args: &[&str], prog: &Path) -> String {
     let target = match stop {
         Stop::Break(f) | Stop::Watch(f) => f,
     };
-    match stop {
-        Stop::Break(_) => rtrace_break(&[args, &[target]].concat(), prog),
-        Stop::Watch(_) => {
-            let out = common::named(common::rtrace())
-                .arg("watch")
-                .args(args)
-                .args([target, "--"])
-                .arg(prog)
-                .stdin(Stdio::null())
-                .output()
-                .expect("run rtrace");
-            assert!(out.status.success(), "{out:?}");
-            String::from_utf8_lossy(&out.stderr).into_owned()
-        }
-    }
+    let sub = match stop {
+        Stop::Break(_) => "break",
+        Stop::Watch(_) => "watch",
+    };
+    rtrace_sub(sub, &[args, &[target]].concat(), prog)
 }
 
 /// rtrace's `--bt` frames at each stop: from the text lines

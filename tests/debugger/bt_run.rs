@@ -9,8 +9,14 @@ use std::process::Stdio;
 /// `rtrace break ARGS -- PROG`, which must succeed: its stderr, where
 /// the hits go.
 pub(crate) fn rtrace_break(args: &[&str], prog: &Path) -> String {
+    rtrace_sub("break", args, prog)
+}
+
+/// `rtrace SUB ARGS -- PROG` (`break` or `watch`), which must succeed:
+/// its stderr, where the hits go.
+pub(crate) fn rtrace_sub(sub: &str, args: &[&str], prog: &Path) -> String {
     let out = common::named(common::rtrace())
-        .arg("break")
+        .arg(sub)
         .args(args)
         .arg("--")
         .arg(prog)
