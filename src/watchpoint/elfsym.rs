@@ -3,8 +3,8 @@
 //! (file:line)` from the shared [`Symbolizer`], load biases from the
 //! process's [`ModuleMap`], backtraces from the DWARF [`Unwinder`].
 
-use super::condition::GlobalValues;
-use super::resolve::{FileSymbol, LocalFrame, Place, SymbolSource, TypedGlobal};
+use super::condition::ScopeValues;
+use super::resolve::{FileSymbol, LocalFrame, Place, SymbolSource, TypedGlobal, WatchedFrame};
 use super::value::{ValueFormatter, WatchValue};
 use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
@@ -319,28 +319,57 @@ impl SymbolSource for ElfSymbols {
         true
     }
 
-    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String> {
+    fn check_condition(
+        &mut self,
+        pid: Tid,
+        cond: &CondExpr,
+        frame: Option<WatchedFrame>,
+    ) -> Result<(), String> {
+        let frame = match frame {
+            Some(f) => {
+                let words = Tracee::new(f.tid)
+                    .regs()
+                    .map_err(|e| format!("cannot read the registers of thread {}: {e}", f.tid))?;
+                Some(self.frame_regs(pid, &words, f)?)
+            }
+            None => None,
+        };
         let map = map_of(&mut self.maps, pid, false)
             .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
-        GlobalValues {
+        ScopeValues {
             regs: &[],
             vars: &self.vars,
             map,
             mem: &mut Tracee::new(pid),
             arch: native_regs(),
+            frame,
         }
         .check(cond)
     }
 
-    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+    fn condition(
+        &mut self,
+        pid: Tid,
+        regs: &[u64],
+        cond: &CondExpr,
+        frame: Option<WatchedFrame>,
+    ) -> Result<bool, EvalError> {
+        let frame = match frame {
+            Some(f) => Some(
+                self.frame_regs(pid, regs, f)
+                    .map_err(EvalError::Unavailable)?,
+            ),
+            None => None,
+        };
         let map = map_of(&mut self.maps, pid, false)
             .ok_or_else(|| EvalError::Unavailable("the memory map".into()))?;
-        cond.holds(&mut GlobalValues {
+        cond.holds(&mut ScopeValues {
             regs,
             vars: &self.vars,
             map,
             mem: &mut Tracee::new(pid),
             arch: native_regs(),
+            frame,
         })
     }
 
@@ -393,6 +422,35 @@ impl SymbolSource for ElfSymbols {
             cfa,
             ret,
         })
+    }
+}
+
+impl ElfSymbols {
+    /// The registers of the watched activation `f` of thread `f.tid`,
+    /// stopped with register words `words`: the frame, among the thread's
+    /// unwound frames, whose CFA is the activation's.
+    fn frame_regs(
+        &mut self,
+        pid: Tid,
+        words: &[u64],
+        f: WatchedFrame,
+    ) -> Result<vars::FrameRegs, String> {
+        // Deep enough for a callee writing through a pointer; a frame
+        // further down is not found and the condition is not evaluated.
+        const DEPTH: usize = 256;
+        let regs = match Arch::native() {
+            Arch::Aarch64 => unwind::from_prstatus_aarch64(words),
+            _ => unwind::from_prstatus_x86_64(words),
+        };
+        let map = map_of(&mut self.maps, pid, false)
+            .ok_or_else(|| format!("cannot read the memory map of process {pid}"))?;
+        let mut t = Tracee::new(f.tid);
+        self.unwinder
+            .unwind_states(&self.sym, map, &regs, &mut t, DEPTH)
+            .iter()
+            .find(|s| s.cfa == Some(f.cfa))
+            .map(vars::FrameRegs::from_state)
+            .ok_or_else(|| format!("the watched frame (CFA {:#x}) is not on the stack", f.cfa))
     }
 }
 

@@ -31,7 +31,7 @@ mod scope;
 use super::hwregs::DebugRegs;
 use super::local::LocalWatch;
 use super::report::{Found, Hit, Report, Site};
-use super::resolve::{FileSymbol, SymbolSource};
+use super::resolve::{FileSymbol, SymbolSource, WatchedFrame};
 use super::spec::{self, Cond, Expr, Spec, Watch};
 use super::value::{IntFormatter, ValueFormatter};
 use crate::engine::ptrace::Tid;
@@ -221,7 +221,7 @@ impl Watcher {
         for (w, c) in plan.iter().zip(&self.conds) {
             if let Some(c) = c {
                 self.symbols
-                    .check_condition(pid, &c.expr)
+                    .check_condition(pid, &c.expr, None)
                     .map_err(|e| format!("cannot watch {} if {}: {e}", w.expr, c.text))?;
             }
         }
@@ -441,7 +441,16 @@ impl Watcher {
         let Some(c) = &self.conds[i] else {
             return true;
         };
-        match self.symbols.condition(pid, words, &c.expr) {
+        // A local's watch reads the names in its activation.
+        let frame = self
+            .local
+            .as_ref()
+            .and_then(|l| l.frame.as_ref())
+            .map(|f| WatchedFrame {
+                tid: f.tid,
+                cfa: f.cfa,
+            });
+        match self.symbols.condition(pid, words, &c.expr, frame) {
             Ok(holds) => holds,
             Err(e) => {
                 let msg = format!(

@@ -155,12 +155,6 @@ pub fn build(
                 s.expr
             ));
         }
-        if s.cond.is_some() {
-            return Err(format!(
-                "'{} if ...': conditions on a local watch are not supported yet",
-                s.expr
-            ));
-        }
     }
     for s in specs {
         if s.cond.is_some() && opts.kind == Kind::Exec {

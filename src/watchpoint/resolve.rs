@@ -101,6 +101,17 @@ pub struct LocalFrame {
     pub ret: u64,
 }
 
+/// The activation a local's watch follows: the thread running it and its
+/// canonical frame address, which names the frame among the thread's
+/// frames at any hit (a write by a callee through a pointer included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchedFrame {
+    /// The thread running the activation.
+    pub tid: Tid,
+    /// Its canonical frame address.
+    pub cfa: u64,
+}
+
 /// Symbol lookups for the watch tool.
 pub trait SymbolSource {
     /// A data object (`code == false`) or function (`code == true`) named
@@ -139,14 +150,29 @@ pub trait SymbolSource {
     fn can_backtrace(&self) -> bool;
 
     /// Refuses a watch condition that names something process `pid` does
-    /// not have (a variable that is not a global); called once the watches
-    /// are placed.
-    fn check_condition(&mut self, pid: Tid, cond: &CondExpr) -> Result<(), String>;
+    /// not have: a variable that is not a global, or, for a local's watch
+    /// (`frame`), neither a global nor a variable of the watched
+    /// activation. Called once the watches are placed (a local's: at each
+    /// activation, its thread stopped at the function's entry).
+    fn check_condition(
+        &mut self,
+        pid: Tid,
+        cond: &CondExpr,
+        frame: Option<WatchedFrame>,
+    ) -> Result<(), String>;
 
     /// Whether `cond` holds at a hit in process `pid`, the trapping thread
     /// stopped with register words `regs`
-    /// ([`super::condition::GlobalValues`]).
-    fn condition(&mut self, pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError>;
+    /// ([`super::condition::ScopeValues`]); a local's watch reads its
+    /// names in the watched activation `frame` first, as gdb evaluates the
+    /// condition of `watch var if COND` in the frame the watch was set in.
+    fn condition(
+        &mut self,
+        pid: Tid,
+        regs: &[u64],
+        cond: &CondExpr,
+        frame: Option<WatchedFrame>,
+    ) -> Result<bool, EvalError>;
 
     /// The local (or parameter) `var` of the function thread `tid` of
     /// process `pid` is stopped at the first instruction of, placed in
@@ -199,7 +225,12 @@ impl SymbolSource for NoSymbols {
         false
     }
 
-    fn check_condition(&mut self, _pid: Tid, cond: &CondExpr) -> Result<(), String> {
+    fn check_condition(
+        &mut self,
+        _pid: Tid,
+        cond: &CondExpr,
+        _frame: Option<WatchedFrame>,
+    ) -> Result<(), String> {
         match cond.names().iter().find(|n| matches!(n, CondExpr::Var(_))) {
             Some(CondExpr::Var(v)) => Err(format!(
                 "cannot read '{v}': this build reads no DWARF; test registers only"
@@ -208,7 +239,13 @@ impl SymbolSource for NoSymbols {
         }
     }
 
-    fn condition(&mut self, _pid: Tid, regs: &[u64], cond: &CondExpr) -> Result<bool, EvalError> {
+    fn condition(
+        &mut self,
+        _pid: Tid,
+        regs: &[u64],
+        cond: &CondExpr,
+        _frame: Option<WatchedFrame>,
+    ) -> Result<bool, EvalError> {
         cond.holds(&mut RegValues {
             regs,
             args: None,

@@ -34,12 +34,13 @@ fn frame_place(line: &str) -> (String, u32) {
     (func, no)
 }
 
-fn gdb_events(func: &str, var: &str, prog: &Path) -> Vec<Event> {
-    let script =
-        std::env::temp_dir().join(format!("rtrace-watch-local-{}.gdb", std::process::id()));
+/// gdb's events with `watch WATCH` (`var` or `var if COND`) at each
+/// stop at `func`.
+fn gdb_events(func: &str, watch: &str, prog: &Path) -> Vec<Event> {
+    let script = common::child::temp_path("watch-local-gdb");
     std::fs::write(
         &script,
-        format!("break {func}\ncommands\nwatch {var}\nend\n"),
+        format!("break {func}\ncommands\nwatch {watch}\nend\n"),
     )
     .unwrap();
     let source = format!("source {}", script.display());
@@ -112,6 +113,29 @@ fn local_watch_follows_each_call_as_gdb() {
     assert!(n > 0);
 }
 
+/// `func:var if COND`: COND reads the watched activation's parameter `n`
+/// (and `total`), as gdb evaluates the condition of a watch set in
+/// accumulate's frame. Only some of each call's changes pass; the old
+/// value of a reported change is the value of the last check, passing or
+/// not, and each call still ends by leaving the block.
+#[test]
+fn local_watch_condition_reads_the_activation_as_gdb() {
+    if !common::have("gdb") {
+        eprintln!("skip: gdb not installed");
+        return;
+    }
+    let prog = common::testprog("wp_local");
+    let cond = "total > n * 10 + 2";
+    let gdb = gdb_events("accumulate", &format!("total if {cond}"), &prog);
+    let (ours, report) = our_events(&format!("accumulate:total if {cond}"), &prog);
+    // Call 1 (n=3): 33, 36, 72 of 30 31 33 36 72; call 2 (n=2): 23, 46.
+    let changes = |ev: &[Event]| ev.iter().filter(|e| matches!(e, Event::Change(..))).count();
+    assert_eq!(changes(&gdb), 5, "{gdb:?}");
+    assert_eq!(gdb.len(), 7, "{gdb:?}");
+    assert_eq!(ours, gdb, "{report}");
+    assert!(report.contains(&format!("\"cond\":\"{cond}\"")), "{report}");
+}
+
 #[test]
 fn local_watch_refuses_what_it_cannot_do() {
     let prog = common::testprog("wp_local");
@@ -138,4 +162,10 @@ fn local_watch_refuses_what_it_cannot_do() {
     let (code, err) = run(&["accumulate:total", "accumulate:n"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("alone"), "{err}");
+    // A condition naming what neither the function nor the program has,
+    // refused at the first call, before any hit.
+    let (code, err) = run(&["accumulate:total if nosuch > 1"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("'nosuch'"), "{err}");
+    assert!(!err.contains("Old value") && !err.contains("old="), "{err}");
 }

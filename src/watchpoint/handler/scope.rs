@@ -7,7 +7,7 @@ use crate::engine::ptrace::Tid;
 use crate::engine::tracee::Tracee;
 use crate::watchpoint::hwregs::DebugRegs;
 use crate::watchpoint::local::{exec_hook, Frame, LocalWatch};
-use crate::watchpoint::resolve::FileSymbol;
+use crate::watchpoint::resolve::{FileSymbol, WatchedFrame};
 use crate::watchpoint::spec::{self, Expr};
 use rtrace_arch::regs::RegisterFile;
 
@@ -115,13 +115,20 @@ impl Watcher {
                 lf.size
             )
         })?;
+        if let Some(c) = &self.conds[0] {
+            let at = WatchedFrame { tid, cfa: lf.cfa };
+            self.symbols
+                .check_condition(pid, &c.expr, Some(at))
+                .map_err(|e| format!("cannot watch {expr} if {}: {e}", c.text))?;
+        }
         let regs = DebugRegs::native(&[plan[0].clone(), exec_hook(lf.ret, ret_slot)])?;
         let mut t = Tracee::new(tid);
         regs.arm(&t)
             .map_err(|e| format!("cannot set the debug registers of thread {tid}: {e}"))?;
         self.copies[0] = read_bytes(&mut t, lf.addr, lf.size);
         self.formatters[0] = lf.formatter;
-        self.report.plan(&plan, &[None]);
+        let cond = self.conds[0].as_ref().map(|c| c.text.as_str());
+        self.report.plan(&plan, &[cond]);
         self.plan = plan;
         if let Some(l) = &mut self.local {
             l.frame = Some(Frame {
