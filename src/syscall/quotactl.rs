@@ -205,7 +205,7 @@ fn cmd_data(c: &mut Ctx, id: u32, cmd: u32, data: u64) -> Step {
     let v = match cmd {
         Q_QUOTAOFF | Q_SYNC | Q_XQUOTASYNC => return Step::Done(RetFmt::Int),
         Q_QUOTAON => {
-            let f = c.enum_value(id as u64, &xlat::QUOTA_FORMATS, "QFMT_VFS_???");
+            let f = c.enum_value(id as u64, &xlat::QUOTA_FORMATS, "QFMT_???");
             c.push(f);
             c.path_value(data)
         }
@@ -229,7 +229,7 @@ fn cmd_data(c: &mut Ctx, id: u32, cmd: u32, data: u64) -> Step {
         }
         Q_GETFMT => struct_at(c, data, Some(4), |c, b| {
             Value::Array(
-                vec![c.enum_value(le32(b, 0), &xlat::QUOTA_FORMATS, "QFMT_VFS_???")],
+                vec![c.enum_value(le32(b, 0), &xlat::QUOTA_FORMATS, "QFMT_???")],
                 false,
             )
         }),

@@ -1,5 +1,6 @@
 //! seccomp filter programs (`struct sock_fprog` of seccomp(2) and
-//! `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, …)`) as strace 6.1 prints
+//! `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, …)`, and the program
+//! `ptrace(PTRACE_SECCOMP_GET_FILTER)` reads back) as strace prints
 //! them: under `-v` each classic BPF instruction as `BPF_STMT(…)` or
 //! `BPF_JUMP(…)`, return values as seccomp actions
 //! (`SECCOMP_RET_ERRNO|0x10`); without `-v` the program's address.
@@ -31,7 +32,7 @@ fn stmt_k(c: &Ctx, code: u64, k: u64) -> String {
 }
 
 /// `len` instructions at `addr`; the address without `-v`.
-fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
+pub(in crate::syscall) fn program(c: &mut Ctx, addr: u64, len: u64) -> Value {
     if !c.opts.verbose {
         return Value::Ptr(addr);
     }
@@ -97,6 +98,13 @@ mod tests {
         assert_eq!(
             run_with(d, "seccomp", &[1, 0, fp], 0, &mut m, &opts),
             "seccomp(SECCOMP_SET_MODE_FILTER, 0, {len=3, filter=[BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x3, 0, 0x1), BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ERRNO|0x10)]}) = 0"
+        );
+        // PTRACE_SECCOMP_GET_FILTER reads back as many instructions as it
+        // returns.
+        let d = crate::syscall::all_decoders()["ptrace"];
+        assert_eq!(
+            run_with(d, "ptrace", &[0x420c, 5, 0, p], 2, &mut m, &opts),
+            "ptrace(PTRACE_SECCOMP_GET_FILTER, 5, 0, [BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x3, 0, 0x1)]) = 2"
         );
     }
 }

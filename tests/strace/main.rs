@@ -23,6 +23,7 @@ mod strace72_decoders;
 mod strace72_diff;
 mod strace72_help;
 mod strace72_options;
+mod strace72_ptrace;
 mod strace72_rseq;
 mod strace72_run;
 mod strace72_summary;

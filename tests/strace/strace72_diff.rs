@@ -40,9 +40,9 @@ fn trace(mut cmd: Command, r: &Run) -> String {
     text
 }
 
-/// The normalised lines of strace 7.2 and of rstrace for `r`, or `None`
-/// (after printing why) when strace 7.2 is missing.
-fn both(r: &Run) -> Option<(Vec<String>, Vec<String>)> {
+/// The normalised lines of strace 7.2 and of rstrace for `r`, each passed
+/// through `map`, or `None` (after printing why) when strace 7.2 is missing.
+fn both(r: &Run, map: fn(&str) -> String) -> Option<(Vec<String>, Vec<String>)> {
     let oracle = match strace72() {
         Ok(cmd) => cmd,
         Err(why) => {
@@ -52,7 +52,7 @@ fn both(r: &Run) -> Option<(Vec<String>, Vec<String>)> {
     };
     let want = normalize(&trace(oracle, r));
     let got = normalize(&trace(Command::new(rstrace()), r));
-    let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+    let lines = |s: &str| s.lines().map(map).collect::<Vec<_>>();
     Some((lines(&want), lines(&got)))
 }
 
@@ -86,7 +86,13 @@ pub(crate) fn compare_variants(calls: &str, prog: &Path) {
 }
 
 pub(crate) fn compare_run(r: &Run) {
-    let Some((want, got)) = both(r) else {
+    compare_run_mapped(r, str::to_string);
+}
+
+/// [`compare_run`] with each normalised line passed through `map` (for
+/// values that differ from run to run which `normalize` leaves alone).
+pub(crate) fn compare_run_mapped(r: &Run, map: fn(&str) -> String) {
+    let Some((want, got)) = both(r, map) else {
         return;
     };
     assert!(want.len() > 1, "strace 7.2 traced nothing: {want:?}");

@@ -1,15 +1,18 @@
-//! The structures two ptrace requests fill, decoded at exit as strace 6.1
-//! prints them: `struct ptrace_syscall_info` (PTRACE_GET_SYSCALL_INFO,
-//! printed up to the size both the caller and the kernel gave) and
+//! The structures of three ptrace requests, as strace 7.2 prints them:
+//! `struct ptrace_syscall_info`, filled by PTRACE_GET_SYSCALL_INFO (at exit,
+//! up to the size both the caller and the kernel gave) and passed in by
+//! PTRACE_SET_SYSCALL_INFO (at entry, up to the caller's size), and
 //! `struct seccomp_metadata` (PTRACE_SECCOMP_GET_METADATA).
 
-use crate::syscall::printers::{le32, le64, xflags, xint};
+use crate::syscall::printers::{le16, le32, le64, xflags, xint};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::{xlat, Arch};
 use std::borrow::Cow;
 
 /// `offsetofend(struct ptrace_syscall_info, seccomp.ret_data)`.
 const SECCOMP_SIZE: u64 = 84;
+/// `sizeof(struct ptrace_syscall_info)`: the most of it that is read.
+const INFO_SIZE: u64 = 88;
 /// `offsetofend(struct ptrace_syscall_info, exit.is_error)`.
 const EXIT_SIZE: u64 = 33;
 
@@ -36,11 +39,17 @@ fn args_field(b: &[u8], off: usize, size: u64) -> Option<Field> {
     })
 }
 
-/// PTRACE_GET_SYSCALL_INFO's `struct ptrace_syscall_info` at `addr`, of
-/// the caller's `user_len` bytes, at exit.
-pub(in crate::syscall) fn syscall_info(c: &mut Ctx, addr: u64, user_len: u64) -> Value {
-    let kernel_len = c.retval() as u64;
-    let size = user_len.min(kernel_len).min(SECCOMP_SIZE);
+/// The `struct ptrace_syscall_info` at `addr`, read up to the smaller of
+/// the caller's `user_len` and the kernel's `kernel_len` (the return value
+/// of PTRACE_GET_SYSCALL_INFO; PTRACE_SET_SYSCALL_INFO reads what the caller
+/// gives, so it passes `u64::MAX`).
+pub(in crate::syscall) fn syscall_info(
+    c: &mut Ctx,
+    addr: u64,
+    user_len: u64,
+    kernel_len: u64,
+) -> Value {
+    let size = user_len.min(kernel_len).min(INFO_SIZE);
     if size == 0 {
         return Value::Ptr(addr);
     }
@@ -48,12 +57,20 @@ pub(in crate::syscall) fn syscall_info(c: &mut Ctx, addr: u64, user_len: u64) ->
         return Value::Ptr(addr);
     };
     let mut b = b;
-    b.resize(SECCOMP_SIZE as usize, 0);
+    b.resize(INFO_SIZE as usize, 0);
     let op = b[0] as u64;
     let mut f = vec![Field::new(
         "op",
         c.enum_value(op, &xlat::PTRACE_SYSCALL_INFO_OP, "PTRACE_SYSCALL_INFO_???"),
     )];
+    // `reserved` (byte 1) and `flags` (bytes 2-3) of Linux 6.16 show only
+    // when set (the kernel refuses them set, so they tell a bad call).
+    if size > 1 && b[1] != 0 {
+        f.push(Field::new("reserved", xint(b[1] as u64)));
+    }
+    if size > 2 && le16(&b, 2) != 0 {
+        f.push(Field::new("flags", xint(le16(&b, 2))));
+    }
     let arch = le32(&b, 4);
     if size >= 8 {
         f.push(Field::new(
@@ -62,10 +79,10 @@ pub(in crate::syscall) fn syscall_info(c: &mut Ctx, addr: u64, user_len: u64) ->
         ));
     }
     if size >= 16 {
-        f.push(Field::new("instruction_pointer", xint(le64(&b, 8))));
+        f.push(Field::new("instruction_pointer", Value::Ptr(le64(&b, 8))));
     }
     if size >= 24 {
-        f.push(Field::new("stack_pointer", xint(le64(&b, 16))));
+        f.push(Field::new("stack_pointer", Value::Ptr(le64(&b, 16))));
     }
     if size >= 32 {
         let sub = match op {
@@ -171,6 +188,19 @@ mod tests {
         assert_eq!(
             run(d, "ptrace", &[0x420e, 5, 40, a], 80, &mut m),
             "ptrace(PTRACE_GET_SYSCALL_INFO, 5, 40, {op=PTRACE_SYSCALL_INFO_ENTRY, arch=AUDIT_ARCH_X86_64, instruction_pointer=0x1000, stack_pointer=0x2000, entry={nr=__NR_chdir, args=[0x55]}}) = 80"
+        );
+        // PTRACE_SET_SYSCALL_INFO: the caller's size alone cuts the
+        // structure; `reserved` and `flags` show when set.
+        b[1] = 2;
+        b[2] = 1;
+        let a = m.put(&b);
+        assert_eq!(
+            run(d, "ptrace", &[0x4212, 5, 24, a], -22, &mut m),
+            "ptrace(PTRACE_SET_SYSCALL_INFO, 5, 24, {op=PTRACE_SYSCALL_INFO_ENTRY, reserved=0x2, flags=0x1, arch=AUDIT_ARCH_X86_64, instruction_pointer=0x1000, stack_pointer=0x2000}) = -1 EINVAL (Invalid argument)"
+        );
+        assert_eq!(
+            run(d, "ptrace", &[0x420e, 5, 88, a], -3, &mut m),
+            format!("ptrace(PTRACE_GET_SYSCALL_INFO, 5, 88, {a:#x}) = -1 ESRCH (No such process)")
         );
         let md = m.put(&[7, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(

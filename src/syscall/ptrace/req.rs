@@ -1,4 +1,4 @@
-//! ptrace(2) requests as strace 6.1 prints them: the request, the pid, and
+//! ptrace(2) requests as strace 7.2 prints them: the request, the pid, and
 //! the address and data each request uses: words read back (`[0x1234]`),
 //! `struct user` offsets (`8*RIP`, `offsetof(struct user, u_debugreg)+8`),
 //! register sets (`{r15=…, …}`, `{cwd=…, …}` for the x86_64 layouts),
@@ -291,9 +291,17 @@ fn ptrace(c: &mut Ctx) -> Step {
                 let n = c.retval() as u64;
                 siginfo_array_at(c, data, n)
             }
-            "PTRACE_GET_SYSCALL_INFO" => crate::syscall::ptrace::info::syscall_info(c, data, addr),
+            "PTRACE_GET_SYSCALL_INFO" if !c.failed() => {
+                let kernel_len = c.retval() as u64;
+                crate::syscall::ptrace::info::syscall_info(c, data, addr, kernel_len)
+            }
             "PTRACE_SECCOMP_GET_METADATA" => {
                 crate::syscall::ptrace::info::seccomp_metadata(c, data, addr)
+            }
+            "PTRACE_SECCOMP_GET_FILTER" if !c.failed() => {
+                // The call returns the number of instructions it copied.
+                let n = c.retval() as u64;
+                crate::syscall::seccomp_filter::program(c, data, n)
             }
             "PTRACE_GETREGS" | "PTRACE_GETFPREGS" if !c.failed() => {
                 let nt = regs_request(name).map_or(0, |r| r.1);
@@ -338,7 +346,8 @@ fn ptrace(c: &mut Ctx) -> Step {
         | "PTRACE_SETSIGMASK"
         | "PTRACE_SECCOMP_GET_FILTER"
         | "PTRACE_SECCOMP_GET_METADATA"
-        | "PTRACE_GET_SYSCALL_INFO" => {
+        | "PTRACE_GET_SYSCALL_INFO"
+        | "PTRACE_SET_SYSCALL_INFO" => {
             c.push(Value::UInt(addr));
         }
         _ => c.push(Value::Ptr(addr)),
@@ -357,6 +366,9 @@ fn ptrace(c: &mut Ctx) -> Step {
         }
         "PTRACE_SETSIGINFO" => siginfo_at(c, data),
         "PTRACE_SETSIGMASK" => sigset_at(c, data, addr, c.arch.word_size() as u64),
+        "PTRACE_SET_SYSCALL_INFO" => {
+            crate::syscall::ptrace::info::syscall_info(c, data, addr, u64::MAX)
+        }
         "PTRACE_SETREGSET" | "PTRACE_GETREGSET" => match read_iov(c, data) {
             Some((_, len)) => {
                 c.saved = len;
@@ -372,6 +384,7 @@ fn ptrace(c: &mut Ctx) -> Step {
         | "PTRACE_GETSIGINFO"
         | "PTRACE_GETSIGMASK"
         | "PTRACE_GET_SYSCALL_INFO"
+        | "PTRACE_SECCOMP_GET_FILTER"
         | "PTRACE_SECCOMP_GET_METADATA" => {
             return Step::Exit;
         }
