@@ -308,14 +308,26 @@ impl Proc {
                         .is_some_and(|f| f.matches_in(name, lib_name, path, *is_main))
                         || (!lib_match(&info.soname) && lib_names.contains(name)))
             };
-            for (name, vaddr) in &info.plt {
+            // No rule can select a call this module makes (libc's under
+            // the default `@MAIN`): its imports are not even read.
+            let may_call = !from_ldso
+                && (sel
+                    .plt
+                    .as_ref()
+                    .is_some_and(|f| f.may_select_in(lib_name, path, *is_main))
+                    || !lib_names.is_empty() && !lib_match(&info.soname));
+            let (plt, got) = match may_call {
+                true => (info.plt(), info.got()),
+                false => (&[][..], &[][..]),
+            };
+            for (name, vaddr) in plt {
                 if selected(name) {
                     let mut s = Self::call_site(name);
                     s.plt_owner = Some(caller.soname.clone());
                     wanted.push((vaddr.wrapping_add(*bias), s));
                 }
             }
-            for (name, slot) in &info.got {
+            for (name, slot) in got {
                 if selected(name) {
                     todo.push((name.clone(), slot.wrapping_add(*bias), caller.clone()));
                 }

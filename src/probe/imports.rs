@@ -48,11 +48,8 @@ pub struct Export {
 pub struct ModInfo {
     /// `DT_SONAME`, or the file name when there is none (executables).
     pub soname: String,
-    /// PLT stubs: (function name, file virtual address of the stub).
-    pub plt: Vec<(String, u64)>,
-    /// Calls through the GOT with no stub: (function name, file virtual
-    /// address of the GOT slot).
-    pub got: Vec<(String, u64)>,
+    /// PLT stubs and GOT-only calls ([`ModInfo::plt`], [`ModInfo::got`]).
+    calls: OnceLock<Calls>,
     /// Defined dynamic function symbols ([`ModInfo::exports`]).
     exports: OnceLock<Vec<Export>>,
     /// Function symbols of the symbol tables ([`ModInfo::statics`]).
@@ -67,11 +64,39 @@ pub struct ModInfo {
     pub static_linked: bool,
 }
 
+/// The calls a module makes to other modules.
+#[derive(Clone, Debug, Default)]
+struct Calls {
+    /// PLT stubs: (function name, file virtual address of the stub).
+    plt: Vec<(String, u64)>,
+    /// Calls through the GOT with no stub: (function name, file virtual
+    /// address of the GOT slot).
+    got: Vec<(String, u64)>,
+}
+
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
 impl ModInfo {
+    /// PLT stubs: (function name, file virtual address of the stub). Read
+    /// on first use, like [`ModInfo::got`]: a module whose calls no filter
+    /// can select (libc's, under ltrace's default `@MAIN`) is never read.
+    pub fn plt(&self) -> &[(String, u64)] {
+        &self.calls().plt
+    }
+
+    /// Calls through the GOT with no stub: (function name, file virtual
+    /// address of the GOT slot).
+    pub fn got(&self) -> &[(String, u64)] {
+        &self.calls().got
+    }
+
+    fn calls(&self) -> &Calls {
+        self.calls
+            .get_or_init(|| self.module.as_deref().map(calls_of).unwrap_or_default())
+    }
+
     /// Defined dynamic function symbols (for `-x` and `-l`).
     pub fn exports(&self) -> &[Export] {
         self.exports.get_or_init(|| {
@@ -103,7 +128,8 @@ impl ModInfo {
     }
 }
 
-/// Reads module `open` (displayed as `path`).
+/// Reads module `open` (displayed as `path`): its name and whether it is
+/// statically linked now, the rest on first use.
 pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
     let module = sym.module_for_path(open);
     let mut info = ModInfo {
@@ -111,13 +137,6 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
         module: Some(module.clone()),
         ..ModInfo::default()
     };
-    let mut stubbed = HashSet::new();
-    for s in module.plt_stubs() {
-        if let Some(n) = s.name.strip_suffix("@plt") {
-            stubbed.insert(n.to_string());
-            info.plt.push((n.to_string(), s.addr));
-        }
-    }
     let Some(image) = module.image() else {
         return info;
     };
@@ -135,6 +154,26 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
         .any(|ph| ph.p_type(elf.endian()) == PT_INTERP);
     info.static_linked =
         !interp && dynamic.needed == 0 && (!dynamic.present || dynamic.flags_1 & DF_1_PIE != 0);
+    info
+}
+
+/// The PLT stubs and GOT-only calls of `module`.
+fn calls_of(module: &Module) -> Calls {
+    let mut calls = Calls::default();
+    let mut stubbed = HashSet::new();
+    for s in module.plt_stubs() {
+        if let Some(n) = s.name.strip_suffix("@plt") {
+            stubbed.insert(n.to_string());
+            calls.plt.push((n.to_string(), s.addr));
+        }
+    }
+    let Some(image) = module.image() else {
+        return calls;
+    };
+    let data: &[u8] = image.data();
+    let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) else {
+        return calls;
+    };
     if let Some(dynsyms) = elf.dynamic_symbol_table() {
         // Weak references (`__cxa_finalize`, `__gmon_start__`) and
         // `__libc_start_main` belong to the C runtime's start-up and
@@ -144,7 +183,7 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
             .filter(|s| s.is_undefined() && (s.is_weak() || s.name() == Ok("__libc_start_main")))
             .filter_map(|s| s.name().ok())
             .collect();
-        info.plt.retain(|(n, _)| !runtime.contains(n.as_str()));
+        calls.plt.retain(|(n, _)| !runtime.contains(n.as_str()));
         if let Some(relocs) = elf.dynamic_relocations() {
             for (slot, r) in relocs {
                 let RelocationFlags::Elf { r_type } = r.flags() else {
@@ -165,15 +204,15 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
                 }
                 if let Ok(name) = s.name() {
                     if !name.is_empty() && !stubbed.contains(name) && !runtime.contains(name) {
-                        info.got.push((name.to_string(), slot));
+                        calls.got.push((name.to_string(), slot));
                     }
                 }
             }
         }
     }
-    info.got.sort();
-    info.got.dedup();
-    info
+    calls.got.sort();
+    calls.got.dedup();
+    calls
 }
 
 /// The defined dynamic function symbols of `elf`.
