@@ -1,5 +1,6 @@
 /* printf formats whose width and precision decide what ltrace shows of a
- * %s argument (ltrace's own parameters test has %10s, %.s and %.*s):
+ * %s argument (ltrace's own parameters test has %10s, %.s and %.*s), and
+ * a '*' before it in another conversion (%*d %s):
  * tests/ltrace/ltrace_printf.rs compares rltrace with ltrace 0.7.3. */
 #include <stdio.h>
 
@@ -16,5 +17,12 @@ int main(void)
 	       "hello", "hello", "hello");
 	printf("%*.*s|%*.*s\n", 1, 4, "hello", 4, 0, "hello");
 	printf("%x %o %#x %lu %c %%\n", 255u, 8u, 16u, 123456789ul, 'A');
+	/* A '*' of another conversion limits the next %s to the value of the
+	 * argument before it, whatever that %s's own width or precision. */
+	printf("%*d %s|%-*d|%s|%*x %.9s\n", 3, 42, "hello", 4, 3, "abcdefgh", 3,
+	       2u, "hello");
+	printf("%*d %p %s|%*d %s %s|%*d %5.3s|%*d %.0s\n", 3, 42, (void *)3,
+	       "hello", 2, 1, "hello", "world", 1, 4, "hello", 1, 2, "hello");
+	printf("%*d %f %s|%*d %f %s\n", 3, 42, 0.0, "hello", 3, 42, 2.5, "hello");
 	return 0;
 }

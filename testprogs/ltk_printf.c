@@ -22,6 +22,9 @@ int main(int argc, char **argv)
 	       6, 9);
 	/* Apart: ltrace 0.7.3 limits a %s after a %*d to the %d's value. */
 	printf("%s\n", "a string longer than thirty-two characters");
+	/* That limit (the value of the argument before the %s). */
+	printf("%*d %s|%-*d|%s|%*d %.9s\n", 3, 42, "hello", 4, 3, "abcdefgh", 1,
+	       2, "hello");
 	sprintf(buf, "%s-%d-%c-%x-%5.2s|", name, 17, 'z', 0xabcu, "xyz");
 	puts(buf);
 	snprintf(small, sizeof small, "%s:%05d", "truncated", 12);

@@ -193,9 +193,9 @@ fn loads_later(res: &Resolver, map: &ModuleMap) -> Option<String> {
         }
         let info = imports::analyze(res.symbolizer(), &m.path, &map.open_path(m));
         let calls = |names: &[&str]| {
-            info.plt
+            info.plt()
                 .iter()
-                .chain(&info.got)
+                .chain(info.got())
                 .find(|(n, _)| names.contains(&n.as_str()))
                 .map(|(n, _)| n.clone())
         };

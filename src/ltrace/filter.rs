@@ -131,6 +131,16 @@ impl Filter {
             marked
         })
     }
+
+    /// Whether some symbol could be selected in the library with `soname`
+    /// and `path` ([`Filter::matches_in`]): a `+` rule's library pattern
+    /// matches it. When none does, the library's symbols need not be read.
+    pub fn may_select_in(&self, soname: &str, path: &str, is_main: bool) -> bool {
+        self.chains
+            .iter()
+            .flatten()
+            .any(|r| r.add && r.lib.matches(soname, path, is_main))
+    }
 }
 
 /// `-l LIB`: whether the library with `soname` matches `pattern` (a glob, a
@@ -486,6 +496,28 @@ mod tests {
         assert!(f(&["/puts@a/"]).matches_in("puts", "a", "/tmp/ltp/a", true));
         assert!(f(&["puts@/tmp/*"]).matches_in("puts", "a", "/tmp/ltp/a", true));
         assert!(!f(&["puts@/a"]).matches_in("puts", "a", "/tmp/ltp/a", true));
+    }
+
+    #[test]
+    fn a_library_no_add_rule_names_is_never_selected_from() {
+        let libc = ("libc.so.6", "/lib/libc.so.6", false);
+        let main = ("prog", "/bin/prog", true);
+        for (e, in_libc, in_main) in [
+            ("@MAIN", false, true),
+            ("malloc", true, true),
+            ("-malloc@libc.so*", true, true),
+            ("*@libc.so*-free", true, false),
+            ("@/lib/*", true, false),
+        ] {
+            let flt = f(&[e]);
+            for ((so, path, is_main), want) in [(libc, in_libc), (main, in_main)] {
+                assert_eq!(flt.may_select_in(so, path, is_main), want, "{e} {so}");
+                // Never false where a symbol is selected.
+                for sym in ["malloc", "free", "puts"] {
+                    assert!(!flt.matches_in(sym, so, path, is_main) || want, "{e} {sym}");
+                }
+            }
+        }
     }
 
     #[test]

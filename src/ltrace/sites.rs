@@ -209,7 +209,13 @@ impl Proc {
         self.space.drop_unmapped(&Resolver::exec_ranges(&map));
         let space = &self.space;
         self.sites.retain(|a, _| space.sites.contains_key(a));
-        if let Some(hook) = res.dl_hook(&map) {
+        // The dynamic linker (loaded at AT_BASE): its calls are not the
+        // program's, and ltrace never reports them; its hook is there.
+        let interp = auxv_value(self.space.pid, AT_BASE)
+            .filter(|&b| b != 0)
+            .and_then(|b| map.mappings().iter().find(|m| m.start <= b && b < m.end))
+            .map(|m| m.path.clone());
+        if let Some(hook) = res.dl_hook(&map, interp.as_deref()) {
             let s = Site {
                 kind: Kind::Hook,
                 ..Self::call_site("_dl_debug_state")
@@ -234,12 +240,6 @@ impl Proc {
         let exe = std::fs::read_link(format!("/proc/{}/exe", self.space.pid))
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
-        // The dynamic linker (loaded at AT_BASE): its calls are not the
-        // program's, and ltrace never reports them.
-        let interp = auxv_value(self.space.pid, AT_BASE)
-            .filter(|&b| b != 0)
-            .and_then(|b| map.mappings().iter().find(|m| m.start <= b && b < m.end))
-            .map(|m| m.path.clone());
         // Every file-backed executable module once, with its analysis.
         let mut seen = HashSet::new();
         // Per module: its analysis, bias, caller identity, whether it is
@@ -286,7 +286,7 @@ impl Proc {
         let lib_match = |so: &str| sel.libs.iter().any(|p| super::filter::lib_matches(p, so));
         for (info, _, _, _, _, _) in &mods {
             if lib_match(&info.soname) {
-                lib_names.extend(info.exports.iter().map(|e| e.name.as_str()));
+                lib_names.extend(info.exports().iter().map(|e| e.name.as_str()));
             }
         }
         let mut wanted: Vec<(u64, Site)> = Vec::new();
@@ -308,22 +308,34 @@ impl Proc {
                         .is_some_and(|f| f.matches_in(name, lib_name, path, *is_main))
                         || (!lib_match(&info.soname) && lib_names.contains(name)))
             };
-            for (name, vaddr) in &info.plt {
+            // No rule can select a call this module makes (libc's under
+            // the default `@MAIN`): its imports are not even read.
+            let may_call = !from_ldso
+                && (sel
+                    .plt
+                    .as_ref()
+                    .is_some_and(|f| f.may_select_in(lib_name, path, *is_main))
+                    || !lib_names.is_empty() && !lib_match(&info.soname));
+            let (plt, got) = match may_call {
+                true => (info.plt(), info.got()),
+                false => (&[][..], &[][..]),
+            };
+            for (name, vaddr) in plt {
                 if selected(name) {
                     let mut s = Self::call_site(name);
                     s.plt_owner = Some(caller.soname.clone());
                     wanted.push((vaddr.wrapping_add(*bias), s));
                 }
             }
-            for (name, slot) in &info.got {
+            for (name, slot) in got {
                 if selected(name) {
                     todo.push((name.clone(), slot.wrapping_add(*bias), caller.clone()));
                 }
             }
             if let Some(x) = &sel.x {
-                let statics = if *is_main { &info.statics[..] } else { &[] };
+                let statics = if *is_main { info.statics() } else { &[] };
                 let exports = info
-                    .exports
+                    .exports()
                     .iter()
                     .filter(|e| !e.ifunc)
                     .map(|e| (&e.name, e.vaddr))

@@ -8,7 +8,7 @@
 //! `R_X86_64_GLOB_DAT` relocations of undefined function symbols not
 //! already called through a stub.
 
-use crate::symbols::Symbolizer;
+use crate::symbols::{Module, Symbolizer};
 use object::elf::{PT_INTERP, STT_FUNC, STT_GNU_IFUNC};
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, Sym};
 use object::{
@@ -16,6 +16,7 @@ use object::{
 };
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 /// `R_X86_64_GLOB_DAT`.
 const R_GLOB_DAT: u32 = 6;
@@ -39,21 +40,22 @@ pub struct Export {
     pub ifunc: bool,
 }
 
-/// The parts of one module rltrace uses.
+/// The parts of one module rltrace uses. Exports and static symbols are
+/// read on first use: only `-x` and `-l` need them, and a library's
+/// (libc's thousands of names) would otherwise stay on the heap for the
+/// whole run.
 #[derive(Clone, Debug, Default)]
 pub struct ModInfo {
     /// `DT_SONAME`, or the file name when there is none (executables).
     pub soname: String,
-    /// PLT stubs: (function name, file virtual address of the stub).
-    pub plt: Vec<(String, u64)>,
-    /// Calls through the GOT with no stub: (function name, file virtual
-    /// address of the GOT slot).
-    pub got: Vec<(String, u64)>,
-    /// Defined dynamic function symbols.
-    pub exports: Vec<Export>,
-    /// Function symbols of the static symbol table (for `-x` in the main
-    /// program): (name, file virtual address).
-    pub statics: Vec<(String, u64)>,
+    /// PLT stubs and GOT-only calls ([`ModInfo::plt`], [`ModInfo::got`]).
+    calls: OnceLock<Calls>,
+    /// Defined dynamic function symbols ([`ModInfo::exports`]).
+    exports: OnceLock<Vec<Export>>,
+    /// Function symbols of the symbol tables ([`ModInfo::statics`]).
+    statics: OnceLock<Vec<(String, u64)>>,
+    /// The module, for what is read on first use.
+    module: Option<Arc<Module>>,
     /// Statically linked: no program interpreter, no `DT_NEEDED`, and no
     /// dynamic section (so no `.dynsym`: what ltrace refuses) or a static
     /// PIE's (`DF_1_PIE`). Such a program calls no library through a PLT or
@@ -62,26 +64,79 @@ pub struct ModInfo {
     pub static_linked: bool,
 }
 
+/// The calls a module makes to other modules.
+#[derive(Clone, Debug, Default)]
+struct Calls {
+    /// PLT stubs: (function name, file virtual address of the stub).
+    plt: Vec<(String, u64)>,
+    /// Calls through the GOT with no stub: (function name, file virtual
+    /// address of the GOT slot).
+    got: Vec<(String, u64)>,
+}
+
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Reads module `open` (displayed as `path`).
+impl ModInfo {
+    /// PLT stubs: (function name, file virtual address of the stub). Read
+    /// on first use, like [`ModInfo::got`]: a module whose calls no filter
+    /// can select (libc's, under ltrace's default `@MAIN`) is never read.
+    pub fn plt(&self) -> &[(String, u64)] {
+        &self.calls().plt
+    }
+
+    /// Calls through the GOT with no stub: (function name, file virtual
+    /// address of the GOT slot).
+    pub fn got(&self) -> &[(String, u64)] {
+        &self.calls().got
+    }
+
+    fn calls(&self) -> &Calls {
+        self.calls
+            .get_or_init(|| self.module.as_deref().map(calls_of).unwrap_or_default())
+    }
+
+    /// Defined dynamic function symbols (for `-x` and `-l`).
+    pub fn exports(&self) -> &[Export] {
+        self.exports.get_or_init(|| {
+            let Some(image) = self.module.as_ref().and_then(|m| m.image()) else {
+                return Vec::new();
+            };
+            match ElfFile64::<object::Endianness>::parse(image.data()) {
+                Ok(elf) => exports_of(&elf),
+                Err(_) => Vec::new(),
+            }
+        })
+    }
+
+    /// Function symbols of the static and dynamic symbol tables, PLT stubs
+    /// left out (for `-x` in the main program): (name, file virtual
+    /// address).
+    pub fn statics(&self) -> &[(String, u64)] {
+        self.statics.get_or_init(|| {
+            let Some(m) = &self.module else {
+                return Vec::new();
+            };
+            m.symbols()
+                .symbols()
+                .iter()
+                .filter(|s| !s.name.contains('@'))
+                .map(|s| (s.name.clone(), s.addr))
+                .collect()
+        })
+    }
+}
+
+/// Reads module `open` (displayed as `path`): its name and whether it is
+/// statically linked now, the rest on first use.
 pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
     let module = sym.module_for_path(open);
     let mut info = ModInfo {
         soname: file_name(path).to_string(),
+        module: Some(module.clone()),
         ..ModInfo::default()
     };
-    let mut stubbed = HashSet::new();
-    for s in module.symbols().symbols() {
-        if let Some(n) = s.name.strip_suffix("@plt") {
-            stubbed.insert(n.to_string());
-            info.plt.push((n.to_string(), s.addr));
-        } else if !s.name.contains('@') {
-            info.statics.push((s.name.clone(), s.addr));
-        }
-    }
     let Some(image) = module.image() else {
         return info;
     };
@@ -99,7 +154,26 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
         .any(|ph| ph.p_type(elf.endian()) == PT_INTERP);
     info.static_linked =
         !interp && dynamic.needed == 0 && (!dynamic.present || dynamic.flags_1 & DF_1_PIE != 0);
-    let endian = elf.endian();
+    info
+}
+
+/// The PLT stubs and GOT-only calls of `module`.
+fn calls_of(module: &Module) -> Calls {
+    let mut calls = Calls::default();
+    let mut stubbed = HashSet::new();
+    for s in module.plt_stubs() {
+        if let Some(n) = s.name.strip_suffix("@plt") {
+            stubbed.insert(n.to_string());
+            calls.plt.push((n.to_string(), s.addr));
+        }
+    }
+    let Some(image) = module.image() else {
+        return calls;
+    };
+    let data: &[u8] = image.data();
+    let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) else {
+        return calls;
+    };
     if let Some(dynsyms) = elf.dynamic_symbol_table() {
         // Weak references (`__cxa_finalize`, `__gmon_start__`) and
         // `__libc_start_main` belong to the C runtime's start-up and
@@ -109,22 +183,7 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
             .filter(|s| s.is_undefined() && (s.is_weak() || s.name() == Ok("__libc_start_main")))
             .filter_map(|s| s.name().ok())
             .collect();
-        info.plt.retain(|(n, _)| !runtime.contains(n.as_str()));
-        for s in dynsyms.symbols() {
-            let st_type = s.elf_symbol().st_type();
-            if s.is_undefined() || !(st_type == STT_FUNC || st_type == STT_GNU_IFUNC) {
-                continue;
-            }
-            let Ok(name) = s.name() else { continue };
-            if name.is_empty() || !s.is_global() && !s.is_weak() {
-                continue;
-            }
-            info.exports.push(Export {
-                name: name.to_string(),
-                vaddr: s.elf_symbol().st_value(endian),
-                ifunc: st_type == STT_GNU_IFUNC,
-            });
-        }
+        calls.plt.retain(|(n, _)| !runtime.contains(n.as_str()));
         if let Some(relocs) = elf.dynamic_relocations() {
             for (slot, r) in relocs {
                 let RelocationFlags::Elf { r_type } = r.flags() else {
@@ -145,15 +204,40 @@ pub fn analyze(sym: &Symbolizer, path: &str, open: &Path) -> ModInfo {
                 }
                 if let Ok(name) = s.name() {
                     if !name.is_empty() && !stubbed.contains(name) && !runtime.contains(name) {
-                        info.got.push((name.to_string(), slot));
+                        calls.got.push((name.to_string(), slot));
                     }
                 }
             }
         }
     }
-    info.got.sort();
-    info.got.dedup();
-    info
+    calls.got.sort();
+    calls.got.dedup();
+    calls
+}
+
+/// The defined dynamic function symbols of `elf`.
+fn exports_of(elf: &ElfFile64<object::Endianness>) -> Vec<Export> {
+    let endian = elf.endian();
+    let Some(dynsyms) = elf.dynamic_symbol_table() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in dynsyms.symbols() {
+        let st_type = s.elf_symbol().st_type();
+        if s.is_undefined() || !(st_type == STT_FUNC || st_type == STT_GNU_IFUNC) {
+            continue;
+        }
+        let Ok(name) = s.name() else { continue };
+        if name.is_empty() || !s.is_global() && !s.is_weak() {
+            continue;
+        }
+        out.push(Export {
+            name: name.to_string(),
+            vaddr: s.elf_symbol().st_value(endian),
+            ifunc: st_type == STT_GNU_IFUNC,
+        });
+    }
+    out
 }
 
 /// What rltrace reads from the dynamic section.

@@ -238,12 +238,41 @@ impl Resolver {
     }
 
     /// The dynamic linker's hook in `map`, if a dynamic linker is mapped.
-    pub fn dl_hook(&self, map: &ModuleMap) -> Option<u64> {
-        let loc = Location::Func {
-            lib: None,
-            name: DL_HOOK.to_string(),
+    /// Looked up in `interp` (the program interpreter's path as `map` names
+    /// it) when known, else in every module. No label is made: that
+    /// would read the dynamic linker's DWARF for nothing, and looking in
+    /// every module would parse libc's whole symbol table (together about
+    /// 4 MB of heap for a plain rltrace run).
+    pub fn dl_hook(&self, map: &ModuleMap, interp: Option<&str>) -> Option<u64> {
+        let modules = Self::modules(map);
+        let pick = |only: Option<&str>| {
+            modules
+                .iter()
+                .filter(|m| only.is_none_or(|p| p == m.path))
+                .flat_map(|m| {
+                    let path = map.open_path(m);
+                    let bias = m.bias.unwrap_or(0);
+                    self.sym
+                        .lookup(Path::new(&path), DL_HOOK)
+                        .into_iter()
+                        .map(move |(_, vaddr, _)| vaddr.wrapping_add(bias))
+                })
+                .filter(|&a| map.find(a).is_some_and(|x| x.is_exec()))
+                .min()
         };
-        self.resolve(map, &loc).first().map(|t| t.addr)
+        // The interpreter's `.dynsym` exports the hook (glibc's ld.so):
+        // then its debug file's symbol table is not read either.
+        let exported = || {
+            let m = modules.iter().find(|m| interp == Some(m.path.as_str()))?;
+            let module = self.sym.module_for_path(Path::new(&map.open_path(m)));
+            let addr = module
+                .dynamic_function(DL_HOOK)?
+                .wrapping_add(m.bias.unwrap_or(0));
+            map.find(addr).filter(|x| x.is_exec()).map(|_| addr)
+        };
+        exported()
+            .or_else(|| interp.and_then(|i| pick(Some(i))))
+            .or_else(|| pick(None))
     }
 }
 

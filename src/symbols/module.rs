@@ -5,7 +5,8 @@
 use super::debuglink::find_debug_file;
 use super::dwarf::DwarfInfo;
 use super::elf::ElfImage;
-use super::symtab::SymbolTable;
+use super::plt;
+use super::symtab::{Symbol, SymbolTable};
 use super::{Bytes, Warning};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -147,6 +148,31 @@ impl Module {
             }
             table
         })
+    }
+
+    /// The module's PLT stubs (`name@plt`, by address), as
+    /// [`Module::symbols`] has them, without reading the symbol tables: a
+    /// library's (libc's several thousand names) is not needed to find the
+    /// calls it makes.
+    pub fn plt_stubs(&self) -> Vec<Symbol> {
+        let Some(image) = self.image() else {
+            return Vec::new();
+        };
+        SymbolTable::from_symbols(plt::plt_symbols(image)).into_symbols()
+    }
+
+    /// The file address of the function `name` defined in the module's
+    /// dynamic symbol table (`.dynsym`), found without reading the full
+    /// symbol tables, which for a stripped library means its separate
+    /// debug file.
+    pub fn dynamic_function(&self, name: &str) -> Option<u64> {
+        use object::{Object, ObjectSymbol, SymbolKind};
+        let image = self.image()?;
+        let file = object::File::parse(&**image.data()).ok()?;
+        let found = file
+            .dynamic_symbols()
+            .find(|s| s.is_definition() && s.kind() == SymbolKind::Text && s.name() == Ok(name))?;
+        Some(found.address())
     }
 
     /// The module's DWARF (from the debug file when it has some), if any.

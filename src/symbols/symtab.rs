@@ -65,6 +65,11 @@ impl SymbolTable {
         &self.syms
     }
 
+    /// All symbols, sorted by address, owned.
+    pub fn into_symbols(self) -> Vec<Symbol> {
+        self.syms
+    }
+
     /// The symbol containing file address `vaddr`: the nearest one at or
     /// below it, if `vaddr` is within its size (or it has none and no other
     /// symbol lies between).

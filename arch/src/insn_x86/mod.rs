@@ -15,12 +15,16 @@
 
 use crate::x86_64::{FLAGS, GPR_BY_ENCODING, PC, SP};
 use iced_x86::{
-    BlockEncoder, BlockEncoderOptions, Code, ConditionCode, Decoder, DecoderOptions, Formatter,
-    GasFormatter, Instruction, InstructionBlock, Mnemonic, OpKind, Register,
+    BlockEncoder, BlockEncoderOptions, Code, ConditionCode, Decoder, DecoderOptions, FlowControl,
+    Formatter, GasFormatter, Instruction, InstructionBlock, Mnemonic, OpKind, Register,
 };
 
 /// The longest x86 instruction.
 pub const MAX_INSN_LEN: usize = 15;
+
+/// The opcode of `jmp rel32`, and that instruction's length.
+const JMP_REL32: u8 = 0xe9;
+const JMP_REL32_LEN: u64 = 5;
 
 /// Bytes reserved per out-of-line slot: the relocated instruction (which the
 /// block encoder may lengthen) and the jump back.
@@ -145,9 +149,9 @@ pub struct Analysis {
     pub len: usize,
     /// How to step over it.
     pub plan: Plan,
-    /// Its AT&T disassembly (for messages).
-    pub text: String,
     insn: Instruction,
+    /// Its bytes (the first `len`).
+    bytes: [u8; MAX_INSN_LEN],
 }
 
 fn gpr(r: Register) -> Option<usize> {
@@ -226,15 +230,15 @@ pub fn analyze(ip: u64, bytes: &[u8]) -> Result<Analysis, InsnError> {
     if i.is_invalid() {
         return Err(InsnError::Invalid);
     }
-    let mut text = String::new();
-    GasFormatter::new().format(&i, &mut text);
     let len = i.len();
     let plan = plan_of(&i)?;
+    let mut own = [0u8; MAX_INSN_LEN];
+    own[..len].copy_from_slice(&bytes[..len]);
     Ok(Analysis {
         len,
         plan,
-        text,
         insn: i,
+        bytes: own,
     })
 }
 
@@ -339,9 +343,42 @@ fn plan_of(i: &Instruction) -> Result<Plan, InsnError> {
 }
 
 impl Analysis {
+    /// Its AT&T disassembly (for messages). Formatted on demand: the
+    /// formatter's tables (most of a megabyte of heap) are then built only
+    /// by a run that prints an instruction.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        GasFormatter::new().format(&self.insn, &mut text);
+        text
+    }
+
     /// The instruction relocated to a slot at `slot`, followed by a jump back
     /// to the instruction after the original. At most [`SLOT_SIZE`] bytes.
     pub fn relocate(&self, slot: u64) -> Result<Vec<u8>, InsnError> {
+        let back = self.insn.next_ip();
+        // An instruction that neither branches nor addresses memory
+        // relative to the pc (`xor %ebp,%ebp` at `_start`, most of what
+        // runs out of line) means the same anywhere: its own bytes and a
+        // `jmp rel32` back. The block encoder would give the same bytes, but
+        // its tables (half a megabyte of heap) are built on first use.
+        if self.insn.flow_control() == FlowControl::Next && !self.insn.is_ip_rel_memory_operand() {
+            let len = self.len;
+            let after = slot.wrapping_add(len as u64 + JMP_REL32_LEN);
+            let rel = back.wrapping_sub(after) as i64;
+            let rel = i32::try_from(rel).map_err(|_| {
+                InsnError::Relocate(format!("{back:#x} is out of a jump's reach from {slot:#x}"))
+            })?;
+            let mut code = self.bytes[..len].to_vec();
+            code.push(JMP_REL32);
+            code.extend_from_slice(&rel.to_le_bytes());
+            return Ok(code);
+        }
+        self.relocate_encoded(slot)
+    }
+
+    /// [`Analysis::relocate`] by iced-x86's block encoder, which rewrites
+    /// pc-relative operands and branch targets for the new address.
+    fn relocate_encoded(&self, slot: u64) -> Result<Vec<u8>, InsnError> {
         let back = self.insn.next_ip();
         let jmp = Instruction::with_branch(Code::Jmp_rel32_64, back)
             .map_err(|e| InsnError::Relocate(e.to_string()))?;

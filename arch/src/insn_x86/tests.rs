@@ -24,7 +24,7 @@ fn r(n: &str) -> usize {
 fn run(bytes: &[u8], w: &mut [u64; 27], mem: &mut Fake) -> Analysis {
     let a = analyze(0x1000, bytes).unwrap();
     let Plan::Emulate(e) = a.plan else {
-        panic!("not emulated: {}", a.text)
+        panic!("not emulated: {}", a.text())
     };
     emulate(&e, 0x1000, a.len, w, mem).unwrap();
     a
@@ -122,6 +122,53 @@ fn others_run_out_of_line_relocated() {
     // mov %rdi,(%rsi): no relocation needed, still out of line.
     let a = analyze(0x1000, &[0x48, 0x89, 0x3e]).unwrap();
     assert_eq!(a.plan, Plan::OutOfLine);
+}
+
+/// The decoded instructions of a slot's code at `slot`: (length, text,
+/// branch target).
+fn slot_insns(code: &[u8], slot: u64) -> Vec<(usize, String, u64)> {
+    let mut d = Decoder::with_ip(64, code, slot, DecoderOptions::NONE);
+    let mut out = Vec::new();
+    while d.can_decode() {
+        let i = d.decode();
+        let mut t = String::new();
+        GasFormatter::new().format(&i, &mut t);
+        out.push((i.len(), t, i.near_branch_target()));
+    }
+    out
+}
+
+#[test]
+fn position_independent_instructions_are_copied_with_a_jump_back() {
+    // xor %ebp,%ebp (`_start`), mov %rdi,(%rsi), a VEX vmovdqu
+    // (%rsi),%ymm0, lock cmpxchg %ecx,(%rdx): their own bytes, then
+    // `jmp rel32` back, decoding as the block encoder's code does.
+    let forms: [&[u8]; 4] = [
+        &[0x31, 0xed],
+        &[0x48, 0x89, 0x3e],
+        &[0xc5, 0xfe, 0x6f, 0x06],
+        &[0xf0, 0x0f, 0xb1, 0x0a],
+    ];
+    for bytes in forms {
+        let at = 0x10_0000_0000u64;
+        // A slot after the code and one before it.
+        for slot in [at + 0x7000_0000, at - 0x4000_0000] {
+            let a = analyze(at, bytes).unwrap();
+            assert_eq!(a.plan, Plan::OutOfLine);
+            let code = a.relocate(slot).unwrap();
+            assert_eq!(&code[..bytes.len()], bytes);
+            assert_eq!(code.len(), bytes.len() + 5);
+            let back = at + bytes.len() as u64;
+            let got = slot_insns(&code, slot);
+            let by_encoder = slot_insns(&a.relocate_encoded(slot).unwrap(), slot);
+            assert_eq!(got[0].1, by_encoder[0].1);
+            assert_eq!((got[1].1.starts_with("jmp"), got[1].2), (true, back));
+            assert_eq!(by_encoder[1].2, back);
+        }
+    }
+    // Out of a rel32 jump's reach: refused, not truncated.
+    let a = analyze(0x1000, &[0x31, 0xed]).unwrap();
+    assert!(a.relocate(0x1_0000_1000).is_err());
 }
 
 #[test]

@@ -209,7 +209,7 @@ impl Breaker {
                 self.mains.push(m);
             }
         }
-        if let Some(hook) = self.resolver.dl_hook(&map) {
+        if let Some(hook) = self.resolver.dl_hook(&map, None) {
             if let Err(e) = space.place(hook, None, crate::probe::resolve::DL_HOOK) {
                 self.warned.insert(e.clone());
                 eprintln!("rtrace break: libraries loaded later will not be seen: {e}");

@@ -15,6 +15,13 @@ const MAX_VARARGS: usize = 64;
 pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
     let mut out = Vec::new();
     let mut i = 0;
+    // A `*` of a conversion other than `%s` (`%*d`) that no `%s` has used
+    // yet. ltrace 0.7.3 keeps it for the next `%s`, which it then limits
+    // to the value of the argument just before that string, whatever
+    // its own width or precision: `%*d %s` with 3, 5, "hello" shows
+    // "hello", `%*d %.9s` with 3, 2, "hello" shows "he" (checked against
+    // it, tests/ltrace/ltrace_printf.rs).
+    let mut star_kept = false;
     while i < fmt.len() && out.len() < MAX_VARARGS {
         if fmt[i] != b'%' {
             i += 1;
@@ -31,7 +38,9 @@ pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
         // width (`%5.*s`, `%*.*s`); a width and a digit precision together
         // (`%5.3s`, `%*.3s`) do not limit at all.
         let mut width = None;
+        let mut star = false;
         if fmt.get(i) == Some(&b'*') {
+            star = true;
             out.push(Type::Int);
             width = Some(Expr::Arg(next + out.len() - 1));
             i += 1;
@@ -47,6 +56,7 @@ pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
+                star = true;
                 out.push(Type::Int);
                 limit = Some(Expr::Arg(next + out.len() - 1));
                 i += 1;
@@ -85,6 +95,11 @@ pub fn printf_types(fmt: &[u8], next: usize) -> Vec<Type> {
             // ltrace 0.7.3 shows %lld, %qd and %jd unsigned: -4 as 18446744073709551612.
             _ => (Type::ULong, Type::ULong),
         };
+        let string = matches!(conv, b's' | b'S');
+        if string && star_kept {
+            limit = Some(Expr::Arg(next + out.len() - 1));
+        }
+        star_kept = if string { false } else { star_kept || star };
         out.push(match conv {
             b'%' | b'm' => continue,
             b'd' | b'i' => s,

@@ -136,7 +136,13 @@ impl<'a> Fmt<'a> {
             Expr::Arg(0) => self.ret,
             Expr::Arg(n) => {
                 let a = self.args.get(n - 1)?;
-                int_of(self.ty(a), a.bytes.as_slice()).map(|v| v as u64)
+                let ty = self.ty(a);
+                // ltrace takes a length from any argument's word: a
+                // double's bits (a printf `%s` after `%*d %f`, see
+                // printf.rs).
+                int_of(ty, a.bytes.as_slice())
+                    .or_else(|| matches!(ty, Type::Double).then(|| word(a.bytes.as_slice()) as i64))
+                    .map(|v| v as u64)
             }
             Expr::Elt(n) => {
                 let (fields, b) = elts?;

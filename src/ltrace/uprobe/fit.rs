@@ -144,9 +144,9 @@ fn check_other_modules(
     }
     let interp_real = std::fs::canonicalize(interp).unwrap_or(interp.to_path_buf());
     let imports_dlopen = |m: &ModInfo| {
-        m.plt
+        m.plt()
             .iter()
-            .chain(&m.got)
+            .chain(m.got())
             .any(|(n, _)| n == "dlopen" || n == "dlmopen")
     };
     let mut dlopen_by = imports_dlopen(main).then(|| file_name(exe));
@@ -157,9 +157,9 @@ fn check_other_modules(
         let path = lib.to_string_lossy().into_owned();
         let info = imports::analyze(sym, &path, &lib);
         if let Some((name, _)) = info
-            .plt
+            .plt()
             .iter()
-            .chain(&info.got)
+            .chain(info.got())
             .find(|(n, _)| filter.matches_in(n, &info.soname, &path, false))
         {
             return Err(refuse(&format!(
@@ -213,7 +213,7 @@ pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
     let lib_name = launched_name.clone();
     let selected = |name: &str| filter.matches_in(name, &lib_name, &path, true);
     let no_stub: Vec<&str> = info
-        .got
+        .got()
         .iter()
         .map(|(n, _)| n.as_str())
         .filter(|n| selected(n))
@@ -231,7 +231,7 @@ pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
     }
     let segs = read_load_segments(&exe).map_err(|e| format!("{}: {e:?}", exe.display()))?;
     let mut funcs = Vec::new();
-    for (name, vaddr) in &info.plt {
+    for (name, vaddr) in info.plt() {
         if !selected(name) {
             continue;
         }
@@ -259,9 +259,9 @@ pub fn plan(o: &Options, filter: &Filter) -> Result<Plan, String> {
         });
     }
     let imports = info
-        .plt
+        .plt()
         .iter()
-        .chain(&info.got)
+        .chain(info.got())
         .map(|(n, _)| n.clone())
         .collect();
     Ok(Plan {
