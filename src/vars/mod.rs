@@ -45,6 +45,7 @@ mod module;
 mod path;
 mod place;
 mod prologue;
+mod qualify;
 mod scope;
 mod types;
 
@@ -55,7 +56,7 @@ pub use crate::vars::path::{parse_path, PathError, PathStep};
 pub use crate::vars::types::{Ty, TypeKind};
 
 use crate::engine::memory::Memory;
-use crate::symbols::{Mapping, ModuleKey, ModuleMap, Symbolizer};
+use crate::symbols::{function_base, Mapping, ModuleKey, ModuleMap, Symbolizer};
 use crate::unwind::{FrameState, InitialRegs, Unwinder};
 use crate::value::Value;
 use crate::vars::location::{Env, Loc, Raw};
@@ -140,7 +141,8 @@ impl std::fmt::Debug for VarDesc {
 /// A function or inlined subroutine containing a pc.
 #[derive(Debug, Clone)]
 pub struct ScopeFrame {
-    /// The function's name.
+    /// The function's name as gdb prints it: qualified by its namespaces
+    /// and classes (`ns::Shape::area`, `bk_rust::geo::calc::area`).
     pub function: Option<String>,
     /// Whether it was inlined into the next frame.
     pub inlined: bool,
@@ -247,7 +249,7 @@ impl Vars {
             .frames
             .iter()
             .map(|f| ScopeFrame {
-                function: f.function.clone(),
+                function: f.qualified.clone().or_else(|| f.function.clone()),
                 inlined: f.inlined,
                 return_type: f.ret.map(|r| Ty {
                     m: m.clone(),
@@ -518,6 +520,9 @@ impl Vars {
     /// tail calls, and only when exactly one site of the named function
     /// tail-calls `callee` (gdb gives up on ambiguous chains too).
     pub fn tail_call_frames(&self, map: &ModuleMap, callee: &str, ret: u64) -> Vec<u64> {
+        // Call sites name functions as DWARF does (`ns::f`); a symbol's
+        // demangled name has its parameters (`ns::f(int)`).
+        let callee = function_base(callee);
         let Some(mapping) = map.find(ret) else {
             return Vec::new();
         };
@@ -541,7 +546,7 @@ impl Vars {
             .symbols
             .lookup(path, &named)
             .iter()
-            .find(|f| f.0 == named)
+            .find(|f| function_base(&f.0) == named)
         else {
             return Vec::new();
         };

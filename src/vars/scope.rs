@@ -110,6 +110,7 @@ impl Walker<'_> {
                     };
                     self.frames.push(FrameData {
                         function: self.m.name(r),
+                        qualified: crate::vars::qualify::qualified_name(self.m, r),
                         ret: self.m.type_of(r),
                         inlined,
                         entry: self.m.entry_pc(self.unit, die),
