@@ -11,7 +11,7 @@
 use crate::engine::memory::Memory;
 use crate::symbols::{function_base, Frame, ModuleMap, Symbolizer};
 use crate::unwind::backtrace::{gdb_backtrace_origins, BtFrame, Depth};
-use crate::unwind::{InitialRegs, Unwinder};
+use crate::unwind::{InitialRegs, Unwinder, UnwoundFrame};
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
 use crate::vars::{DecodeOpts, EntryValue, FrameRegs, VarDesc, Vars};
@@ -198,7 +198,15 @@ impl Stack<'_> {
         let frames: Vec<_> = states.iter().map(|s| s.frame).collect();
         let unmapped = frames.iter().any(|f| map.find(f.pc).is_none());
         let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
-        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails);
+        // gdb's main is the function DWARF flags as the program's main
+        // (`DW_AT_main_subprogram`: Rust's `krate::main`), else `main`.
+        let mut is_main = |f: &UnwoundFrame| {
+            let pc = f.pc.wrapping_sub(u64::from(f.is_return_address));
+            vars.scope(map, pc)
+                .and_then(|s| s.frames.last().map(|f| f.main_subprogram))
+                .unwrap_or(false)
+        };
+        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails, &mut is_main);
         let stack = vars.stack_frames(map, &states);
         let regs_of: Vec<FrameRegs> = stack.iter().map(|s| s.regs.clone()).collect();
         let entries = lines

@@ -123,6 +123,8 @@ pub(crate) struct FrameData {
     /// The function's return type (`None`: `void`).
     pub ret: Option<DieRef>,
     pub inlined: bool,
+    /// `DW_AT_main_subprogram`: the program's main function.
+    pub main_subprogram: bool,
     /// Where the function is entered (file address; `DW_AT_entry_pc`,
     /// else `DW_AT_low_pc`, else its first range).
     pub entry: Option<u64>,

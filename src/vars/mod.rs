@@ -146,6 +146,9 @@ pub struct ScopeFrame {
     pub function: Option<String>,
     /// Whether it was inlined into the next frame.
     pub inlined: bool,
+    /// Whether DWARF names it the program's main function
+    /// (`DW_AT_main_subprogram`, as rustc flags `krate::main`).
+    pub main_subprogram: bool,
     /// Its return type (`None`: `void`): decode a return value with
     /// [`format_value`].
     pub return_type: Option<Ty>,
@@ -251,6 +254,7 @@ impl Vars {
             .map(|f| ScopeFrame {
                 function: f.qualified.clone().or_else(|| f.function.clone()),
                 inlined: f.inlined,
+                main_subprogram: f.main_subprogram,
                 return_type: f.ret.map(|r| Ty {
                     m: m.clone(),
                     r: Some(r),

@@ -113,6 +113,10 @@ impl Walker<'_> {
                         qualified: crate::vars::qualify::qualified_name(self.m, r),
                         ret: self.m.type_of(r),
                         inlined,
+                        main_subprogram: matches!(
+                            die.attr_value(gimli::DW_AT_main_subprogram),
+                            Some(gimli::AttributeValue::Flag(true))
+                        ),
                         entry: self.m.entry_pc(self.unit, die),
                         frame_base: base.clone(),
                         params: Vec::new(),
