@@ -81,9 +81,11 @@ impl BtEntry {
 
 /// Whether DWARF's qualified name `dwarf` is the function the symbolizer
 /// named `sym`: the same name once `sym`'s parameter list and return
-/// type are dropped.
+/// type are dropped, or its last components (a function whose DWARF has
+/// no linkage name is symbolized by its bare `DW_AT_name`).
 fn same_function(dwarf: &str, sym: &str) -> bool {
-    dwarf == sym || dwarf == function_base(sym)
+    let base = function_base(sym);
+    dwarf == sym || dwarf == base || dwarf.ends_with(&format!("::{base}"))
 }
 
 /// A variable's value as text.

@@ -27,6 +27,10 @@ pub fn function_base(sym: &str) -> &str {
     let b = sym.as_bytes();
     let (mut depth, mut start, mut i) = (0i32, 0, 0);
     while i < b.len() {
+        if sym[i..].starts_with(ANONYMOUS) {
+            i += ANONYMOUS.len();
+            continue;
+        }
         if depth == 0 && operator_at(sym, i) {
             i += OPERATOR.len();
             i += operator_len(&sym[i..]);
@@ -46,6 +50,9 @@ pub fn function_base(sym: &str) -> &str {
 }
 
 const OPERATOR: &str = "operator";
+/// The demangled name of an anonymous namespace: a component, not a
+/// parameter list.
+const ANONYMOUS: &str = "(anonymous namespace)";
 
 /// Whether the word `operator` starts at byte `i` of `s`.
 fn operator_at(s: &str, i: usize) -> bool {
@@ -92,6 +99,10 @@ mod tests {
             "bk_rust::geo::calc::area"
         );
         assert_eq!(function_base("main"), "main");
+        assert_eq!(
+            function_base("(anonymous namespace)::hidden(int)"),
+            "(anonymous namespace)::hidden"
+        );
         assert_eq!(
             function_base("ns::S::operator<(ns::S const&)"),
             "ns::S::operator<"

@@ -114,6 +114,7 @@ pub(crate) fn qualified_name(m: &ModVars, r: DieRef) -> Option<String> {
             None => break,
         }
     }
+    let name = canonical_types(&name);
     let spans = m
         .units
         .get(decl.unit)?
@@ -124,7 +125,42 @@ pub(crate) fn qualified_name(m: &ModVars, r: DieRef) -> Option<String> {
         return Some(name);
     }
     names.push(&name);
-    Some(names.join("::"))
+    Some(canonical_types(&names.join("::")))
+}
+
+/// g++'s spellings of integer types (in template arguments:
+/// `Box<long int>`) as gdb's canonical C++ names print them
+/// (`Box<long>`), longest first.
+const INTEGER_SPELLINGS: [(&str, &str); 6] = [
+    ("long long unsigned int", "unsigned long long"),
+    ("long long int", "long long"),
+    ("long unsigned int", "unsigned long"),
+    ("short unsigned int", "unsigned short"),
+    ("long int", "long"),
+    ("short int", "short"),
+];
+
+/// `name` with [`INTEGER_SPELLINGS`] replaced where they are whole words.
+fn canonical_types(name: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(name.len());
+    let mut i = 0;
+    'scan: while i < name.len() {
+        let rest = &name[i..];
+        if !word(out.chars().last()) {
+            for (from, to) in INTEGER_SPELLINGS {
+                if rest.starts_with(from) && !word(rest[from.len()..].chars().next()) {
+                    out.push_str(to);
+                    i += from.len();
+                    continue 'scan;
+                }
+            }
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -138,6 +174,19 @@ mod tests {
             name: (!name.is_empty()).then(|| name.to_string()),
             parent,
         }
+    }
+
+    #[test]
+    fn integer_types_spelled_as_gdb() {
+        assert_eq!(canonical_types("Box<long int>"), "Box<long>");
+        assert_eq!(
+            canonical_types("M<long unsigned int, short int>"),
+            "M<unsigned long, short>"
+        );
+        assert_eq!(canonical_types("P<long long int>"), "P<long long>");
+        // Whole words only.
+        assert_eq!(canonical_types("along int_t"), "along int_t");
+        assert_eq!(canonical_types("area"), "area");
     }
 
     #[test]
