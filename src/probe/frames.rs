@@ -9,9 +9,9 @@
 //! tools' report modules.
 
 use crate::engine::memory::Memory;
-use crate::symbols::{ModuleMap, Symbolizer};
+use crate::symbols::{function_base, Frame, ModuleMap, Symbolizer};
 use crate::unwind::backtrace::{gdb_backtrace_origins, BtFrame, Depth};
-use crate::unwind::{InitialRegs, Unwinder};
+use crate::unwind::{InitialRegs, Unwinder, UnwoundFrame};
 use crate::value::text::{render_value, RenderOpts};
 use crate::value::Value;
 use crate::vars::{DecodeOpts, EntryValue, FrameRegs, VarDesc, Vars};
@@ -49,19 +49,43 @@ pub struct BtEntry {
     pub text: String,
     /// The arguments, in declaration order.
     pub args: Option<Vec<Named>>,
+    /// Where the function's name ends in `text` (it may hold spaces:
+    /// `f<int, char>`); `None`: at its first `+` or space.
+    pub name_end: Option<usize>,
 }
 
 impl BtEntry {
+    /// A line of text alone (no function, no arguments).
+    pub fn plain(text: String) -> BtEntry {
+        BtEntry {
+            text,
+            args: None,
+            name_end: None,
+        }
+    }
+
     /// The text line: the arguments in parentheses after the function's
     /// name, `g(n=n@entry=5)+0x0 (t.c:18) [/bin/t]`.
     pub fn line(&self) -> String {
         let Some(args) = &self.args else {
             return self.text.clone();
         };
-        let at = self.text.find(['+', ' ']).unwrap_or(self.text.len());
+        let at = self
+            .name_end
+            .filter(|&n| self.text.is_char_boundary(n))
+            .unwrap_or_else(|| self.text.find(['+', ' ']).unwrap_or(self.text.len()));
         let (name, rest) = self.text.split_at(at);
         format!("{name}({}){rest}", args_text(args))
     }
+}
+
+/// Whether DWARF's qualified name `dwarf` is the function the symbolizer
+/// named `sym`: the same name once `sym`'s parameter list and return
+/// type are dropped, or its last components (a function whose DWARF has
+/// no linkage name is symbolized by its bare `DW_AT_name`).
+fn same_function(dwarf: &str, sym: &str) -> bool {
+    let base = function_base(sym);
+    dwarf == sym || dwarf == base || dwarf.ends_with(&format!("::{base}"))
 }
 
 /// A variable's value as text.
@@ -176,7 +200,15 @@ impl Stack<'_> {
         let frames: Vec<_> = states.iter().map(|s| s.frame).collect();
         let unmapped = frames.iter().any(|f| map.find(f.pc).is_none());
         let mut tails = |callee: &str, ret: u64| vars.tail_call_frames(map, callee, ret);
-        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails);
+        // gdb's main is the function DWARF flags as the program's main
+        // (`DW_AT_main_subprogram`: Rust's `krate::main`), else `main`.
+        let mut is_main = |f: &UnwoundFrame| {
+            let pc = f.pc.wrapping_sub(u64::from(f.is_return_address));
+            vars.scope(map, pc)
+                .and_then(|s| s.frames.last().map(|f| f.main_subprogram))
+                .unwrap_or(false)
+        };
+        let lines = gdb_backtrace_origins(sym, map, &frames, depth, &mut tails, &mut is_main);
         let stack = vars.stack_frames(map, &states);
         let regs_of: Vec<FrameRegs> = stack.iter().map(|s| s.regs.clone()).collect();
         let entries = lines
@@ -185,25 +217,35 @@ impl Stack<'_> {
                 let k = stack
                     .iter()
                     .position(|s| s.unwound == l.unwound && s.tail_pc == l.tail_pc);
-                let args = match (&l.frame, k) {
-                    (BtFrame::Code(f), Some(k)) => {
-                        let scope = vars.scope(map, regs_of[k].lookup_pc());
-                        scope
-                            .and_then(|s| s.frames.into_iter().nth(l.inline))
-                            .filter(|sf| sf.function == f.function)
-                            .map(|sf| {
-                                sf.params
-                                    .iter()
-                                    .map(|v| param(vars, map, v, &regs_of[k..], mem))
-                                    .collect()
-                            })
-                    }
-                    _ => None,
+                let mut entry = BtEntry::plain(l.frame.to_string());
+                let (BtFrame::Code(f), Some(k)) = (&l.frame, k) else {
+                    return entry;
                 };
-                BtEntry {
-                    text: l.frame.to_string(),
-                    args,
+                let scope = vars.scope(map, regs_of[k].lookup_pc());
+                let Some(sf) = scope.and_then(|s| s.frames.into_iter().nth(l.inline)) else {
+                    return entry;
+                };
+                let (Some(dwarf), Some(name)) = (&sf.function, &f.function) else {
+                    return entry;
+                };
+                if !same_function(dwarf, name) {
+                    return entry;
                 }
+                // gdb names the frame by DWARF: `ns::Shape::area`, not the
+                // symbol's `ns::Shape::area(int) const`.
+                let named = Frame {
+                    function: Some(dwarf.clone()),
+                    ..f.clone()
+                };
+                entry.text = named.to_string();
+                entry.name_end = Some(dwarf.len());
+                entry.args = Some(
+                    sf.params
+                        .iter()
+                        .map(|v| param(vars, map, v, &regs_of[k..], mem))
+                        .collect(),
+                );
+                entry
             })
             .collect();
         (entries, unmapped)

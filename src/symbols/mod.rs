@@ -33,7 +33,7 @@ mod symbolizer;
 mod symtab;
 
 pub use debuglink::{crc32, DEFAULT_DEBUG_DIRS};
-pub use demangle::demangle;
+pub use demangle::{demangle, function_base};
 pub use dwarf::{DwarfFrame, DwarfInfo};
 pub use elf::{bias_for_mapping, read_load_segments, ElfImage, LoadSegment, SectionInfo};
 pub use frame::{Frame, StraceStyle};

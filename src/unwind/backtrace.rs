@@ -92,7 +92,7 @@ pub fn gdb_backtrace_with(
     depth: Depth,
     tails: TailCalls<'_>,
 ) -> Vec<BtFrame> {
-    gdb_backtrace_origins(symbols, map, frames, depth, tails)
+    gdb_backtrace_origins(symbols, map, frames, depth, tails, &mut |_| false)
         .into_iter()
         .map(|l| l.frame)
         .collect()
@@ -114,13 +114,20 @@ pub struct BtLine {
     pub inline: usize,
 }
 
-/// [`gdb_backtrace_with`], each line with its origin.
+/// Whether an unwound frame is in the program's main function by what
+/// the layers above know (DWARF's `DW_AT_main_subprogram`: Rust's
+/// `krate::main`), beside the symbol `main`.
+pub type IsMain<'a> = &'a mut dyn FnMut(&UnwoundFrame) -> bool;
+
+/// [`gdb_backtrace_with`], each line with its origin; the backtrace ends
+/// at a frame `is_main` names (unless past main) as at `main`.
 pub fn gdb_backtrace_origins(
     symbols: &Symbolizer,
     map: &ModuleMap,
     frames: &[UnwoundFrame],
     depth: Depth,
     tails: TailCalls<'_>,
+    is_main: IsMain<'_>,
 ) -> Vec<BtLine> {
     let mut out = Vec::new();
     // The out-of-line function of the frame before (the callee).
@@ -157,7 +164,8 @@ pub fn gdb_backtrace_origins(
         };
         let is_main = sym
             .last()
-            .is_some_and(|s| s.function.as_deref() == Some("main"));
+            .is_some_and(|s| s.function.as_deref() == Some("main"))
+            || is_main(f);
         callee = sym.last().and_then(|s| s.function.clone());
         out.extend(
             sym.into_iter()

@@ -25,7 +25,8 @@ pub(crate) struct CallSite {
     pub ret: u64,
     /// A tail call: a jump, the caller's frame is gone.
     pub tail: bool,
-    /// The called function's name, when the site names it.
+    /// The called function's qualified name (`ns::f`), when the site
+    /// names it.
     pub callee: Option<String>,
     /// The unit the site is in (its parameters' expressions are evaluated
     /// with that unit's encoding).
@@ -105,7 +106,7 @@ fn site(
     Some(CallSite {
         ret,
         tail,
-        callee: origin.and_then(|r| m.name(r)),
+        callee: origin.and_then(|r| crate::vars::qualify::qualified_name(m, r)),
         unit,
         params: Vec::new(),
     })

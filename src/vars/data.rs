@@ -116,10 +116,15 @@ pub(crate) struct VarData {
 /// A function or inlined subroutine containing the pc.
 #[derive(Debug)]
 pub(crate) struct FrameData {
+    /// Its `DW_AT_name` (what call sites name it by).
     pub function: Option<String>,
+    /// Its name qualified by its namespaces and classes, as gdb prints it.
+    pub qualified: Option<String>,
     /// The function's return type (`None`: `void`).
     pub ret: Option<DieRef>,
     pub inlined: bool,
+    /// `DW_AT_main_subprogram`: the program's main function.
+    pub main_subprogram: bool,
     /// Where the function is entered (file address; `DW_AT_entry_pc`,
     /// else `DW_AT_low_pc`, else its first range).
     pub entry: Option<u64>,
@@ -133,4 +138,19 @@ pub(crate) struct FrameData {
 #[derive(Debug, Default)]
 pub(crate) struct ScopeData {
     pub frames: Vec<FrameData>,
+}
+
+/// One namespace, class, structure, union or module of a unit (see
+/// [`super::qualify`]).
+#[derive(Debug)]
+pub(crate) struct ScopeSpan {
+    /// Offset of its DIE in the unit.
+    pub begin: usize,
+    /// Offset just past its subtree.
+    pub end: usize,
+    /// Its name as a qualifier (`(anonymous namespace)`); `None` for an
+    /// unnamed class, which adds nothing.
+    pub name: Option<String>,
+    /// The span enclosing it.
+    pub parent: Option<usize>,
 }

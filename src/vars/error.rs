@@ -42,6 +42,11 @@ impl std::fmt::Display for VarError {
             VarError::Unavailable(Unavailable::Register(r)) => {
                 write!(f, "<unavailable: register {r} not saved>")
             }
+            // gdb's text for a pointer to an object the compiler kept out
+            // of memory (an inlined method's `this`).
+            VarError::Unavailable(Unavailable::ImplicitPointer) => {
+                f.write_str("<synthetic pointer>")
+            }
             VarError::Unavailable(_) => f.write_str("<unavailable>"),
             VarError::Unreadable(a) => write!(f, "<error: Cannot access memory at address {a:#x}>"),
             VarError::Corrupt => f.write_str("<corrupt DWARF>"),

@@ -45,6 +45,7 @@ mod module;
 mod path;
 mod place;
 mod prologue;
+mod qualify;
 mod scope;
 mod types;
 
@@ -55,7 +56,7 @@ pub use crate::vars::path::{parse_path, PathError, PathStep};
 pub use crate::vars::types::{Ty, TypeKind};
 
 use crate::engine::memory::Memory;
-use crate::symbols::{Mapping, ModuleKey, ModuleMap, Symbolizer};
+use crate::symbols::{function_base, Mapping, ModuleKey, ModuleMap, Symbolizer};
 use crate::unwind::{FrameState, InitialRegs, Unwinder};
 use crate::value::Value;
 use crate::vars::location::{Env, Loc, Raw};
@@ -140,10 +141,14 @@ impl std::fmt::Debug for VarDesc {
 /// A function or inlined subroutine containing a pc.
 #[derive(Debug, Clone)]
 pub struct ScopeFrame {
-    /// The function's name.
+    /// The function's name as gdb prints it: qualified by its namespaces
+    /// and classes (`ns::Shape::area`, `bk_rust::geo::calc::area`).
     pub function: Option<String>,
     /// Whether it was inlined into the next frame.
     pub inlined: bool,
+    /// Whether DWARF names it the program's main function
+    /// (`DW_AT_main_subprogram`, as rustc flags `krate::main`).
+    pub main_subprogram: bool,
     /// Its return type (`None`: `void`): decode a return value with
     /// [`format_value`].
     pub return_type: Option<Ty>,
@@ -247,8 +252,9 @@ impl Vars {
             .frames
             .iter()
             .map(|f| ScopeFrame {
-                function: f.function.clone(),
+                function: f.qualified.clone().or_else(|| f.function.clone()),
                 inlined: f.inlined,
+                main_subprogram: f.main_subprogram,
                 return_type: f.ret.map(|r| Ty {
                     m: m.clone(),
                     r: Some(r),
@@ -518,6 +524,9 @@ impl Vars {
     /// tail calls, and only when exactly one site of the named function
     /// tail-calls `callee` (gdb gives up on ambiguous chains too).
     pub fn tail_call_frames(&self, map: &ModuleMap, callee: &str, ret: u64) -> Vec<u64> {
+        // Call sites name functions as DWARF does (`ns::f`); a symbol's
+        // demangled name has its parameters (`ns::f(int)`).
+        let callee = function_base(callee);
         let Some(mapping) = map.find(ret) else {
             return Vec::new();
         };
@@ -541,7 +550,7 @@ impl Vars {
             .symbols
             .lookup(path, &named)
             .iter()
-            .find(|f| f.0 == named)
+            .find(|f| function_base(&f.0) == named)
         else {
             return Vec::new();
         };

@@ -7,6 +7,7 @@ use crate::symbols::Reader;
 pub(crate) use crate::vars::data::lock;
 pub use crate::vars::data::DieRef;
 use crate::vars::data::ScopeData;
+use crate::vars::data::ScopeSpan;
 use crate::vars::data::TypeNode;
 use gimli::{AttributeValue, DebuggingInformationEntry as Die, UnitOffset};
 use std::collections::HashMap;
@@ -27,6 +28,8 @@ pub(crate) struct UnitData {
     start: usize,
     /// gdb's "locations valid" (see `vars::prologue`), computed on first use.
     pub(crate) locations_valid: OnceLock<bool>,
+    /// Its namespaces and classes (see `vars::qualify`), on first use.
+    pub(crate) scope_spans: OnceLock<Vec<ScopeSpan>>,
 }
 
 /// A global variable or an enumerator found by name.
@@ -79,6 +82,7 @@ impl ModVars {
                 ranges,
                 start,
                 locations_valid: OnceLock::new(),
+                scope_spans: OnceLock::new(),
             });
         }
         ModVars {

@@ -110,8 +110,13 @@ impl Walker<'_> {
                     };
                     self.frames.push(FrameData {
                         function: self.m.name(r),
+                        qualified: crate::vars::qualify::qualified_name(self.m, r),
                         ret: self.m.type_of(r),
                         inlined,
+                        main_subprogram: matches!(
+                            die.attr_value(gimli::DW_AT_main_subprogram),
+                            Some(gimli::AttributeValue::Flag(true))
+                        ),
                         entry: self.m.entry_pc(self.unit, die),
                         frame_base: base.clone(),
                         params: Vec::new(),

@@ -393,12 +393,11 @@ impl Watcher {
                 (site.map(|(s, _)| s), access)
             };
             let bt = if let Some(depth) = self.bt {
-                Some(self.symbols.backtrace(pid, tid, depth).unwrap_or_else(|| {
-                    vec![BtEntry {
-                        text: "(no backtrace)".to_string(),
-                        args: None,
-                    }]
-                }))
+                Some(
+                    self.symbols
+                        .backtrace(pid, tid, depth)
+                        .unwrap_or_else(|| vec![BtEntry::plain("(no backtrace)".to_string())]),
+                )
             } else {
                 None
             };

@@ -527,10 +527,7 @@ mod tests {
                 ..Place::default()
             },
             site: None,
-            bt: Some(vec![BtEntry {
-                text: "main+0x5".into(),
-                args: None,
-            }]),
+            bt: Some(vec![BtEntry::plain("main+0x5".into())]),
             disasm: None,
         };
         assert_eq!(

@@ -183,7 +183,7 @@ fn cxx_names_as_gdb() {
 /// testprogs/bk_rust.rs built with `rustc -g`, with `-C
 /// symbol-mangling-version=v0` for "v0" (legacy is the default; naming it
 /// needs an unstable option).
-fn rust_prog(mangling: &str) -> Option<PathBuf> {
+pub(crate) fn rust_prog(mangling: &str) -> Option<PathBuf> {
     if !common::have("rustc") {
         eprintln!("skip: rustc is not installed");
         return None;

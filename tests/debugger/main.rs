@@ -10,6 +10,7 @@ mod common;
 mod break_bt;
 mod break_hits;
 mod break_langs;
+mod break_names;
 mod break_place;
 mod break_spec;
 mod breakpoint;
