@@ -29,6 +29,7 @@ mod io_uring_enter;
 mod io_uring_register;
 mod io_uring_register_newer;
 mod io_uring_register_zcrx;
+mod io_uring_sqe;
 mod ioctl;
 mod ioprio;
 mod ipc;
