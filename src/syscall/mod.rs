@@ -17,6 +17,7 @@ mod desc;
 mod dirent;
 mod eventfds;
 mod fcntl;
+mod fd_anon;
 pub mod fd_cache;
 pub mod fd_details;
 mod file;
