@@ -57,13 +57,17 @@ int main(void)
 	v[0] = 17;
 	setsockopt(s, SOL_IP, 52, v, 4);
 	unsigned char b[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	/* 7.2 decodes setsockopt's IP_LOCAL_PORT_RANGE only (IP_PROTOCOL's
+	 * value takes the generic path there). */
 	for (int name = 51; name <= 52; name++) {
 		for (int n = 0; n <= 9; n++) {
-			setsockopt(s, SOL_IP, name, b, n);
+			if (name == 51)
+				setsockopt(s, SOL_IP, name, b, n);
 			l = n;
 			getsockopt(s, SOL_IP, name, b, &l);
 		}
-		setsockopt(s, SOL_IP, name, b, sizeof(b));
+		if (name == 51)
+			setsockopt(s, SOL_IP, name, b, sizeof(b));
 		setsockopt(s, SOL_IP, name, (void *)8, 2);
 		l = 2;
 		getsockopt(s, SOL_IP, name, (void *)8, &l);

@@ -29,8 +29,12 @@ fn u32_at(c: &mut Ctx, addr: u64, f: impl FnOnce(&Ctx, u64) -> Value) -> Value {
 }
 
 /// `len` bytes at `addr` as a string of `\xNN` escapes (strace's
-/// `QUOTE_FORCE_HEX`), cut at `-s`; the address when unreadable.
+/// `QUOTE_FORCE_HEX`), cut at `-s`; the address when unreadable or when
+/// the call's structures print as addresses (`-e verbose=`).
 fn hex_buf(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if !c.opts.deref {
+        return Value::Ptr(addr);
+    }
     match c.buf_value(addr, len as u32 as u64) {
         Value::Str(s) => {
             let mut t = hex_quoted(&s.bytes);
