@@ -1,7 +1,8 @@
 /* Socket options strace 7.2 decodes and strace 6.1 printed as numbers
  * (tests/strace/strace72_decoders.rs): SOL_TIPC's names and values
  * (TIPC_IMPORTANCE levels, struct tipc_group_req, ints, short lengths),
- * SOL_IP's IP_LOCAL_PORT_RANGE and IP_PROTOCOL, and SO_DEVMEM_DONTNEED,
+ * SOL_IP's IP_LOCAL_PORT_RANGE and IP_PROTOCOL (with lengths other than an
+ * int's too: hex strings), and SO_DEVMEM_DONTNEED,
  * a setsockopt-only name. On an AF_INET socket the SOL_TIPC calls fail;
  * under `-e inject=getsockopt:retval=0` the getters' buffers print. */
 #include <netinet/in.h>
@@ -55,6 +56,22 @@ int main(void)
 	getsockopt(s, SOL_IP, 52 /* IP_PROTOCOL */, v, &l);
 	v[0] = 17;
 	setsockopt(s, SOL_IP, 52, v, 4);
+	unsigned char b[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	/* 7.2 decodes setsockopt's IP_LOCAL_PORT_RANGE only (IP_PROTOCOL's
+	 * value takes the generic path there). */
+	for (int name = 51; name <= 52; name++) {
+		for (int n = 0; n <= 9; n++) {
+			if (name == 51)
+				setsockopt(s, SOL_IP, name, b, n);
+			l = n;
+			getsockopt(s, SOL_IP, name, b, &l);
+		}
+		if (name == 51)
+			setsockopt(s, SOL_IP, name, b, sizeof(b));
+		setsockopt(s, SOL_IP, name, (void *)8, 2);
+		l = 2;
+		getsockopt(s, SOL_IP, name, (void *)8, &l);
+	}
 
 	setsockopt(s, SOL_SOCKET, 80 /* SO_DEVMEM_DONTNEED */, v, 4);
 	l = 4;

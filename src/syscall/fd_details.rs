@@ -17,6 +17,7 @@
 
 use crate::sys::net;
 use crate::syscall::ctx::FdResolver;
+use crate::syscall::fd_anon;
 use std::ffi::CString;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::fd::AsFd;
@@ -32,19 +33,26 @@ pub mod decode_set {
     pub const DEV: u32 = 4;
     /// The process a pidfd refers to (`<pid:1234>`).
     pub const PIDFD: u32 = 8;
+    /// An eventfd's counter, id and mode.
+    pub const EVENTFD: u32 = 16;
+    /// A signalfd's signal mask.
+    pub const SIGNALFD: u32 = 32;
     /// Everything (`-yy`).
-    pub const ALL: u32 = PATH | SOCKET | DEV | PIDFD;
+    pub const ALL: u32 = PATH | SOCKET | DEV | PIDFD | EVENTFD | SIGNALFD;
 }
 
-/// `-yy` / `--decode-fds=SET` resolver: `-y`'s path, with socket, device
-/// and pidfd details, each only when its class is in the set (strace's
-/// `printfd_pid`: a socket, device or pidfd out of the set prints its path
-/// only when paths are in the set, else the bare number).
+/// `-yy` / `--decode-fds=SET` resolver: `-y`'s path, with socket, device,
+/// pidfd, eventfd and signalfd details (the last three from the fdinfo,
+/// `fd_anon.rs`), each only when its class is in the set (strace's
+/// `printfd_pid`: a descriptor whose class is out of the set prints its
+/// path only when paths are in the set, else the bare number).
 ///
 /// Like strace, a socket's details are remembered by inode once found, so a
 /// connection keeps its description after its peer went away.
 pub struct DetailFdResolver {
     set: u32,
+    /// The `-X` style of a signalfd's mask.
+    style: u8,
     sockets: std::collections::HashMap<u32, String>,
 }
 
@@ -59,8 +67,16 @@ impl DetailFdResolver {
     pub fn with_set(set: u32) -> DetailFdResolver {
         DetailFdResolver {
             set,
+            style: 0,
             sockets: std::collections::HashMap::new(),
         }
+    }
+
+    /// The resolver printing signal masks in `-X` style `style` (0
+    /// abbrev, 1 raw, 2 verbose).
+    pub fn with_style(mut self, style: u8) -> DetailFdResolver {
+        self.style = style;
+        self
     }
 
     /// `PROTO:[DETAILS]` of a socket, from the cache or sock_diag.
@@ -111,8 +127,20 @@ impl FdResolver for DetailFdResolver {
                 return Some(v);
             }
         }
+        let anon = match target.as_slice() {
+            b"anon_inode:[eventfd]" if self.has(decode_set::EVENTFD) => fd_anon::eventfd(pid, fd),
+            b"anon_inode:[signalfd]" if self.has(decode_set::SIGNALFD) => {
+                fd_anon::signalfd(pid, fd, self.style)
+            }
+            _ => None,
+        };
+        if let Some(d) = anon {
+            let mut v = vec![0];
+            v.extend_from_slice(d.as_bytes());
+            return Some(v);
+        }
         if self.has(decode_set::PIDFD) && target == b"anon_inode:[pidfd]" {
-            if let Some(p) = pidfd_pid(pid, fd) {
+            if let Some(p) = fd_anon::pidfd_pid(pid, fd) {
                 let mut v = vec![0];
                 v.extend_from_slice(format!("pid:{p}").as_bytes());
                 return Some(v);
@@ -121,19 +149,6 @@ impl FdResolver for DetailFdResolver {
         }
         self.has(decode_set::PATH).then_some(target)
     }
-}
-
-/// The process a pidfd refers to: the `Pid:` line of its fdinfo (`None`
-/// when it has exited, `-1`, or the line is missing).
-fn pidfd_pid(pid: i32, fd: i64) -> Option<i64> {
-    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).ok()?;
-    let n: i64 = info
-        .lines()
-        .find_map(|l| l.strip_prefix("Pid:"))?
-        .trim()
-        .parse()
-        .ok()?;
-    (n > 0).then_some(n)
 }
 
 /// The inode of a `socket:[INODE]` link.

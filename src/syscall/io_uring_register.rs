@@ -364,12 +364,7 @@ fn restriction(c: &mut Ctx, b: &[u8]) -> Value {
 
 /// An opcode number printed in decimal with its name or `/* IORING_OP_??? */`.
 fn op_u(c: &Ctx, v: u64) -> Value {
-    match (xlat::URING_OPS.lookup(v), c.opts.xlat_style) {
-        (_, 1) => Value::UInt(v),
-        (Some(n), 0) => Value::sym(n),
-        (Some(n), _) => Value::Commented(Box::new(Value::UInt(v)), Cow::Borrowed(n)),
-        (None, _) => Value::Commented(Box::new(Value::UInt(v)), Cow::Borrowed("IORING_OP_???")),
-    }
+    super::io_uring_sqe::xval_u(c, v, &xlat::URING_OPS, "IORING_OP_???")
 }
 
 /// `struct io_uring_probe` from `b` (its header and `nr` ops): all `nr`

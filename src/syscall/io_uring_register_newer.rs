@@ -3,11 +3,10 @@
 //! allocation range, buffer-ring status (filled by the kernel), NAPI
 //! busy polling (register: the old settings after `=>`; unregister: the
 //! settings the kernel hands back), the ring's clock, buffer cloning,
-//! memory regions and ring resizing. An argument count these opcodes do
+//! memory regions, ring resizing and IORING_REGISTER_SEND_MSG_RING's SQE
+//! (printed by `io_uring_sqe.rs`). An argument count these opcodes do
 //! not take prints the bare address, as strace does. The zero-copy receive
 //! opcodes and IORING_REGISTER_QUERY are in `io_uring_register_zcrx.rs`.
-//! Not decoded (strace 7.2 decodes it, rstrace prints the address):
-//! IORING_REGISTER_SEND_MSG_RING (a whole SQE).
 
 use crate::syscall::printers::{le32, le64, nonzero_x, read, resv_array, xflags, xint};
 use crate::syscall::{Ctx, Field, RetFmt, Step, Value};
@@ -20,6 +19,7 @@ const NAPI: u64 = 27;
 const UNREGISTER_NAPI: u64 = 28;
 const CLOCK: u64 = 29;
 const CLONE_BUFFERS: u64 = 30;
+const SEND_MSG_RING: u64 = 31;
 const RESIZE_RINGS: u64 = 33;
 const MEM_REGION: u64 = 34;
 
@@ -34,6 +34,7 @@ pub(super) fn handles(op: u64) -> bool {
             | UNREGISTER_NAPI
             | CLOCK
             | CLONE_BUFFERS
+            | SEND_MSG_RING
             | RESIZE_RINGS
             | MEM_REGION
     )
@@ -76,6 +77,7 @@ pub(super) fn entry(c: &mut Ctx, op: u64, addr: u64, nr: u64) -> Step {
             Value::structure(f)
         }),
         CLONE_BUFFERS => read(c, addr, 32, clone_buffers),
+        SEND_MSG_RING => super::io_uring_sqe::sqe_at(c, addr),
         RESIZE_RINGS => read(c, addr, 120, resize_params),
         _ => read(c, addr, 32, |c, b| {
             let fl = xflags(

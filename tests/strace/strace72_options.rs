@@ -1,5 +1,6 @@
 //! rstrace's options new in strace 7.2 (`--syscall-limit`, `--trace-fds`,
-//! `--argv0`, `--stack-trace-frame-limit`, `--always-show-pid`), their
+//! `--argv0`, `--stack-trace-frame-limit`, `--always-show-pid`, the eventfd
+//! and signalfd classes of `--decode-fds`), their
 //! argument errors, and `-V`'s layout, against strace 7.2 (fetched by
 //! `.ci/strace-72`, run through `common::strace72`): the same program
 //! with the same options must give the same trace lines and the same
@@ -229,4 +230,66 @@ fn version_layout_matches_strace_7_2() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(1), "-V -Q must still reject -Q");
+}
+
+/// `--decode-fds=eventfd` and `signalfd` (and their place in `all`, `-yy`
+/// and with the other classes): an eventfd's counter, id and mode and a
+/// signalfd's mask (in each `-X` style) from `testprogs/fd_anon72.c`, and
+/// the messages for bad sets, as strace 7.2 prints them. The eventfd ids
+/// are the kernel's (another test's eventfds may take one), so they are
+/// compared as `N`.
+#[test]
+fn decode_fds_eventfd_signalfd_match_strace_7_2() {
+    let p = testprog("fd_anon72").to_string_lossy().into_owned();
+    let trace = "-e trace=eventfd2,signalfd4,read,write,close";
+    let id = Regex::new(r"eventfd-id=\d+").unwrap();
+    for set in [
+        "--decode-fds=eventfd",
+        "--decode-fds=signalfd",
+        "--decode-fds=all",
+        "-yy",
+        "--decode-fds=path,eventfd",
+        "--decode-fds=signalfd,socket",
+        "--decode-fds=!eventfd",
+        "-X raw -yy",
+        "-X verbose --decode-fds=signalfd",
+    ] {
+        let args: Vec<&str> = set
+            .split(' ')
+            .chain(trace.split(' '))
+            .chain([p.as_str()])
+            .collect();
+        let Some(c) = oracle() else { return };
+        let dir = test_dir("fd_anon72");
+        let mut want = run(c, &args, &dir);
+        let mut got = run(common::named(rstrace()), &args, &dir);
+        for r in [&mut want, &mut got] {
+            for l in r.trace.iter_mut() {
+                *l = id.replace_all(l, "eventfd-id=N").into_owned();
+            }
+        }
+        assert!(
+            want.trace.iter().any(|l| l.contains('<')),
+            "{set}: {:?}",
+            want.trace
+        );
+        assert_eq!(got, want, "{set}: rstrace, then strace 7.2");
+    }
+    for args in [
+        &["--decode-fds=eventfds", "true"][..],
+        &["--decode-fds=eventfd,bar", "true"],
+        &["--decode-fds=all,signalfd", "true"],
+        &["-e", "decode-fds=signalfd,", "true"],
+        &["--decode-fds=", "true"],
+    ] {
+        let Some(c) = oracle() else { return };
+        let dir = test_dir("fd_anon72-errors");
+        let want = run(c, args, &dir);
+        let got = run(common::named(rstrace()), args, &dir);
+        assert_eq!(
+            (got.code, &got.stderr),
+            (want.code, &want.stderr),
+            "{args:?}: rstrace, then strace 7.2"
+        );
+    }
 }

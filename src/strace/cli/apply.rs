@@ -396,8 +396,9 @@ fn apply_qualify(
         "decode-fds" => {
             seen.decode_fds_updated = true;
             let s = NameSet::parse(val, "decode-fds", filter::decode_fd_number)?;
-            let detail = [filter::decode_fd::SOCKET, filter::decode_fd::DEV, filter::decode_fd::PIDFD];
-            o.decode_fd_set = (0..4).filter(|&n| s.contains(n)).map(|n| 1 << n).sum();
+            use filter::decode_fd::{DEV, EVENTFD, PIDFD, SIGNALFD, SOCKET};
+            let detail = [SOCKET, DEV, PIDFD, EVENTFD, SIGNALFD];
+            o.decode_fd_set = (0..6).filter(|&n| s.contains(n)).map(|n| 1 << n).sum();
             o.decode_fds = if detail.iter().any(|&n| s.contains(n)) {
                 2
             } else if s.contains(filter::decode_fd::PATH) {

@@ -1,7 +1,6 @@
 //! The `-h` text of rstrace: strace 7.2's, option for option and in its
 //! layout, with rstrace's name. What rstrace refuses is left out (`-N`,
-//! `-e namespace=`, the eventfd and signalfd details of `--decode-fds`)
-//! or says that it is refused (`--color`); rstrace's own options close
+//! `-e namespace=`) or says that it is refused (`--color`); rstrace's own options close
 //! the text. `tests/strace/strace72_help.rs` holds the list of lines
 //! that differ from 7.2's.
 /// The `-h` text.
@@ -99,9 +98,11 @@ Output format:
   -e decode-fds=SET, --decode-fds=SET
                  what kinds of file descriptor information details to decode
      details:    dev (device major/minor for block/char device files),
+                 eventfd (associated eventfd object details for eventfds),
                  path (file path),
                  pidfd (associated PID for pidfds),
-                 socket (protocol-specific information for socket descriptors)
+                 socket (protocol-specific information for socket descriptors),
+                 signalfd (signal masks for signalfds)
   -i, --instruction-pointer
                  print instruction pointer at time of syscall
   -k, --stack-trace[=symbol]

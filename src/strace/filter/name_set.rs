@@ -156,6 +156,10 @@ pub mod decode_fd {
     pub const DEV: u32 = 2;
     /// pidfd targets.
     pub const PIDFD: u32 = 3;
+    /// eventfd counters.
+    pub const EVENTFD: u32 = 4;
+    /// signalfd masks.
+    pub const SIGNALFD: u32 = 5;
 }
 
 /// A `-e decode-fds=` name.
@@ -165,6 +169,8 @@ pub fn decode_fd_number(s: &str) -> Option<u32> {
         "socket" => Some(decode_fd::SOCKET),
         "dev" => Some(decode_fd::DEV),
         "pidfd" => Some(decode_fd::PIDFD),
+        "eventfd" => Some(decode_fd::EVENTFD),
+        "signalfd" => Some(decode_fd::SIGNALFD),
         _ => None,
     }
 }

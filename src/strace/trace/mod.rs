@@ -199,10 +199,13 @@ impl Strace {
         let inject = Injections::new(std::mem::take(&mut o.inject))
             .with_replay(o.replay.take().map(super::replay::Replay::new));
         let mut fds: Box<dyn FdResolver> = if o.decode_fds > 1 {
-            Box::new(match o.decode_fd_set {
-                0 => crate::syscall::fd_details::DetailFdResolver::default(),
-                set => crate::syscall::fd_details::DetailFdResolver::with_set(set),
-            })
+            Box::new(
+                match o.decode_fd_set {
+                    0 => crate::syscall::fd_details::DetailFdResolver::default(),
+                    set => crate::syscall::fd_details::DetailFdResolver::with_set(set),
+                }
+                .with_style(o.xlat_style),
+            )
         } else {
             Box::new(ProcFdResolver)
         };

@@ -2,10 +2,11 @@
 //! numbers or strings: SOL_TIPC's (`TIPC_IMPORTANCE` levels,
 //! `struct tipc_group_req`, the `int` of the others) and SOL_IP's
 //! `IP_LOCAL_PORT_RANGE` (`[0x80001000 /* 4096..32768 */]`) and
-//! `IP_PROTOCOL` (getsockopt's `[IPPROTO_UDP]`). `sockopt.rs` asks here
-//! first; `None` leaves the value to it.
+//! `IP_PROTOCOL` (getsockopt's `[IPPROTO_UDP]`), whose values of another
+//! length than an `int` print as strings in hex (`"\x01\x02"`).
+//! `sockopt.rs` asks here first; `None` leaves the value to it.
 
-use crate::syscall::printers::le32;
+use crate::syscall::printers::{hex_quoted, le32};
 use crate::syscall::{Ctx, Field, Value};
 use rtrace_arch::xlat;
 use std::borrow::Cow;
@@ -24,6 +25,25 @@ fn u32_at(c: &mut Ctx, addr: u64, f: impl FnOnce(&Ctx, u64) -> Value) -> Value {
     match c.read_pod::<u32>(addr) {
         Some(v) => Value::Array(vec![f(c, v as u64)], false),
         None => Value::Unreadable(addr),
+    }
+}
+
+/// `len` bytes at `addr` as a string of `\xNN` escapes (strace's
+/// `QUOTE_FORCE_HEX`), cut at `-s`; the address when unreadable or when
+/// the call's structures print as addresses (`-e verbose=`).
+fn hex_buf(c: &mut Ctx, addr: u64, len: i32) -> Value {
+    if !c.opts.deref {
+        return Value::Ptr(addr);
+    }
+    match c.buf_value(addr, len as u32 as u64) {
+        Value::Str(s) => {
+            let mut t = hex_quoted(&s.bytes);
+            if s.truncated {
+                t.push_str("...");
+            }
+            Value::sym_owned(t)
+        }
+        v => v,
     }
 }
 
@@ -83,6 +103,8 @@ pub(super) fn value(
         (SOL_IP, IP_PROTOCOL) if get && len == 4 => u32_at(c, addr, |c, v| {
             c.enum_value(v, &xlat::INET_PROTOCOLS, "IPPROTO_???")
         }),
+        (SOL_IP, IP_LOCAL_PORT_RANGE) => hex_buf(c, addr, len),
+        (SOL_IP, IP_PROTOCOL) if get => hex_buf(c, addr, len),
         _ => return None,
     };
     Some(v)

@@ -21,7 +21,7 @@ pub(in crate::syscall) use siginfo::{clock_t_styled, siginfo_array_at, siginfo_a
 pub use siginfo::{siginfo_value, siginfo_value_styled, SIGINFO_SIZE};
 pub(in crate::syscall) use sigset::{sig_arg, sigset_at};
 use sigset::{sigset_arg, NSIG_BYTES};
-pub use sigset::{sigset_value, sigset_value_styled};
+pub use sigset::{sigset_text, sigset_value, sigset_value_styled};
 
 use crate::syscall::ctx::signal_name;
 use crate::syscall::printers::{le32, le64, struct_at, xflags};

@@ -41,7 +41,7 @@ pub fn sigset_value_styled(style: u8, bytes: &[u8]) -> Value {
 }
 
 /// The text of a signal set (see [`sigset_value_styled`]).
-fn sigset_text(style: u8, bytes: &[u8]) -> String {
+pub fn sigset_text(style: u8, bytes: &[u8]) -> String {
     let n = bytes.len().min(NSIG_BYTES as usize);
     let words = n.div_ceil(4);
     let mut mask = 0u64;
