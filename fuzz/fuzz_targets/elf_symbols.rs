@@ -37,10 +37,10 @@ fuzz_target!(|data: &[u8]| {
     let path = support::elf_file(data);
     let _ = read_load_segments(&path);
     let info = rtrace::probe::imports::analyze(&Symbolizer::new(), "fuzz", &path);
-    for (name, _) in info.plt.iter().chain(&info.got).take(8) {
+    for (name, _) in info.plt().iter().chain(info.got()).take(8) {
         let _ = rtrace::kernel::probe::file_offset(&path, name, 0);
     }
-    for e in info.exports.iter().take(8) {
+    for e in info.exports().iter().take(8) {
         let _ = rtrace::kernel::probe::file_offset(&path, &e.name, 1);
     }
     let _ = rtrace::kernel::probe::file_offset(&path, "main", u64::MAX);
