@@ -283,12 +283,16 @@ fn unknown_variables(
     if exprs.is_empty() {
         return Ok(());
     }
-    // Where the probe is placed: past the prologue for a function entry
-    // whose condition reads variables (as `hit::Breaker` places it).
+    // Where the probe is placed: past the prologue for a function entry,
+    // or a line on one, whose condition reads variables (as
+    // `hit::Breaker` places it).
     let sites: Vec<u64> = targets
         .iter()
         .map(|t| match (&spec.loc, spec.kind) {
             (Location::Func { .. }, Kind::Entry) => vars.after_prologue(&img.map, t.addr),
+            (Location::Line { .. }, Kind::Entry) if vars.is_function_entry(&img.map, t.addr) => {
+                vars.after_prologue(&img.map, t.addr)
+            }
             _ => t.addr,
         })
         .collect();

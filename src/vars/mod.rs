@@ -301,6 +301,20 @@ impl Vars {
         crate::vars::prologue::break_site(&m, vaddr, setup).wrapping_add(bias)
     }
 
+    /// Whether `pc` (a runtime address) is where a function, not an
+    /// inlined call, is entered. gdb moves a `break FILE:LINE` that lands
+    /// there past the prologue, as `break FUNC` (its `skip_prologue_sal`).
+    pub fn is_function_entry(&self, map: &ModuleMap, pc: u64) -> bool {
+        let Some((m, bias)) = map.find(pc).and_then(|mp| self.module(map, mp)) else {
+            return false;
+        };
+        let vaddr = pc.wrapping_sub(bias);
+        let data = m.scope_cached(vaddr, || crate::vars::scope::build(&m, vaddr));
+        data.frames
+            .last()
+            .is_some_and(|f| !f.inlined && f.entry == Some(vaddr))
+    }
+
     /// Parameters of the innermost function at `pc`.
     pub fn params(&self, map: &ModuleMap, pc: u64) -> Vec<VarDesc> {
         self.scope(map, pc)

@@ -18,6 +18,18 @@ use std::process::{Command, Stdio};
 const ALL: &[&str] = &["main", "bare", "oneline", "params", "locals", "mixed"];
 /// Those left with `-DFLAT`.
 const FLAT: &[&str] = &["main", "bare"];
+/// The first lines of [`ALL`]'s functions (gdb moves a breakpoint there
+/// past the prologue, as `break FUNC`), and a line inside `params` (used
+/// as given).
+const FIRST_LINES: &[&str] = &[
+    "bp_place.c:45",
+    "bp_place.c:12",
+    "bp_place.c:18",
+    "bp_place.c:20",
+    "bp_place.c:23",
+    "bp_place.c:26",
+    "bp_place.c:35",
+];
 
 /// One stop: function, byte offset from its symbol, line.
 type Stop = (String, u64, u32);
@@ -131,5 +143,29 @@ fn function_breakpoints_stop_where_gdb_stops() {
         let want = gdbs(&prog, funcs);
         assert_eq!(want.len(), funcs.len(), "{name}: gdb stopped {want:?}");
         assert_eq!(ours(&prog, funcs), want, "{name}");
+    }
+}
+
+#[test]
+fn first_line_breakpoints_stop_where_gdb_stops() {
+    if !common::have("gdb") {
+        eprintln!("skip: gdb is not installed");
+        return;
+    }
+    for (name, flags) in [("O0", &[][..]), ("O2", &["-O2"][..])] {
+        let prog = common::testprog_variant("bp_place", name, flags);
+        let want = gdbs(&prog, FIRST_LINES);
+        assert_eq!(
+            want.len(),
+            FIRST_LINES.len(),
+            "{name}: gdb stopped {want:?}"
+        );
+        assert_eq!(ours(&prog, FIRST_LINES), want, "{name}");
+        if name == "O0" {
+            // Past the prologue, as `break FUNC`, unlike the entry.
+            let by_name = ours(&prog, &["params"]);
+            assert!(by_name[0].1 > 0, "{by_name:?}");
+            assert!(want.contains(&by_name[0]), "{want:?} {by_name:?}");
+        }
     }
 }

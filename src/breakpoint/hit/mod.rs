@@ -218,10 +218,16 @@ impl Breaker {
         let mut problems = Vec::new();
         for (i, p) in self.probes.iter_mut().enumerate() {
             let post_prologue = p.spec.kind == Kind::Entry
-                && matches!(p.spec.loc, Location::Func { .. })
                 && (!self.opts_count || p.spec.cond.as_ref().is_some_and(|c| c.uses_variables()));
             for mut t in self.resolver.resolve(&map, &p.spec.loc) {
-                if post_prologue {
+                // A function, or a line that lands on a function's entry
+                // (its first line), as gdb moves both.
+                let moves = match p.spec.loc {
+                    Location::Func { .. } => true,
+                    Location::Line { .. } => self.vars.is_function_entry(&map, t.addr),
+                    _ => false,
+                };
+                if post_prologue && moves {
                     // Where the arguments are in their DWARF locations (gdb's
                     // `break FUNC`); the entry itself when nothing is read.
                     let a = self.vars.after_prologue(&map, t.addr);
