@@ -2,7 +2,7 @@
 //! of its separate debug file) and synthesized PLT stub symbols, sorted by
 //! address for lookups by address, searchable by name or glob.
 
-use super::demangle::demangle;
+use super::demangle::{demangle, function_base};
 use super::elf::ElfImage;
 use super::plt;
 pub use super::symbol::Symbol;
@@ -122,9 +122,11 @@ impl SymbolTable {
                 if d == s.name {
                     return false;
                 }
-                // Also without the parameter list (`ns::f` for `ns::f(int)`).
+                // Also without the parameter list and return type (`ns::f`
+                // for `ns::f(int)`, `(anonymous namespace)::f` for its
+                // `(int)` form).
                 matches(&d)
-                    || d.find('(').is_some_and(|p| matches(&d[..p]))
+                    || matches(function_base(&d))
                     || !is_glob && is_cxx(&s.name) && wild_match(pattern, &d)
                     || inherent_path(&d).is_some_and(|p| matches(&p))
             })
@@ -163,10 +165,9 @@ fn wild_match(pattern: &str, d: &str) -> bool {
     if suffix(d) {
         return true;
     }
-    let Some(p) = d.find('(') else {
-        return false;
-    };
-    let base = &d[..p];
+    // Without the parameter list: the `(` of `(anonymous namespace)` is
+    // part of the name.
+    let base = function_base(d);
     if suffix(base) {
         return true;
     }
@@ -354,6 +355,18 @@ mod tests {
         assert!(found("wice").is_empty());
         assert!(found("s::twice").is_empty());
         assert_eq!(found("main"), ["main"]);
+    }
+
+    #[test]
+    fn anonymous_namespace_functions_by_their_name_and_whole_path() {
+        // (anonymous namespace)::hidden(int), and a Rust-free plain `f`.
+        let names = ["_ZN12_GLOBAL__N_16hiddenEi", "f"];
+        let t = table_of(&names);
+        let found = |p: &str| -> Vec<String> { t.find(p).iter().map(|s| s.name.clone()).collect() };
+        assert_eq!(found("hidden"), [names[0]]);
+        assert_eq!(found("(anonymous namespace)::hidden"), [names[0]]);
+        assert_eq!(found("*::hidden"), [names[0]]);
+        assert!(found("idden").is_empty());
     }
 
     #[test]

@@ -193,6 +193,10 @@ fn cxx_qualified_names_as_gdb() {
         ours("outer::inner::scale if v == 7", &prog)[2],
         "(anonymous namespace)::hidden (x=7)"
     );
+    // The anonymous namespace's function by its own name, and by its
+    // whole path, as gdb finds it.
+    check("hidden", &prog, 2);
+    check("(anonymous namespace)::hidden", &prog, 2);
     check("outer::Meter::read", &prog, 2);
     check("outer::Meter::unit", &prog, 2);
     // A class template instance: g++'s `Box<long int>`, gdb's `Box<long>`.
