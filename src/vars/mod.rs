@@ -274,47 +274,6 @@ impl Vars {
         Some(Scope { frames })
     }
 
-    /// Where gdb's `break FUNC` stops in the function entered at `entry`
-    /// (a runtime address): its `prologue_end` row, else the entry in a
-    /// unit whose locations gdb trusts there (optimized GCC code), else
-    /// past the frame setup, rounded up to the next line-table row (see
-    /// [`prologue`](crate::vars::prologue)). `entry` when there is no
-    /// DWARF for it.
-    pub fn after_prologue(&self, map: &ModuleMap, entry: u64) -> u64 {
-        let Some(mapping) = map.find(entry) else {
-            return entry;
-        };
-        let Some((m, bias)) = self.module(map, mapping) else {
-            return entry;
-        };
-        let vaddr = entry.wrapping_sub(bias);
-        let setup = || {
-            let image = self.symbols.module(map, mapping);
-            let image = image.as_ref().and_then(|md| md.image());
-            let arch = image.and_then(|i| rtrace_arch::Arch::for_elf_machine(i.machine));
-            let code = image.and_then(|i| i.code(vaddr, 16));
-            match (arch, code) {
-                (Some(a), Some(c)) => rtrace_arch::prologue::frame_setup(a, c),
-                _ => rtrace_arch::prologue::FrameSetup::At(0),
-            }
-        };
-        crate::vars::prologue::break_site(&m, vaddr, setup).wrapping_add(bias)
-    }
-
-    /// Whether `pc` (a runtime address) is where a function, not an
-    /// inlined call, is entered. gdb moves a `break FILE:LINE` that lands
-    /// there past the prologue, as `break FUNC` (its `skip_prologue_sal`).
-    pub fn is_function_entry(&self, map: &ModuleMap, pc: u64) -> bool {
-        let Some((m, bias)) = map.find(pc).and_then(|mp| self.module(map, mp)) else {
-            return false;
-        };
-        let vaddr = pc.wrapping_sub(bias);
-        let data = m.scope_cached(vaddr, || crate::vars::scope::build(&m, vaddr));
-        data.frames
-            .last()
-            .is_some_and(|f| !f.inlined && f.entry == Some(vaddr))
-    }
-
     /// Parameters of the innermost function at `pc`.
     pub fn params(&self, map: &ModuleMap, pc: u64) -> Vec<VarDesc> {
         self.scope(map, pc)
